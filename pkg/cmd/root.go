@@ -1,0 +1,38 @@
+// Package cmd holds the cobra commands of kubectl-zoo, one file per command.
+// Each command is a thin layer (flags, Complete, Validate, Run) over the
+// packages that do the work: translate, localproxy and tenantctl.
+package cmd
+
+import (
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// NewCmdZoo returns the root `kubectl zoo` command with every subcommand
+// attached and kubectl's connection flags (--kubeconfig, --context, -n, ...)
+// registered once on its persistent flags.
+func NewCmdZoo(streams genericiooptions.IOStreams) *cobra.Command {
+	configFlags := genericclioptions.NewConfigFlags(true)
+
+	root := &cobra.Command{
+		Use:   "kubectl zoo",
+		Short: "Share one Kubernetes cluster between many tenants",
+		Long: `kubectl zoo lets many tenants share one Kubernetes cluster while each sees a
+whole cluster of its own. A translating proxy adds the tenant's prefix to
+everything the tenant owns on the way to the shared cluster and strips it on
+the way back; the shared cluster's RBAC and admission still decide.`,
+		SilenceUsage:  true,
+		SilenceErrors: false,
+		Annotations: map[string]string{
+			cobra.CommandDisplayNameAnnotation: "kubectl zoo",
+		},
+	}
+	root.SetIn(streams.In)
+	root.SetOut(streams.Out)
+	root.SetErr(streams.ErrOut)
+	configFlags.AddFlags(root.PersistentFlags())
+
+	root.AddCommand(NewCmdVersion(streams))
+	return root
+}
