@@ -105,3 +105,16 @@ func SplitUpstreamName(upstreamName string) (tenant Tenant, local string, ok boo
 	}
 	return Tenant{name: name}, rest, true
 }
+
+// Names kubectl-zoo uses upstream.
+const (
+	// APIGroup is the API group of kubectl-zoo's own upstream objects (the
+	// cluster-scoped Tenant CRD).
+	APIGroup = "zoo.kubectl-zoo.io"
+	// TenantLabel marks an upstream object as owned by a tenant; its value is
+	// the tenant's name. The proxy sets it on what a tenant creates at cluster
+	// scope (namespaces above all), hides it from the tenant, and uses it as an
+	// upstream label selector so that lists stay correctly paged. Admission
+	// keeps tenants from setting or changing it.
+	TenantLabel = APIGroup + "/tenant"
+)
