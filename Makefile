@@ -31,6 +31,7 @@ E2E_TIMEOUT ?= 25m
 
 export ZOO_KUBE_BIN := $(KUBE_BIN)
 export ZOO_ROOT := $(ROOT)
+export ZOO_KUBE_VERSION := $(KUBE_VERSION)
 
 .PHONY: build
 build: ## Build bin/kubectl-zoo

@@ -1,0 +1,98 @@
+package kubecluster
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+)
+
+// ServiceClusterIPRange is the Service CIDR of the cluster. Nothing routes to
+// it; it only has to be valid.
+const ServiceClusterIPRange = "10.96.0.0/16"
+
+func etcdArgs(dir string, port, peerPort int) []string {
+	client := "http://127.0.0.1:" + strconv.Itoa(port)
+	peer := "http://127.0.0.1:" + strconv.Itoa(peerPort)
+	return []string{
+		"--name=zoo",
+		"--data-dir=" + filepath.Join(dir, "etcd"),
+		"--listen-client-urls=" + client,
+		"--advertise-client-urls=" + client,
+		"--listen-peer-urls=" + peer,
+		"--initial-advertise-peer-urls=" + peer,
+		"--initial-cluster=zoo=" + peer,
+		"--listen-metrics-urls=",
+		// Test data is thrown away with the cluster: skip fsync, which is
+		// what makes etcd slow on shared disks.
+		"--unsafe-no-fsync=true",
+		"--log-level=warn",
+	}
+}
+
+func apiserverArgs(p *pki, etcdPort, port int) []string {
+	return []string{
+		"--etcd-servers=http://127.0.0.1:" + strconv.Itoa(etcdPort),
+		"--bind-address=127.0.0.1",
+		"--advertise-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--tls-cert-file=" + p.path("apiserver.crt"),
+		"--tls-private-key-file=" + p.path("apiserver.key"),
+		"--client-ca-file=" + p.path("ca.crt"),
+		"--service-account-key-file=" + p.path("sa.pub"),
+		"--service-account-signing-key-file=" + p.path("sa.key"),
+		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+		"--service-cluster-ip-range=" + ServiceClusterIPRange,
+		"--authorization-mode=Node,RBAC",
+		"--kubelet-client-certificate=" + p.path("apiserver-kubelet-client.crt"),
+		"--kubelet-client-key=" + p.path("apiserver-kubelet-client.key"),
+		"--kubelet-preferred-address-types=InternalIP",
+		"--allow-privileged=true",
+		"--profiling=false",
+		"--v=1",
+	}
+}
+
+func controllerManagerArgs(p *pki) []string {
+	kubeconfig := p.path("../kube-controller-manager.kubeconfig")
+	return []string{
+		"--kubeconfig=" + kubeconfig,
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+		"--service-account-private-key-file=" + p.path("sa.key"),
+		"--root-ca-file=" + p.path("ca.crt"),
+		"--cluster-signing-cert-file=" + p.path("ca.crt"),
+		"--cluster-signing-key-file=" + p.path("ca.key"),
+		"--use-service-account-credentials=true",
+		"--leader-elect=false",
+		"--bind-address=127.0.0.1",
+		"--secure-port=0",
+		"--v=1",
+	}
+}
+
+func schedulerArgs(p *pki) []string {
+	kubeconfig := p.path("../kube-scheduler.kubeconfig")
+	return []string{
+		"--kubeconfig=" + kubeconfig,
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+		"--leader-elect=false",
+		"--bind-address=127.0.0.1",
+		"--secure-port=0",
+		"--v=1",
+	}
+}
+
+func kwokArgs(p *pki, config string, port int) []string {
+	return []string{
+		"--kubeconfig=" + p.path("../kwok.kubeconfig"),
+		"--config=" + config,
+		"--manage-all-nodes=true",
+		"--server-address=127.0.0.1:" + strconv.Itoa(port),
+		"--node-ip=127.0.0.1",
+		"--node-port=" + strconv.Itoa(port),
+		"--tls-cert-file=" + p.path("kwok.crt"),
+		"--tls-private-key-file=" + p.path("kwok.key"),
+		fmt.Sprintf("--v=%s", "INFO"),
+	}
+}
