@@ -1,0 +1,124 @@
+package translate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/yaml"
+)
+
+// Media types the translator reads.
+const (
+	MediaJSON       = "application/json"
+	MediaYAML       = "application/yaml"
+	MediaProtobuf   = "application/vnd.kubernetes.protobuf"
+	MediaJSONPatch  = "application/json-patch+json"
+	MediaMergePatch = "application/merge-patch+json"
+	MediaStrategic  = "application/strategic-merge-patch+json"
+	MediaApplyPatch = "application/apply-patch+yaml"
+)
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func getBuf() *bytes.Buffer { b := bufPool.Get().(*bytes.Buffer); b.Reset(); return b }
+
+func putBuf(b *bytes.Buffer) {
+	if b.Cap() <= 1<<20 {
+		bufPool.Put(b)
+	}
+}
+
+// decodeJSON decodes JSON keeping numbers exact (json.Number).
+func decodeJSON(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return badRequest("malformed JSON body: %w", err)
+	}
+	return nil
+}
+
+// encodeJSON appends the JSON of v (without HTML escaping or a newline) to buf.
+func encodeJSON(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encoding JSON: %w", err)
+	}
+	buf.Truncate(buf.Len() - 1)
+	return nil
+}
+
+func marshalJSON(v any) ([]byte, error) {
+	buf := getBuf()
+	defer putBuf(buf)
+	if err := encodeJSON(buf, v); err != nil {
+		return nil, err
+	}
+	return bytes.Clone(buf.Bytes()), nil
+}
+
+// mediaType returns the bare media type of a Content-Type header.
+func mediaType(contentType string) string {
+	if contentType == "" {
+		return MediaJSON
+	}
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return strings.TrimSpace(strings.ToLower(contentType))
+	}
+	return mt
+}
+
+var protobufCodecs = serializer.NewCodecFactory(scheme.Scheme)
+
+// DecodeBody decodes a request body sent as JSON, YAML or protobuf (built-in
+// types only, using client-go's scheme) into generic JSON.
+func DecodeBody(contentType string, body []byte) (map[string]any, error) {
+	var data []byte
+	switch mt := mediaType(contentType); mt {
+	case MediaJSON, MediaJSONPatch, MediaMergePatch, MediaStrategic:
+		data = body
+	case MediaYAML, MediaApplyPatch, "application/x-yaml", "text/yaml":
+		j, err := yaml.YAMLToJSON(body)
+		if err != nil {
+			return nil, badRequest("malformed YAML body: %w", err)
+		}
+		data = j
+	case MediaProtobuf:
+		j, err := protobufToJSON(body)
+		if err != nil {
+			return nil, err
+		}
+		data = j
+	default:
+		return nil, unsupportedMedia(contentType)
+	}
+	var obj map[string]any
+	if err := decodeJSON(data, &obj); err != nil {
+		return nil, err
+	}
+	if obj == nil {
+		return nil, badRequest("the body is not a JSON object")
+	}
+	return obj, nil
+}
+
+func protobufToJSON(body []byte) ([]byte, error) {
+	obj, gvk, err := protobufCodecs.UniversalDeserializer().Decode(body, nil, nil)
+	if err != nil {
+		return nil, badRequest("malformed protobuf body: %w", err)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(*gvk)
+	j, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("re-encoding protobuf body as JSON: %w", err)
+	}
+	return j, nil
+}

@@ -1,0 +1,187 @@
+package translate
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Treatment says how the proxy treats a kind.
+type Treatment int
+
+// The treatments of the kinds table.
+const (
+	// Namespaced kinds live in tenant namespaces; their namespace is prefixed.
+	Namespaced Treatment = iota + 1
+	// TenantOwned kinds are cluster-scoped and owned by one tenant: their name
+	// is prefixed, they carry TenantLabel, and lists are filtered by it.
+	TenantOwned
+	// Shared kinds are cluster-scoped classes: the cluster's own objects are
+	// visible read-only and unprefixed, a tenant's own are stored prefixed
+	// (with TenantLabel) and shown unprefixed, and may not shadow a shared one.
+	Shared
+	// ReadOnly kinds are the cluster's own, visible unprefixed, never writable.
+	ReadOnly
+	// TenantGroup marks cluster-scoped resources of a tenant CRD group: the
+	// whole resource belongs to the tenant, so names are not prefixed.
+	TenantGroup
+	// Virtual kinds are create-only reviews that are never stored; only their
+	// references are translated.
+	Virtual
+	// Hidden kinds do not exist for tenants (404 and absent from discovery).
+	Hidden
+	// Forbidden kinds are refused with 403 naming the reason.
+	Forbidden
+)
+
+// String names the treatment.
+func (t Treatment) String() string {
+	switch t {
+	case Namespaced:
+		return "namespaced"
+	case TenantOwned:
+		return "tenant-owned"
+	case Shared:
+		return "shared"
+	case ReadOnly:
+		return "read-only"
+	case TenantGroup:
+		return "tenant-group"
+	case Virtual:
+		return "virtual"
+	case Hidden:
+		return "hidden"
+	case Forbidden:
+		return "forbidden"
+	}
+	return "unknown"
+}
+
+// Ref is one cross reference of a kind: a field that names another object
+// (or a selector over them) and must be translated with the object.
+type Ref struct {
+	// Field is the JSON path of the reference, for documentation and explain.
+	Field string
+	// apply translates the reference in the direction of m.
+	apply func(m *mapper, obj map[string]any) error
+}
+
+// KindRule is one row of the kinds table.
+type KindRule struct {
+	// Resource is the group and plural resource, as the tenant sees them.
+	Resource schema.GroupResource
+	// Kind is the object kind.
+	Kind string
+	// Treatment is how the kind is treated.
+	Treatment Treatment
+	// Reason explains a Forbidden or ReadOnly treatment (shown in the 403).
+	Reason string
+	// NameIsNamespace is set for Namespace: its name is a namespace name, with
+	// the namespace length limit.
+	NameIsNamespace bool
+	// Refs are the kind's cross references.
+	Refs []Ref
+	// Check validates a tenant object beyond its references (403 on refusal).
+	Check func(m *mapper, obj map[string]any) error
+}
+
+// Fields lists the JSON paths of the rule's cross references.
+func (r *KindRule) Fields() []string {
+	out := make([]string, 0, len(r.Refs))
+	for _, ref := range r.Refs {
+		out = append(out, ref.Field)
+	}
+	return out
+}
+
+// ScopeLookup tells the scope of upstream resources that are not in the kinds
+// table (CRDs); the proxy answers it from the upstream's discovery.
+type ScopeLookup interface {
+	// Namespaced reports whether the upstream resource is namespaced; known
+	// is false when discovery does not know the resource.
+	Namespaced(upstream schema.GroupResource) (namespaced, known bool)
+}
+
+// SharedLookup answers what the pure core cannot know about shared kinds.
+type SharedLookup interface {
+	// TenantOwns reports whether the tenant has its own object of the shared
+	// resource with the tenant-local name (stored prefixed upstream).
+	TenantOwns(gr schema.GroupResource, name string) bool
+	// SharedExists reports whether the cluster itself has an object of the
+	// shared resource named name (one without TenantLabel).
+	SharedExists(gr schema.GroupResource, name string) bool
+}
+
+var (
+	kindsByResource = map[schema.GroupResource]*KindRule{}
+	kindsByKind     = map[schema.GroupKind]*KindRule{}
+)
+
+func init() {
+	for i := range kindTable {
+		r := &kindTable[i]
+		if _, dup := kindsByResource[r.Resource]; dup {
+			panic("translate: duplicate kind rule for " + r.Resource.String())
+		}
+		kindsByResource[r.Resource] = r
+		kindsByKind[schema.GroupKind{Group: r.Resource.Group, Kind: r.Kind}] = r
+	}
+}
+
+// LookupKind returns the kinds-table row of a built-in resource.
+func LookupKind(gr schema.GroupResource) (*KindRule, bool) {
+	r, ok := kindsByResource[gr]
+	return r, ok
+}
+
+// LookupKindByKind returns the kinds-table row of a built-in kind.
+func LookupKindByKind(gk schema.GroupKind) (*KindRule, bool) {
+	r, ok := kindsByKind[gk]
+	return r, ok
+}
+
+// Kinds returns every row of the kinds table, in table order.
+func Kinds() []*KindRule {
+	out := make([]*KindRule, len(kindTable))
+	for i := range kindTable {
+		out[i] = &kindTable[i]
+	}
+	return out
+}
+
+// Rule returns the treatment of a tenant resource: its kinds-table row, or for
+// other resources (CRDs) a rule built from their group and discovered scope.
+// namespacedHint is used when the scope lookup does not know the resource
+// (for example a request path that names a namespace).
+func (t *Translator) Rule(gr schema.GroupResource, namespacedHint bool) *KindRule {
+	if r, ok := kindsByResource[gr]; ok {
+		return r
+	}
+	namespaced := namespacedHint
+	if t.opts.Scopes != nil {
+		up := gr
+		if g, err := t.tenant.UpstreamAPIGroup(gr.Group); err == nil {
+			up.Group = g
+		}
+		if n, known := t.opts.Scopes.Namespaced(up); known {
+			namespaced = n
+		}
+	}
+	switch {
+	case namespaced:
+		return &KindRule{Resource: gr, Treatment: Namespaced}
+	case IsBuiltinGroup(gr.Group):
+		return &KindRule{Resource: gr, Treatment: ReadOnly, Reason: "cluster-scoped resources of built-in groups belong to the cluster"}
+	default:
+		return &KindRule{Resource: gr, Treatment: TenantGroup}
+	}
+}
+
+// ruleForKind is Rule for an apiVersion/kind pair, as found in references.
+func (t *Translator) ruleForKind(group, kind string) *KindRule {
+	if r, ok := kindsByKind[schema.GroupKind{Group: group, Kind: kind}]; ok {
+		return r
+	}
+	if IsBuiltinGroup(group) {
+		return &KindRule{Resource: schema.GroupResource{Group: group}, Kind: kind, Treatment: ReadOnly}
+	}
+	return &KindRule{Resource: schema.GroupResource{Group: group}, Kind: kind, Treatment: TenantGroup}
+}

@@ -1,0 +1,128 @@
+package translate
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+func gr(group, resource string) schema.GroupResource {
+	return schema.GroupResource{Group: group, Resource: resource}
+}
+
+var grCSR = gr("certificates.k8s.io", "certificatesigningrequests")
+
+const (
+	rbacGroup      = "rbac.authorization.k8s.io"
+	admissionGroup = "admissionregistration.k8s.io"
+	flowGroup      = "flowcontrol.apiserver.k8s.io"
+	authzGroup     = "authorization.k8s.io"
+	authnGroup     = "authentication.k8s.io"
+)
+
+// Nodes are ReadOnly: tools and the e2e framework list nodes to schedule and
+// to find addresses, so hiding them breaks too much; they are the shared
+// cluster's machines, so no tenant may change them, and their proxy
+// subresource (the kubelet API) is refused.
+const nodesReason = "nodes belong to the shared cluster: tenants may read them but not change them"
+
+// kindTable is THE table of built-in kinds. Adding a kind is adding a row here
+// and a golden test case in testdata/translate.
+var kindTable = []KindRule{
+	// core, namespaced
+	{Resource: gr("", "pods"), Kind: "Pod", Treatment: Namespaced, Refs: podSpecRefs("spec")},
+	{Resource: gr("", "podtemplates"), Kind: "PodTemplate", Treatment: Namespaced, Refs: podSpecRefs("template.spec")},
+	{Resource: gr("", "replicationcontrollers"), Kind: "ReplicationController", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec")},
+	{Resource: gr("", "services"), Kind: "Service", Treatment: Namespaced},
+	{Resource: gr("", "endpoints"), Kind: "Endpoints", Treatment: Namespaced, Refs: []Ref{
+		objectRefAt("subsets[].addresses[].targetRef"), objectRefAt("subsets[].notReadyAddresses[].targetRef")}},
+	{Resource: gr("", "configmaps"), Kind: "ConfigMap", Treatment: Namespaced},
+	{Resource: gr("", "secrets"), Kind: "Secret", Treatment: Namespaced},
+	{Resource: gr("", "serviceaccounts"), Kind: "ServiceAccount", Treatment: Namespaced},
+	{Resource: gr("", "persistentvolumeclaims"), Kind: "PersistentVolumeClaim", Treatment: Namespaced, Refs: pvcSpecRefs},
+	{Resource: gr("", "events"), Kind: "Event", Treatment: Namespaced, Refs: []Ref{objectRefAt("involvedObject"), objectRefAt("related")}},
+	{Resource: gr("", "limitranges"), Kind: "LimitRange", Treatment: Namespaced},
+	{Resource: gr("", "resourcequotas"), Kind: "ResourceQuota", Treatment: Namespaced},
+	{Resource: gr("", "bindings"), Kind: "Binding", Treatment: Namespaced},
+	// core, cluster-scoped
+	{Resource: grNamespace, Kind: "Namespace", Treatment: TenantOwned, NameIsNamespace: true},
+	{Resource: grPV, Kind: "PersistentVolume", Treatment: TenantOwned, Refs: pvRefs},
+	{Resource: grNode, Kind: "Node", Treatment: ReadOnly, Reason: nodesReason},
+	{Resource: gr("", "componentstatuses"), Kind: "ComponentStatus", Treatment: Hidden},
+	// workloads
+	{Resource: gr("apps", "deployments"), Kind: "Deployment", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec")},
+	{Resource: gr("apps", "replicasets"), Kind: "ReplicaSet", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec")},
+	{Resource: gr("apps", "daemonsets"), Kind: "DaemonSet", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec")},
+	{Resource: gr("apps", "statefulsets"), Kind: "StatefulSet", Treatment: Namespaced, Refs: append(podSpecRefs("spec.template.spec"),
+		sharedNameRef("spec.volumeClaimTemplates[].spec", "storageClassName", grStorageClass))},
+	{Resource: gr("apps", "controllerrevisions"), Kind: "ControllerRevision", Treatment: Namespaced},
+	{Resource: gr("batch", "jobs"), Kind: "Job", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec")},
+	{Resource: gr("batch", "cronjobs"), Kind: "CronJob", Treatment: Namespaced, Refs: podSpecRefs("spec.jobTemplate.spec.template.spec")},
+	{Resource: gr("autoscaling", "horizontalpodautoscalers"), Kind: "HorizontalPodAutoscaler", Treatment: Namespaced,
+		Refs: []Ref{apiVersionRef("spec.scaleTargetRef", "apiVersion")}},
+	{Resource: gr("policy", "poddisruptionbudgets"), Kind: "PodDisruptionBudget", Treatment: Namespaced},
+	// networking and discovery
+	{Resource: gr("networking.k8s.io", "networkpolicies"), Kind: "NetworkPolicy", Treatment: Namespaced, Refs: networkPolicyRefs},
+	{Resource: gr("networking.k8s.io", "ingresses"), Kind: "Ingress", Treatment: Namespaced, Refs: ingressRefs},
+	{Resource: grIngressClass, Kind: "IngressClass", Treatment: Shared, Refs: []Ref{
+		apiGroupRef("spec.parameters", "apiGroup"), namespaceRef("spec.parameters", "namespace")}},
+	{Resource: gr("networking.k8s.io", "ipaddresses"), Kind: "IPAddress", Treatment: ReadOnly, Reason: "service IP addresses are allocated by the shared cluster"},
+	{Resource: gr("networking.k8s.io", "servicecidrs"), Kind: "ServiceCIDR", Treatment: ReadOnly, Reason: "service CIDRs configure the shared cluster's network"},
+	{Resource: gr("discovery.k8s.io", "endpointslices"), Kind: "EndpointSlice", Treatment: Namespaced, Refs: []Ref{objectRefAt("endpoints[].targetRef")}},
+	{Resource: gr("coordination.k8s.io", "leases"), Kind: "Lease", Treatment: Namespaced},
+	{Resource: gr("coordination.k8s.io", "leasecandidates"), Kind: "LeaseCandidate", Treatment: Namespaced},
+	{Resource: gr("events.k8s.io", "events"), Kind: "Event", Treatment: Namespaced, Refs: []Ref{objectRefAt("regarding"), objectRefAt("related")}},
+	// RBAC
+	{Resource: gr(rbacGroup, "roles"), Kind: "Role", Treatment: Namespaced, Refs: []Ref{{Field: "rules", apply: policyRules}}},
+	{Resource: gr(rbacGroup, "rolebindings"), Kind: "RoleBinding", Treatment: Namespaced, Refs: []Ref{
+		{Field: "subjects", apply: rbacSubjects}, {Field: "roleRef", apply: roleRef}}},
+	{Resource: grClusterRole, Kind: "ClusterRole", Treatment: TenantOwned, Refs: []Ref{
+		{Field: "rules", apply: policyRules}, {Field: "aggregationRule.clusterRoleSelectors", apply: aggregationRule}}},
+	{Resource: gr(rbacGroup, "clusterrolebindings"), Kind: "ClusterRoleBinding", Treatment: TenantOwned, Refs: []Ref{
+		{Field: "subjects", apply: rbacSubjects}, {Field: "roleRef", apply: roleRef}}},
+	// storage
+	{Resource: grStorageClass, Kind: "StorageClass", Treatment: Shared},
+	{Resource: grVolumeAttrClass, Kind: "VolumeAttributesClass", Treatment: Shared},
+	{Resource: gr("storage.k8s.io", "csidrivers"), Kind: "CSIDriver", Treatment: Shared},
+	{Resource: gr("storage.k8s.io", "csinodes"), Kind: "CSINode", Treatment: ReadOnly, Reason: "CSI nodes describe the shared cluster's machines"},
+	{Resource: gr("storage.k8s.io", "csistoragecapacities"), Kind: "CSIStorageCapacity", Treatment: Namespaced,
+		Refs: []Ref{sharedNameRef("", "storageClassName", grStorageClass)}},
+	{Resource: gr("storage.k8s.io", "volumeattachments"), Kind: "VolumeAttachment", Treatment: Hidden},
+	// scheduling, node, resource
+	{Resource: grPriorityClass, Kind: "PriorityClass", Treatment: Shared, Refs: []Ref{priorityClassConfinement}},
+	{Resource: grRuntimeClass, Kind: "RuntimeClass", Treatment: Shared},
+	{Resource: gr("resource.k8s.io", "deviceclasses"), Kind: "DeviceClass", Treatment: Shared},
+	{Resource: gr("resource.k8s.io", "resourceslices"), Kind: "ResourceSlice", Treatment: ReadOnly, Reason: "resource slices are published by the shared cluster's drivers"},
+	{Resource: gr("resource.k8s.io", "resourceclaims"), Kind: "ResourceClaim", Treatment: Namespaced},
+	{Resource: gr("resource.k8s.io", "resourceclaimtemplates"), Kind: "ResourceClaimTemplate", Treatment: Namespaced},
+	// admission
+	{Resource: gr(admissionGroup, "mutatingwebhookconfigurations"), Kind: "MutatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs},
+	{Resource: gr(admissionGroup, "validatingwebhookconfigurations"), Kind: "ValidatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs},
+	{Resource: grVAP, Kind: "ValidatingAdmissionPolicy", Treatment: TenantOwned, Refs: admissionPolicyRefs},
+	{Resource: gr(admissionGroup, "validatingadmissionpolicybindings"), Kind: "ValidatingAdmissionPolicyBinding", Treatment: TenantOwned, Refs: policyBindingRefs("validating")},
+	{Resource: grMAP, Kind: "MutatingAdmissionPolicy", Treatment: TenantOwned, Refs: admissionPolicyRefs},
+	{Resource: gr(admissionGroup, "mutatingadmissionpolicybindings"), Kind: "MutatingAdmissionPolicyBinding", Treatment: TenantOwned, Refs: policyBindingRefs("mutating")},
+	// API extension
+	{Resource: grCRD, Kind: "CustomResourceDefinition", Treatment: TenantOwned, Refs: crdRefs},
+	{Resource: gr("apiregistration.k8s.io", "apiservices"), Kind: "APIService", Treatment: Forbidden,
+		Reason: "APIService registration serves an API group to the whole shared cluster and cannot be confined to a tenant"},
+	// flow control
+	{Resource: gr(flowGroup, "flowschemas"), Kind: "FlowSchema", Treatment: TenantOwned, Refs: flowSchemaRefs},
+	{Resource: grPLC, Kind: "PriorityLevelConfiguration", Treatment: TenantOwned, Check: checkPriorityLevel},
+	// certificates
+	{Resource: grCSR, Kind: "CertificateSigningRequest", Treatment: TenantOwned, Check: checkCSR},
+	{Resource: gr("certificates.k8s.io", "clustertrustbundles"), Kind: "ClusterTrustBundle", Treatment: Forbidden,
+		Reason: "cluster trust bundles are published to every pod of the shared cluster"},
+	// reviews (virtual, create-only)
+	{Resource: gr(authnGroup, "tokenreviews"), Kind: "TokenReview", Treatment: Virtual, Refs: []Ref{userInfoRef("status", "user")}},
+	{Resource: gr(authnGroup, "selfsubjectreviews"), Kind: "SelfSubjectReview", Treatment: Virtual, Refs: []Ref{userInfoRef("status", "userInfo")}},
+	{Resource: gr(authzGroup, "subjectaccessreviews"), Kind: "SubjectAccessReview", Treatment: Virtual, Refs: []Ref{
+		resourceAttributesRef("spec.resourceAttributes"), {Field: "spec.user", apply: reviewUser}}},
+	{Resource: gr(authzGroup, "selfsubjectaccessreviews"), Kind: "SelfSubjectAccessReview", Treatment: Virtual, Refs: []Ref{
+		resourceAttributesRef("spec.resourceAttributes")}},
+	{Resource: gr(authzGroup, "localsubjectaccessreviews"), Kind: "LocalSubjectAccessReview", Treatment: Namespaced, Refs: []Ref{
+		resourceAttributesRef("spec.resourceAttributes"), {Field: "spec.user", apply: reviewUser}}},
+	{Resource: gr(authzGroup, "selfsubjectrulesreviews"), Kind: "SelfSubjectRulesReview", Treatment: Virtual, Refs: ruleReviewRefs},
+	// internal
+	{Resource: gr("internal.apiserver.k8s.io", "storageversions"), Kind: "StorageVersion", Treatment: Hidden},
+	{Resource: gr("storagemigration.k8s.io", "storageversionmigrations"), Kind: "StorageVersionMigration", Treatment: Forbidden,
+		Reason: "storage migrations rewrite every tenant's objects"},
+}

@@ -1,0 +1,95 @@
+package translate
+
+import (
+	"fmt"
+)
+
+// TenantMatchCondition names the matchCondition the proxy adds to a tenant's
+// webhooks and admission policies so that cluster-scoped requests of other
+// tenants never reach them. It is stripped on the way out.
+const TenantMatchCondition = "zoo.kubectl-zoo.io/tenant"
+
+// tenantMatchExpression is the CEL expression of TenantMatchCondition:
+// namespaced requests are already confined by the namespaceSelector;
+// cluster-scoped ones must be about the tenant's objects or by its identities.
+func (t Tenant) tenantMatchExpression() string {
+	return fmt.Sprintf("request.namespace != '' || request.name.startsWith('%s') || '%s' in request.userInfo.groups",
+		t.Prefix(), t.TenantGroup())
+}
+
+// matchConditionsRef adds (in) or strips (out) TenantMatchCondition in the
+// list at path.key.
+func matchConditionsRef(path, key string) Ref {
+	field := key
+	if path != "" {
+		field = path + "." + key
+	}
+	return Ref{Field: field, apply: func(m *mapper, obj map[string]any) error {
+		return walk(obj, path, func(parent map[string]any) error {
+			conds, _ := parent[key].([]any)
+			out := make([]any, 0, len(conds)+1)
+			for _, c := range conds {
+				if cond, ok := c.(map[string]any); ok && str(cond, "name") == TenantMatchCondition {
+					if m.in {
+						return forbidden(grVAP, "", fmt.Sprintf("the matchCondition name %q is reserved", TenantMatchCondition))
+					}
+					continue
+				}
+				out = append(out, c)
+			}
+			if m.in {
+				out = append(out, map[string]any{"name": TenantMatchCondition, "expression": m.tenant().tenantMatchExpression()})
+			}
+			if len(out) == 0 {
+				delete(parent, key)
+				return nil
+			}
+			parent[key] = out
+			return nil
+		})
+	}}
+}
+
+// webhookRefs are the references of Mutating/ValidatingWebhookConfiguration.
+var webhookRefs = []Ref{
+	namespaceRef("webhooks[].clientConfig.service", "namespace"),
+	labelSelectorRef("webhooks[]", "namespaceSelector", true, true),
+	matchConditionsRef("webhooks[]", "matchConditions"),
+	apiGroupsRef("webhooks[].rules[]", "apiGroups"),
+}
+
+// admissionPolicyRefs are the references of Validating/MutatingAdmissionPolicy.
+var admissionPolicyRefs = []Ref{
+	apiVersionRef("spec.paramKind", "apiVersion"),
+	labelSelectorRef("spec.matchConstraints", "namespaceSelector", true, true),
+	apiGroupsRef("spec.matchConstraints.resourceRules[]", "apiGroups"),
+	apiGroupsRef("spec.matchConstraints.excludeResourceRules[]", "apiGroups"),
+	matchConditionsRef("spec", "matchConditions"),
+}
+
+// policyBindingRefs are the references of Validating/MutatingAdmissionPolicyBinding.
+func policyBindingRefs(policy string) []Ref {
+	gr := grVAP
+	if policy == "mutating" {
+		gr = grMAP
+	}
+	return []Ref{
+		clusterNameRef("spec", "policyName", gr),
+		namespaceRef("spec.paramRef", "namespace"),
+		labelSelectorRef("spec.matchResources", "namespaceSelector", true, true),
+		apiGroupsRef("spec.matchResources.resourceRules[]", "apiGroups"),
+		apiGroupsRef("spec.matchResources.excludeResourceRules[]", "apiGroups"),
+	}
+}
+
+// crdRefs are the references of CustomResourceDefinition (its name is mapped
+// with the CRD naming rule).
+var crdRefs = []Ref{
+	stringField("spec", "group", func(m *mapper, _ map[string]any, g string) (string, error) {
+		if m.in && IsBuiltinGroup(g) {
+			return "", forbidden(grCRD, "", fmt.Sprintf("tenants may not define resources in the built-in API group %q", g))
+		}
+		return m.apiGroup(g)
+	}),
+	namespaceRef("spec.conversion.webhook.clientConfig.service", "namespace"),
+}

@@ -1,0 +1,120 @@
+package translate
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// groupOf returns the group of an apiVersion ("apps/v1" → "apps", "v1" → "").
+func groupOf(apiVersion string) string {
+	g, _, found := strings.Cut(apiVersion, "/")
+	if !found {
+		return ""
+	}
+	return g
+}
+
+// namespaceRef is a Ref to a string field holding a namespace name.
+func namespaceRef(path, key string) Ref {
+	return stringField(path, key, func(m *mapper, _ map[string]any, v string) (string, error) { return m.namespace(v) })
+}
+
+// apiGroupsRef maps a list of API groups ("*" stays).
+func apiGroupsRef(path, key string) Ref {
+	return atPath(path, func(m *mapper, obj map[string]any) error { return m.mapStrings(obj, key, m.apiGroupOrWildcard) })
+}
+
+func (m *mapper) apiGroupOrWildcard(g string) (string, error) {
+	if g == "*" {
+		return g, nil
+	}
+	return m.apiGroup(g)
+}
+
+// apiVersionRef maps a string field holding an apiVersion.
+func apiVersionRef(path, key string) Ref {
+	return stringField(path, key, func(m *mapper, _ map[string]any, v string) (string, error) { return m.apiVersion(v) })
+}
+
+// apiGroupRef maps a string field holding one API group.
+func apiGroupRef(path, key string) Ref {
+	return stringField(path, key, func(m *mapper, _ map[string]any, v string) (string, error) { return m.apiGroup(v) })
+}
+
+// clusterNameRef is a Ref to the name of a cluster-scoped object of gr.
+func clusterNameRef(path, key string, gr schema.GroupResource) Ref {
+	return stringField(path, key, func(m *mapper, _ map[string]any, v string) (string, error) {
+		return m.objectName(kindsByResource[gr], v)
+	})
+}
+
+// sharedNameRef is a Ref to the name of an object of a shared kind.
+func sharedNameRef(path, key string, gr schema.GroupResource) Ref {
+	return stringField(path, key, func(m *mapper, _ map[string]any, v string) (string, error) { return m.sharedRef(gr, v) })
+}
+
+// objectRefAt is a Ref to ObjectReferences ({apiVersion, kind, namespace, name}).
+func objectRefAt(path string) Ref {
+	return atPath(path, func(m *mapper, ref map[string]any) error { return m.objectReference(ref) })
+}
+
+func (m *mapper) objectReference(ref map[string]any) error {
+	av := str(ref, "apiVersion")
+	group := groupOf(av)
+	if err := m.mapString(ref, "apiVersion", m.apiVersion); err != nil {
+		return err
+	}
+	if !m.in {
+		group = groupOf(str(ref, "apiVersion"))
+	}
+	if err := m.mapString(ref, "namespace", m.namespace); err != nil {
+		return err
+	}
+	rule := m.t.ruleForKind(group, str(ref, "kind"))
+	return m.mapString(ref, "name", func(s string) (string, error) { return m.objectName(rule, s) })
+}
+
+// ownerReferences maps metadata.ownerReferences: apiVersions of tenant CRD
+// groups and names of cluster-scoped tenant-owned owners.
+func (m *mapper) ownerReferences(meta map[string]any) error {
+	refs, ok := meta["ownerReferences"].([]any)
+	if !ok {
+		return nil
+	}
+	for _, r := range refs {
+		ref, ok := r.(map[string]any)
+		if !ok {
+			continue
+		}
+		if err := m.objectReference(ref); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// podSpecRefs are the references of a pod spec found at path.
+func podSpecRefs(path string) []Ref {
+	return []Ref{
+		sharedNameRef(path, "priorityClassName", grPriorityClass),
+		sharedNameRef(path, "runtimeClassName", grRuntimeClass),
+	}
+}
+
+// Well-known resources.
+var (
+	grNamespace       = schema.GroupResource{Resource: "namespaces"}
+	grPV              = schema.GroupResource{Resource: "persistentvolumes"}
+	grClusterRole     = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}
+	grCRD             = schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
+	grStorageClass    = schema.GroupResource{Group: "storage.k8s.io", Resource: "storageclasses"}
+	grVolumeAttrClass = schema.GroupResource{Group: "storage.k8s.io", Resource: "volumeattributesclasses"}
+	grIngressClass    = schema.GroupResource{Group: "networking.k8s.io", Resource: "ingressclasses"}
+	grPriorityClass   = schema.GroupResource{Group: "scheduling.k8s.io", Resource: "priorityclasses"}
+	grRuntimeClass    = schema.GroupResource{Group: "node.k8s.io", Resource: "runtimeclasses"}
+	grVAP             = schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}
+	grMAP             = schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "mutatingadmissionpolicies"}
+	grPLC             = schema.GroupResource{Group: "flowcontrol.apiserver.k8s.io", Resource: "prioritylevelconfigurations"}
+	grNode            = schema.GroupResource{Resource: "nodes"}
+)

@@ -1,0 +1,209 @@
+package translate
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// unconfinableGroups are groups a tenant may not bind or route: upstream they
+// would reach every tenant, and no tenant-only equivalent exists.
+var unconfinableGroups = map[string]string{
+	"system:serviceaccounts":  "it would grant every ServiceAccount of every tenant",
+	"system:unauthenticated":  "it would grant anonymous users of the shared cluster",
+	"system:masters":          "it is the shared cluster's superuser group",
+	"system:nodes":            "it is the shared cluster's node group",
+	"system:bootstrappers":    "it is the shared cluster's bootstrap group",
+	"system:kube-controllers": "it is the shared cluster's controller group",
+}
+
+// subjectUser maps a user named in an RBAC or FlowSchema subject.
+func (m *mapper) subjectUser(u string) (string, error) {
+	if m.in {
+		return m.tenant().UpstreamUser(u), nil
+	}
+	if local, ok := m.tenant().TenantUser(u); ok {
+		return local, nil
+	}
+	return "", foreign("user", u)
+}
+
+// subjectGroup maps a group named in an RBAC or FlowSchema subject. The
+// tenant's "system:authenticated" (every user of its cluster) is the tenant
+// group upstream, never the shared cluster's system:authenticated.
+func (m *mapper) subjectGroup(g string) (string, error) {
+	t := m.tenant()
+	if m.in {
+		if why, bad := unconfinableGroups[g]; bad {
+			return "", forbidden(schema.GroupResource{}, g, fmt.Sprintf("subjects may not name the group %q: %s", g, why))
+		}
+		if g == "system:authenticated" {
+			return t.TenantGroup(), nil
+		}
+		return t.UpstreamGroup(g), nil
+	}
+	if g == t.TenantGroup() {
+		return "system:authenticated", nil
+	}
+	if g == "system:authenticated" || g == "system:serviceaccounts" {
+		return "", foreign("group", g)
+	}
+	if local, ok := t.TenantGroupName(g); ok {
+		return local, nil
+	}
+	return "", foreign("group", g)
+}
+
+// rbacSubjects maps RoleBinding/ClusterRoleBinding subjects; outbound,
+// subjects that are not the tenant's are dropped.
+func rbacSubjects(m *mapper, obj map[string]any) error {
+	subjects, ok := obj["subjects"].([]any)
+	if !ok {
+		return nil
+	}
+	out := subjects[:0]
+	for _, s := range subjects {
+		subj, ok := s.(map[string]any)
+		if !ok {
+			continue
+		}
+		var err error
+		switch str(subj, "kind") {
+		case "User":
+			err = m.mapString(subj, "name", m.subjectUser)
+		case "Group":
+			err = m.mapString(subj, "name", m.subjectGroup)
+		case "ServiceAccount":
+			err = m.mapString(subj, "namespace", m.namespace)
+		}
+		if err != nil {
+			return err
+		}
+		if !m.in && (str(subj, "name") == "" || (str(subj, "kind") == "ServiceAccount" && str(subj, "namespace") == "")) {
+			continue
+		}
+		out = append(out, subj)
+	}
+	obj["subjects"] = out
+	return nil
+}
+
+// roleRef maps roleRef: a ClusterRole is the tenant's own (prefixed), the
+// standard cluster-admin/admin/edit/view included, since every tenant has its
+// own copies of them.
+func roleRef(m *mapper, obj map[string]any) error {
+	ref := child(obj, "roleRef")
+	if ref == nil || str(ref, "kind") != "ClusterRole" {
+		return nil
+	}
+	return m.mapString(ref, "name", func(s string) (string, error) { return m.objectName(kindsByResource[grClusterRole], s) })
+}
+
+// policyRules maps Role/ClusterRole rules: apiGroups of tenant CRD groups, and
+// resourceNames of tenant-owned cluster-scoped resources. A rule that names
+// both tenant-owned cluster-scoped resources and others together with
+// resourceNames is split in two on the way in.
+func policyRules(m *mapper, obj map[string]any) error {
+	rules, ok := obj["rules"].([]any)
+	if !ok {
+		return nil
+	}
+	out := make([]any, 0, len(rules))
+	for _, r := range rules {
+		rule, ok := r.(map[string]any)
+		if !ok {
+			out = append(out, r)
+			continue
+		}
+		tenantGroups, _ := rule["apiGroups"].([]any)
+		tenantGroups = append([]any(nil), tenantGroups...)
+		if !m.in {
+			if err := m.mapStrings(rule, "apiGroups", m.apiGroupOrWildcard); err != nil {
+				return err
+			}
+			tenantGroups, _ = rule["apiGroups"].([]any)
+		} else if err := m.mapStrings(rule, "apiGroups", m.apiGroupOrWildcard); err != nil {
+			return err
+		}
+		names, _ := rule["resourceNames"].([]any)
+		resources, _ := rule["resources"].([]any)
+		if len(names) == 0 || len(resources) == 0 {
+			out = append(out, rule)
+			continue
+		}
+		var owned, other []any
+		var ownedRule *KindRule
+		for _, res := range resources {
+			if kr := ownedRuleFor(tenantGroups, res); kr != nil {
+				owned, ownedRule = append(owned, res), kr
+			} else {
+				other = append(other, res)
+			}
+		}
+		if len(owned) == 0 {
+			out = append(out, rule)
+			continue
+		}
+		if len(other) > 0 {
+			rest := shallowCopy(rule)
+			rest["resources"] = other
+			rest["resourceNames"] = append([]any(nil), names...)
+			out = append(out, rest)
+			rule["resources"] = owned
+		}
+		if err := m.mapStrings(rule, "resourceNames", func(s string) (string, error) { return m.objectName(ownedRule, s) }); err != nil {
+			return err
+		}
+		out = append(out, rule)
+	}
+	obj["rules"] = out
+	return nil
+}
+
+// ownedRuleFor returns the kind rule of a resource (maybe "res/subresource")
+// in one of groups when its names are prefixed upstream.
+func ownedRuleFor(groups []any, res any) *KindRule {
+	name, _ := res.(string)
+	name, _, _ = strings.Cut(name, "/")
+	for _, g := range groups {
+		group, _ := g.(string)
+		for gr, kr := range kindsByResource {
+			if gr.Resource != name || (group != "*" && gr.Group != group) {
+				continue
+			}
+			if kr.Treatment == TenantOwned {
+				return kr
+			}
+		}
+	}
+	return nil
+}
+
+func shallowCopy(in map[string]any) map[string]any {
+	out := make(map[string]any, len(in))
+	for k, v := range in {
+		out[k] = v
+	}
+	return out
+}
+
+// aggregationRule confines ClusterRole aggregation to the tenant's own
+// ClusterRoles: every clusterRoleSelector gets TenantLabel=<tenant>.
+func aggregationRule(m *mapper, obj map[string]any) error {
+	agg := child(obj, "aggregationRule")
+	if agg == nil {
+		return nil
+	}
+	sels, _ := agg["clusterRoleSelectors"].([]any)
+	for _, s := range sels {
+		sel, ok := s.(map[string]any)
+		if !ok {
+			continue
+		}
+		if err := m.labelSelector(sel, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}

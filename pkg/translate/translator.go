@@ -1,0 +1,138 @@
+package translate
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Options carries the lookups the proxy provides to the pure core.
+type Options struct {
+	// Scopes tells the scope of resources that are not in the kinds table.
+	Scopes ScopeLookup
+	// Shared resolves references to shared kinds (storage classes, ...).
+	// Without it, references to shared kinds stay unprefixed (the cluster's).
+	Shared SharedLookup
+}
+
+// Translator translates requests and responses for one tenant. It is safe for
+// concurrent use.
+type Translator struct {
+	tenant Tenant
+	opts   Options
+	toUp   *mapper
+	toTen  *mapper
+}
+
+// New returns the Translator of a tenant.
+func New(tenant Tenant, opts Options) *Translator {
+	t := &Translator{tenant: tenant, opts: opts}
+	t.toUp = &mapper{t: t, in: true}
+	t.toTen = &mapper{t: t, in: false}
+	return t
+}
+
+// Tenant returns the translator's tenant.
+func (t *Translator) Tenant() Tenant { return t.tenant }
+
+// mapper maps names in one direction: in (tenant → upstream) or out.
+type mapper struct {
+	t  *Translator
+	in bool
+}
+
+func (m *mapper) tenant() Tenant { return m.t.tenant }
+
+// foreign is the error of an outbound name that is not the tenant's.
+func foreign(what, name string) error {
+	return fmt.Errorf("%s %q: %w", what, name, ErrNotTenants)
+}
+
+func (m *mapper) namespace(ns string) (string, error) {
+	if ns == "" {
+		return "", nil
+	}
+	if m.in {
+		return m.tenant().UpstreamNamespace(ns)
+	}
+	if local, ok := m.tenant().TenantNamespace(ns); ok {
+		return local, nil
+	}
+	return "", foreign("namespace", ns)
+}
+
+func (m *mapper) apiGroup(g string) (string, error) {
+	if m.in {
+		return m.tenant().UpstreamAPIGroup(g)
+	}
+	if local, ok := m.tenant().TenantAPIGroup(g); ok {
+		return local, nil
+	}
+	return "", foreign("API group", g)
+}
+
+func (m *mapper) apiVersion(av string) (string, error) {
+	if m.in {
+		return m.tenant().UpstreamAPIVersion(av)
+	}
+	if local, ok := m.tenant().TenantAPIVersion(av); ok {
+		return local, nil
+	}
+	return "", foreign("apiVersion", av)
+}
+
+// objectName maps the name of an object of the given rule.
+func (m *mapper) objectName(r *KindRule, name string) (string, error) {
+	if name == "" {
+		return "", nil
+	}
+	switch {
+	case r.NameIsNamespace:
+		return m.namespace(name)
+	case r.Resource == grCRD:
+		if m.in {
+			return m.tenant().UpstreamCRDName(name)
+		}
+		if local, ok := m.tenant().TenantCRDName(name); ok {
+			return local, nil
+		}
+		return "", foreign(r.Resource.String(), name)
+	case r.Treatment == TenantOwned:
+		if m.in {
+			return m.tenant().UpstreamClusterName(r.Kind, r.Resource.Group, name)
+		}
+		if local, ok := m.tenant().TenantClusterName(name); ok {
+			return local, nil
+		}
+		return "", foreign(r.Resource.String(), name)
+	case r.Treatment == Shared:
+		return m.sharedRef(r.Resource, name)
+	}
+	return name, nil
+}
+
+// sharedRef maps a reference to a shared kind: in, the tenant's own object
+// first, else the cluster's; out, the tenant's own shown unprefixed.
+func (m *mapper) sharedRef(gr schema.GroupResource, name string) (string, error) {
+	if name == "" {
+		return "", nil
+	}
+	if m.in {
+		return m.t.ResolveSharedRef(gr, name), nil
+	}
+	if local, ok := m.tenant().TenantClusterName(name); ok {
+		return local, nil
+	}
+	return name, nil
+}
+
+// ResolveSharedRef resolves a reference from a tenant object to a shared kind
+// (storageClassName, ingressClassName, priorityClassName, runtimeClassName):
+// the tenant's own object of that name if it has one, else the cluster's. It
+// returns the upstream name. Without Options.Shared the cluster's is assumed.
+func (t *Translator) ResolveSharedRef(gr schema.GroupResource, name string) string {
+	if t.opts.Shared != nil && t.opts.Shared.TenantOwns(gr, name) {
+		return t.tenant.Prefix() + name
+	}
+	return name
+}

@@ -1,0 +1,85 @@
+package translate
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Flusher is implemented by writers that can push buffered data to the
+// client (http.Flusher-like); TranslateWatch flushes after every event.
+type Flusher interface{ Flush() }
+
+// WatchEvent is one frame of a watch stream.
+type WatchEvent struct {
+	Type   string          `json:"type"`
+	Object json.RawMessage `json:"object"`
+}
+
+// TranslateWatch translates an upstream JSON watch stream event by event until
+// in ends: ADDED/MODIFIED/DELETED objects (or Tables) are translated and
+// events about objects that are not the tenant's are dropped, ERROR events
+// carry a rewritten Status, BOOKMARKs map their apiVersion. Each event is
+// written with one Write and flushed at once.
+func (t *Translator) TranslateWatch(rule *KindRule, in io.Reader, out io.Writer) error {
+	dec := json.NewDecoder(in)
+	buf := getBuf()
+	defer putBuf(buf)
+	flusher, _ := out.(Flusher)
+	for {
+		var ev WatchEvent
+		if err := dec.Decode(&ev); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return badRequest("malformed watch event: %w", err)
+		}
+		buf.Reset()
+		buf.WriteString(`{"type":`)
+		writeJSONString(buf, ev.Type)
+		buf.WriteString(`,"object":`)
+		if ev.Type == "ERROR" {
+			obj, err := t.TranslateEvent(rule, ev)
+			if err != nil {
+				return err
+			}
+			if err := encodeJSON(buf, obj); err != nil {
+				return err
+			}
+		} else if err := t.objectOutRaw(rule, ev.Object, buf); err != nil {
+			if IsNotTenants(err) {
+				continue
+			}
+			return err
+		}
+		buf.WriteString("}\n")
+		if _, err := out.Write(buf.Bytes()); err != nil {
+			return fmt.Errorf("writing watch event: %w", err)
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+}
+
+// TranslateEvent translates the object of one watch event.
+func (t *Translator) TranslateEvent(rule *KindRule, ev WatchEvent) (map[string]any, error) {
+	var obj map[string]any
+	if err := decodeJSON(ev.Object, &obj); err != nil {
+		return nil, err
+	}
+	if ev.Type == "ERROR" {
+		t.statusOut(obj)
+		return obj, nil
+	}
+	if err := t.TranslateDocument(rule, obj); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+func writeJSONString(buf interface{ Write([]byte) (int, error) }, s string) {
+	b, _ := json.Marshal(s)
+	_, _ = buf.Write(b)
+}
