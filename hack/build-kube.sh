@@ -7,6 +7,7 @@ set -euo pipefail
 
 version=${1:?usage: build-kube.sh VERSION OUTDIR KWOK_VERSION}
 out=${2:?usage: build-kube.sh VERSION OUTDIR KWOK_VERSION}
+mkdir -p "$out" && out=$(cd "$out" && pwd)
 kwok_version=${3:?usage: build-kube.sh VERSION OUTDIR KWOK_VERSION}
 here=$(cd "$(dirname "$0")" && pwd)
 stamp="$out/.complete"

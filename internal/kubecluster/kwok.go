@@ -2,6 +2,7 @@ package kubecluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -121,4 +122,15 @@ func nodeReady(ctx context.Context, client kubernetes.Interface, name string) er
 		}
 	}
 	return fmt.Errorf("node %s is not Ready yet", name)
+}
+
+// AppendLog appends line to the log every container shows, as a running
+// container would write it: `kubectl logs -f` and `kubectl attach` see it.
+func (c *Cluster) AppendLog(line string) error {
+	f, err := os.OpenFile(c.LogFile, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f, "%s stdout F %s\n", time.Now().UTC().Format(time.RFC3339Nano), line)
+	return errors.Join(err, f.Close())
 }

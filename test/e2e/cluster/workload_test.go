@@ -82,27 +82,58 @@ func TestDeploymentRunsAndStreams(t *testing.T) {
 
 	t.Run("exec stdin", func(t *testing.T) {
 		res := framework.Run(t.Context(), []byte("through stdin\n"), framework.KubectlPath(),
-			"--kubeconfig", c.Kubeconfig, "-n", "workload", "exec", "-i", pod, "--", "cat")
+			"--kubeconfig", c.Kubeconfig, "-n", "workload", "exec", "-i", pod, "--", "sh", "-c", "read line; echo got: $line")
 		require.NoError(t, res.Err, res.Stderr)
-		assert.Equal(t, "through stdin\n", res.Stdout)
-	})
-
-	t.Run("attach", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, framework.KubectlPath(), "--kubeconfig", c.Kubeconfig, "-n", "workload", "attach", pod)
-		stdout, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
-		defer func() { cancel(); _ = cmd.Wait() }()
-		lines := bufio.NewScanner(stdout)
-		require.True(t, lines.Scan(), "attach printed nothing: %v", lines.Err())
-		assert.Contains(t, kubecluster.LogLines, lines.Text())
+		assert.Equal(t, "got: through stdin\n", res.Stdout)
 	})
 
 	t.Run("port-forward", func(t *testing.T) {
 		portForwardEcho(t, c.Kubeconfig, "workload", "pod/"+pod)
 	})
+
+	// Last: attach shows only what the container writes from now on, so the
+	// test writes to the log while attached.
+	t.Run("attach", func(t *testing.T) {
+		attachSees(t, c, "workload", pod)
+	})
+}
+
+// attachSees runs kubectl attach and appends numbered lines to the
+// container log until one of them comes out of the attach stream.
+func attachSees(t *testing.T, c *kubecluster.Cluster, namespace, pod string) {
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, framework.KubectlPath(), "--kubeconfig", c.Kubeconfig, "-n", namespace, "attach", pod)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	defer func() { cancel(); _ = cmd.Wait() }()
+
+	seen := make(chan string, 1)
+	go func() {
+		lines := bufio.NewScanner(stdout)
+		for lines.Scan() {
+			if strings.HasPrefix(lines.Text(), "attached-") {
+				seen <- lines.Text()
+				return
+			}
+		}
+		close(seen)
+	}()
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for i := 0; ; i++ {
+		select {
+		case line, ok := <-seen:
+			require.True(t, ok, "attach ended without showing the container's output")
+			assert.Regexp(t, `^attached-\d+$`, line)
+			return
+		case <-ctx.Done():
+			t.Fatal("attach showed nothing of what the container wrote")
+		case <-tick.C:
+			require.NoError(t, c.AppendLog(fmt.Sprintf("attached-%d", i)))
+		}
+	}
 }
 
 // portForwardEcho runs kubectl port-forward to the pod's port 8080, which
