@@ -47,6 +47,19 @@ test: test-unit test-e2e ## Unit and end-to-end tests
 .PHONY: test-unit
 test-unit: ## Unit tests (no cluster), with a few seconds of fuzzing
 	go test $(GOTEST_FLAGS) $(UNIT_PKGS)
+	$(MAKE) --no-print-directory fuzz FUZZ_TIME=$(TEST_FUZZ_TIME)
+
+# The translator's fuzz targets: round trip backward(forward(x)) == x, and
+# injectivity of the tenant name mapping.
+FUZZ_TARGETS := FuzzRoundTrip FuzzInjective
+FUZZ_TIME ?= 60s
+TEST_FUZZ_TIME ?= 3s
+
+.PHONY: fuzz
+fuzz: ## Fuzz the translator (FUZZ_TIME per target, 60s by default)
+	for target in $(FUZZ_TARGETS); do \
+		go test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZ_TIME) ./pkg/translate || exit 1; \
+	done
 
 .PHONY: test-e2e
 test-e2e: build kube ## End-to-end tests against a real local control plane
