@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -13,5 +14,9 @@ import (
 
 func main() {
 	root := cmd.NewCmdZoo(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
-	os.Exit(cli.Run(root))
+	// Like kubectl: one line "error: ..." on stderr and exit 1.
+	if err := cli.RunNoErrOutput(root); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
 }

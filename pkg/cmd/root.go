@@ -34,5 +34,7 @@ the way back; the shared cluster's RBAC and admission still decide.`,
 	configFlags.AddFlags(root.PersistentFlags())
 
 	root.AddCommand(NewCmdVersion(streams))
+	root.AddCommand(NewCmdInstall(configFlags, streams))
+	root.AddCommand(NewCmdTenant(configFlags, streams))
 	return root
 }

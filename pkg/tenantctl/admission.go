@@ -1,0 +1,118 @@
+package tenantctl
+
+import (
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+var (
+	policyType        = metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"}
+	policyBindingType = metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicyBinding"}
+)
+
+// cel fills the placeholders of the CEL sources below with the names this
+// module shares, so the expressions never drift from pkg/translate.
+var cel = strings.NewReplacer(
+	"$LABEL", translate.TenantLabel,
+	"$GROUP", translate.APIGroup,
+	"$TENANTGROUP", translate.TenantGroupPrefix,
+	"$ADMINROLE", TenantAdminClusterRole,
+).Replace
+
+// writes matches every write, of every resource and subresource, except the
+// access reviews (authorization.k8s.io, authentication.k8s.io), which create
+// nothing and which `kubectl auth can-i` needs.
+func writes() *admissionv1.MatchResources {
+	all := []string{"*"}
+	return &admissionv1.MatchResources{
+		ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
+			Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect},
+			Rule:       admissionv1.Rule{APIGroups: all, APIVersions: all, Resources: []string{"*/*"}},
+		}}},
+		ExcludeResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
+			Operations: []admissionv1.OperationType{admissionv1.OperationAll},
+			Rule:       admissionv1.Rule{APIGroups: []string{"authorization.k8s.io", "authentication.k8s.io"}, APIVersions: all, Resources: []string{"*"}},
+		}}},
+	}
+}
+
+// InstallPolicies returns the ValidatingAdmissionPolicies of the security
+// model and their bindings. TenantPolicy is bound once, with every Tenant
+// record as a parameter (an empty paramRef selector): a new tenant is
+// confined as soon as the API server's informer sees its record, with no
+// policy or binding to recompile. A request that matches no tenant is not
+// judged by it ("Allow" when there is no parameter at all, since a "Deny"
+// would then refuse every write in the cluster).
+func InstallPolicies() ([]*admissionv1.ValidatingAdmissionPolicy, []*admissionv1.ValidatingAdmissionPolicyBinding) {
+	policies := []*admissionv1.ValidatingAdmissionPolicy{tenantPolicy(), identityPolicy()}
+	binding := func(name string, ref *admissionv1.ParamRef) *admissionv1.ValidatingAdmissionPolicyBinding {
+		return &admissionv1.ValidatingAdmissionPolicyBinding{
+			TypeMeta:   policyBindingType,
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: managedLabels()},
+			Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
+				PolicyName:        name,
+				ParamRef:          ref,
+				ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
+			},
+		}
+	}
+	return policies, []*admissionv1.ValidatingAdmissionPolicyBinding{
+		binding(TenantPolicy, &admissionv1.ParamRef{
+			Selector:                &metav1.LabelSelector{},
+			ParameterNotFoundAction: ptr.To(admissionv1.AllowAction),
+		}),
+		binding(IdentityPolicy, nil),
+	}
+}
+
+// identityPolicy judges every write made with a zoo: user or group: the
+// request must act for exactly one tenant, carry that tenant's group, and the
+// tenant must exist (the identity may get its Tenant record, which only
+// TenantRBAC grants). It also keeps tenants off kubectl-zoo's own API group.
+func identityPolicy() *admissionv1.ValidatingAdmissionPolicy {
+	return &admissionv1.ValidatingAdmissionPolicy{
+		TypeMeta:   policyType,
+		ObjectMeta: metav1.ObjectMeta{Name: IdentityPolicy, Labels: managedLabels()},
+		Spec: admissionv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy:    ptr.To(admissionv1.Fail),
+			MatchConstraints: writes(),
+			MatchConditions: []admissionv1.MatchCondition{{
+				Name:       "zoo-identity",
+				Expression: "request.userInfo.username.startsWith('zoo:') || (has(request.userInfo.groups) && request.userInfo.groups.exists(g, g.startsWith('zoo:')))",
+			}},
+			Variables: []admissionv1.Variable{{
+				Name:       "groups",
+				Expression: "has(request.userInfo.groups) ? request.userInfo.groups : []",
+			}, {
+				Name: "claims",
+				Expression: cel(`(request.userInfo.username.startsWith('zoo:') ? [request.userInfo.username.split(':')[1]] : []) +
+  variables.groups.filter(g, g.startsWith('zoo:')).map(g, g.startsWith('$TENANTGROUP') ? g.substring(size('$TENANTGROUP')) : g.split(':')[1])`),
+			}, {
+				Name:       "tenant",
+				Expression: "variables.claims[0]",
+			}},
+			Validations: []admissionv1.Validation{{
+				Expression:        "variables.claims.all(c, c == variables.tenant)",
+				MessageExpression: "'a request may act for one tenant only, not for ' + variables.claims.join(', ')",
+				Reason:            ptr.To(metav1.StatusReasonForbidden),
+			}, {
+				Expression:        cel("variables.groups.exists(g, g == '$TENANTGROUP' + variables.tenant)"),
+				MessageExpression: cel("'identities of tenant ' + variables.tenant + ' must be in the group $TENANTGROUP' + variables.tenant"),
+				Reason:            ptr.To(metav1.StatusReasonForbidden),
+			}, {
+				Expression:        cel("authorizer.group('$GROUP').resource('tenants').name(variables.tenant).check('get').allowed()"),
+				MessageExpression: "'tenant ' + variables.tenant + ' does not exist'",
+				Reason:            ptr.To(metav1.StatusReasonForbidden),
+			}, {
+				Expression: cel("!has(request.resource.group) || request.resource.group != '$GROUP'"),
+				Message:    "tenants may not change kubectl-zoo's own objects",
+				Reason:     ptr.To(metav1.StatusReasonForbidden),
+			}},
+		},
+	}
+}

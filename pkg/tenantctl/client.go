@@ -1,0 +1,135 @@
+package tenantctl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// ErrNotInstalled is returned when the cluster lacks the Tenant CRD.
+var ErrNotInstalled = errors.New("kubectl-zoo is not installed in this cluster (no Tenant CRD); run `kubectl zoo install` first")
+
+// Client talks to the upstream cluster as its administrator.
+type Client struct {
+	// Config is the administrator's REST config; impersonating clients for
+	// the admission readiness check are derived from it.
+	Config *rest.Config
+	// Kube is the typed clientset.
+	Kube kubernetes.Interface
+	// Dynamic applies and lists objects of any kind (Tenant records, the
+	// sweep of a tenant's cluster-scoped objects).
+	Dynamic dynamic.Interface
+}
+
+// NewClient returns a Client for config, with client-side rate limits high
+// enough that `tenant create` is not throttled.
+func NewClient(config *rest.Config) (*Client, error) {
+	config = rest.CopyConfig(config)
+	config.QPS, config.Burst = 100, 200
+	kube, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return nil, fmt.Errorf("create client: %w", err)
+	}
+	dyn, err := dynamic.NewForConfig(config)
+	if err != nil {
+		return nil, fmt.Errorf("create client: %w", err)
+	}
+	return &Client{Config: config, Kube: kube, Dynamic: dyn}, nil
+}
+
+var crdGVR = apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions")
+
+// resources maps the kinds kubectl-zoo applies to their resources.
+var resources = map[schema.GroupKind]string{
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:                 "customresourcedefinitions",
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:                         "clusterroles",
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}:                  "clusterrolebindings",
+	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:                         "rolebindings",
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}:        "validatingadmissionpolicies",
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicyBinding"}: "validatingadmissionpolicybindings",
+	{Group: "", Kind: "Namespace"}:                                                    "namespaces",
+	{Group: "zoo.kubectl-zoo.io", Kind: TenantKind}:                                   TenantResource,
+}
+
+// ToUnstructured converts a typed object (with its TypeMeta set) to the form
+// kubectl-zoo applies and prints: no status, no creationTimestamp.
+func ToUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return u, nil
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("convert %T: %w", obj, err)
+	}
+	u := &unstructured.Unstructured{Object: m}
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	unstructured.RemoveNestedField(u.Object, "status")
+	if u.GetKind() == "" {
+		return nil, fmt.Errorf("convert %T: the object has no kind", obj)
+	}
+	return u, nil
+}
+
+// gvrOf returns the resource of an object kubectl-zoo applies.
+func gvrOf(u *unstructured.Unstructured) (schema.GroupVersionResource, error) {
+	gvk := u.GroupVersionKind()
+	res, ok := resources[gvk.GroupKind()]
+	if !ok {
+		return schema.GroupVersionResource{}, fmt.Errorf("no resource known for kind %s", gvk)
+	}
+	return gvk.GroupVersion().WithResource(res), nil
+}
+
+// apply server-side applies obj with FieldManager, taking ownership of every
+// field it sets (Force), as `kubectl apply --server-side --force-conflicts`.
+func (c *Client) apply(ctx context.Context, obj runtime.Object, dryRun bool) (*unstructured.Unstructured, error) {
+	u, err := ToUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	gvr, err := gvrOf(u)
+	if err != nil {
+		return nil, err
+	}
+	opts := metav1.ApplyOptions{FieldManager: FieldManager, Force: true}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	out, err := c.Dynamic.Resource(gvr).Namespace(u.GetNamespace()).Apply(ctx, u.GetName(), u, opts)
+	if err != nil {
+		return nil, fmt.Errorf("apply %s %s: %w", u.GetKind(), qualifiedName(u), err)
+	}
+	return out, nil
+}
+
+// checkInstalled fails with ErrNotInstalled, or a one-line permission error,
+// unless the Tenant CRD is there.
+func (c *Client) checkInstalled(ctx context.Context) error {
+	_, err := c.Dynamic.Resource(crdGVR).Get(ctx, TenantCRDName, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		return nil
+	case apierrors.IsNotFound(err):
+		return ErrNotInstalled
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("no permission to manage tenants: %w", err)
+	}
+	return fmt.Errorf("check the kubectl-zoo installation: %w", err)
+}
+
+func qualifiedName(u *unstructured.Unstructured) string {
+	if u.GetNamespace() != "" {
+		return u.GetNamespace() + "/" + u.GetName()
+	}
+	return u.GetName()
+}

@@ -1,0 +1,257 @@
+package tenantctl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// CreateOptions describe the tenant `tenant create` makes.
+type CreateOptions struct {
+	// Name is the tenant's name (validated with translate.ValidateTenantName).
+	Name string
+	// Admins are tenant-local user names; translate.DefaultAdminUser if
+	// empty.
+	Admins []string
+	// DisplayName is optional.
+	DisplayName string
+}
+
+// CreateResult tells what CreateTenant did.
+type CreateResult struct {
+	// Tenant is the tenant record as it is now.
+	Tenant *Tenant
+	// Created is false when the tenant existed already (CreateTenant then
+	// reconciled it to opts).
+	Created bool
+	// Namespaces are the tenant's standard namespaces (upstream names).
+	Namespaces []string
+}
+
+// ValidateCreateOptions checks opts without talking to the cluster and fills
+// in the default admin.
+func ValidateCreateOptions(opts *CreateOptions) error {
+	if _, err := translate.NewTenant(opts.Name); err != nil {
+		return err
+	}
+	if len(opts.Admins) == 0 {
+		opts.Admins = []string{translate.DefaultAdminUser}
+	}
+	seen := map[string]bool{}
+	for _, a := range opts.Admins {
+		if a == "" {
+			return errors.New("an admin name must not be empty")
+		}
+		if seen[a] {
+			return fmt.Errorf("admin %q is given twice", a)
+		}
+		seen[a] = true
+	}
+	return nil
+}
+
+// CreateTenant creates the tenant and everything it needs upstream, or, when
+// it exists, brings it back in line with opts (so a failed create can simply
+// be run again). It refuses, before changing anything, when a name it needs
+// is taken by something that is not the tenant's. A new tenant whose create
+// fails is rolled back. It returns once admission enforces the tenant's
+// boundary, so the tenant can be used at once.
+func (c *Client) CreateTenant(ctx context.Context, opts CreateOptions) (*CreateResult, error) {
+	if err := ValidateCreateOptions(&opts); err != nil {
+		return nil, err
+	}
+	t := translate.MustTenant(opts.Name)
+	if err := c.checkInstalled(ctx); err != nil {
+		return nil, err
+	}
+	existing, err := c.getTenant(ctx, t.Name())
+	switch {
+	case apierrors.IsNotFound(err):
+		existing = nil
+	case err != nil:
+		return nil, err
+	case existing.DeletionTimestamp != nil:
+		return nil, fmt.Errorf("tenant %q is being deleted; wait until it is gone", t)
+	}
+	rules, err := c.preflight(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	tenant := &Tenant{
+		ObjectMeta: metav1.ObjectMeta{Name: t.Name(), Labels: managedLabels()},
+		Spec:       TenantSpec{DisplayName: opts.DisplayName, Admins: opts.Admins},
+	}
+	res, err := c.reconcile(ctx, t, tenant, rules)
+	if err != nil && existing == nil {
+		klog.V(1).InfoS("rolling back failed tenant create", "tenant", t.Name(), "err", err)
+		if _, rbErr := c.DeleteTenant(context.WithoutCancel(ctx), t.Name(), DeleteOptions{}); rbErr != nil {
+			return nil, fmt.Errorf("create tenant %q: %w (rollback failed too: %v; run `kubectl zoo tenant delete %s`)", t, err, rbErr, t)
+		}
+		return nil, fmt.Errorf("create tenant %q: %w (rolled back)", t, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("create tenant %q: %w (run the command again to resume)", t, err)
+	}
+	res.Created = existing == nil
+	return res, nil
+}
+
+// preflight checks that no name the tenant needs is held by something that
+// is not the tenant's, and reads the rules of the cluster's standard roles.
+func (c *Client) preflight(ctx context.Context, t translate.Tenant) (map[string][]rbacv1.PolicyRule, error) {
+	var g errgroup.Group
+	rules := make([][]rbacv1.PolicyRule, len(StandardClusterRoles))
+	for _, local := range StandardNamespaces {
+		g.Go(func() error {
+			ns, err := c.Kube.CoreV1().Namespaces().Get(ctx, t.Prefix()+local, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("check namespace %s: %w", t.Prefix()+local, err)
+			}
+			if ns.Labels[translate.TenantLabel] != t.Name() {
+				return fmt.Errorf("namespace %s already exists and does not belong to tenant %q; pick another tenant name", ns.Name, t)
+			}
+			if ns.DeletionTimestamp != nil {
+				return fmt.Errorf("namespace %s is still terminating from an earlier delete of tenant %q; try again when it is gone", ns.Name, t)
+			}
+			return nil
+		})
+	}
+	// Any namespace with the tenant's prefix would fall under the tenant: its
+	// ServiceAccounts would be judged (and confined) as the tenant's, and the
+	// proxy would show it to the tenant. So the prefix must be free.
+	g.Go(func() error {
+		list, err := c.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return fmt.Errorf("list namespaces: %w", err)
+		}
+		for _, ns := range list.Items {
+			if t.Owns(ns.Name) && ns.Labels[translate.TenantLabel] != t.Name() {
+				return fmt.Errorf("namespace %s already exists and does not belong to tenant %q; pick another tenant name", ns.Name, t)
+			}
+		}
+		return nil
+	})
+	for i, name := range StandardClusterRoles {
+		g.Go(func() error {
+			cr, err := c.Kube.RbacV1().ClusterRoles().Get(ctx, t.Prefix()+name, metav1.GetOptions{})
+			if err == nil && cr.Labels[translate.TenantLabel] != t.Name() {
+				return fmt.Errorf("ClusterRole %s already exists and does not belong to tenant %q; pick another tenant name", cr.Name, t)
+			}
+			if err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("check ClusterRole %s: %w", t.Prefix()+name, err)
+			}
+			if name == "cluster-admin" {
+				return nil
+			}
+			std, err := c.Kube.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return fmt.Errorf("read the cluster's ClusterRole %s: %w", name, err)
+			}
+			rules[i] = std.Rules
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out := map[string][]rbacv1.PolicyRule{}
+	for i, name := range StandardClusterRoles {
+		out[name] = rules[i]
+	}
+	return out, nil
+}
+
+// reconcile applies everything of the tenant in an order that never leaves
+// it with rights before its confinement: the record (the parameter that makes
+// TenantPolicy judge the tenant) first, then namespaces and roles, the
+// admins' cluster-wide rights last.
+func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tenant, rules map[string][]rbacv1.PolicyRule) (*CreateResult, error) {
+	record, err := tenant.ToUnstructured()
+	if err != nil {
+		return nil, err
+	}
+	delete(record.Object, "status")
+	if _, err := c.apply(ctx, record, false); err != nil {
+		return nil, err
+	}
+	roles, bindings, err := TenantRBAC(tenant)
+	if err != nil {
+		return nil, err
+	}
+	first := []runtime.Object{roles[0], bindings[0]}
+	var second []runtime.Object
+	var namespaces []string
+	for _, local := range StandardNamespaces {
+		ns := &corev1.Namespace{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+			ObjectMeta: metav1.ObjectMeta{Name: t.Prefix() + local, Labels: tenantManagedLabels(t)},
+		}
+		namespaces = append(namespaces, ns.Name)
+		first = append(first, ns)
+	}
+	// The admins' RoleBinding goes into every namespace of the tenant, also
+	// those it made itself, so that a change of admins reaches them all.
+	owned, err := c.tenantNamespaces(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	targets := slices.Clone(namespaces)
+	for _, ns := range owned {
+		if ns.DeletionTimestamp == nil && !slices.Contains(targets, ns.Name) {
+			targets = append(targets, ns.Name)
+		}
+	}
+	for _, ns := range targets {
+		rbs, err := NamespaceRBAC(tenant, ns)
+		if err != nil {
+			return nil, err
+		}
+		for _, rb := range rbs {
+			second = append(second, rb)
+		}
+	}
+	for _, cr := range TenantClusterRoles(t, func(name string) []rbacv1.PolicyRule { return rules[name] }) {
+		first = append(first, cr)
+	}
+	for _, b := range bindings[1:] {
+		second = append(second, b)
+	}
+	for _, batch := range [][]runtime.Object{first, second} {
+		if err := c.applyParallel(ctx, batch); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.waitEnforced(ctx, t, tenant.Spec.Admins[0]); err != nil {
+		return nil, err
+	}
+	if err := c.setReady(ctx, tenant, int32(len(namespaces))); err != nil {
+		return nil, err
+	}
+	slices.Sort(namespaces)
+	return &CreateResult{Tenant: tenant, Namespaces: namespaces}, nil
+}
+
+func (c *Client) applyParallel(ctx context.Context, objs []runtime.Object) error {
+	g, ctx := errgroup.WithContext(ctx)
+	for _, obj := range objs {
+		g.Go(func() error {
+			_, err := c.apply(ctx, obj, false)
+			return err
+		})
+	}
+	return g.Wait()
+}

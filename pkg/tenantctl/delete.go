@@ -1,0 +1,140 @@
+package tenantctl
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// DeleteOptions tune DeleteTenant.
+type DeleteOptions struct {
+	// Wait makes DeleteTenant return only once the tenant's namespaces are
+	// gone (the upstream namespace controller deletes their contents).
+	Wait bool
+	// Timeout bounds the Wait; 5 minutes if zero.
+	Timeout time.Duration
+	// Progress, if set, is told about each step.
+	Progress func(format string, args ...any)
+}
+
+// DeleteResult tells what DeleteTenant deleted.
+type DeleteResult struct {
+	// Namespaces are the tenant's namespaces it deleted.
+	Namespaces []string
+	// Objects are the tenant's cluster-scoped objects it deleted, as
+	// "kind.group/name".
+	Objects []string
+}
+
+// DeleteTenant removes everything tenant name owns: its namespaces (and so
+// their contents), its cluster-scoped objects (CRDs and so their custom
+// resources), its RBAC, and its record (which ends its admission checks). An object
+// belongs to the tenant only if it carries the label TenantLabel=<name> AND
+// its name (for a CRD, its group) starts with "<name>-": never a bare
+// prefix, never the label alone. kubectl-zoo's own per-tenant objects are
+// deleted by their exact names. It is safe to run again after a failure.
+func (c *Client) DeleteTenant(ctx context.Context, name string, opts DeleteOptions) (*DeleteResult, error) {
+	t, err := translate.NewTenant(name)
+	if err != nil {
+		return nil, err
+	}
+	progress := opts.Progress
+	if progress == nil {
+		progress = func(string, ...any) {}
+	}
+	if err := c.checkInstalled(ctx); err != nil {
+		return nil, err
+	}
+	_, err = c.getTenant(ctx, name)
+	found := err == nil
+	if err != nil && !apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("read tenant %q: %w", name, err)
+	}
+	res := &DeleteResult{}
+
+	// Revoke the tenant's cluster-wide rights first, so that it cannot make
+	// anything new while the rest goes.
+	for _, kn := range []struct{ kind, name string }{
+		{"clusterrolebinding", AdminsBindingName(t)},
+		{"clusterrolebinding", TenantBindingName(t)},
+		{"clusterrole", TenantBindingName(t)},
+	} {
+		deleted, err := c.deleteExact(ctx, kn.kind, kn.name, t)
+		if err != nil {
+			return nil, err
+		}
+		if deleted {
+			found = true
+			progress("%s.rbac.authorization.k8s.io/%s deleted", kn.kind, kn.name)
+		}
+	}
+
+	namespaces, err := c.tenantNamespaces(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	for _, ns := range namespaces {
+		if ns.DeletionTimestamp == nil {
+			err := c.Kube.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &ns.UID}})
+			if err != nil && !apierrors.IsNotFound(err) {
+				return nil, fmt.Errorf("delete namespace %s: %w", ns.Name, err)
+			}
+			progress("namespace/%s deleted", ns.Name)
+		}
+		res.Namespaces = append(res.Namespaces, ns.Name)
+	}
+
+	objects, err := c.sweepClusterScoped(ctx, t, progress)
+	res.Objects = objects
+	if err != nil {
+		return res, err
+	}
+	if !found && len(res.Namespaces) == 0 && len(res.Objects) == 0 {
+		return nil, fmt.Errorf("tenant %q not found", name)
+	}
+
+	if opts.Wait && len(res.Namespaces) > 0 {
+		if err := c.waitNamespacesGone(ctx, t, opts.Timeout, progress); err != nil {
+			return res, err
+		}
+	}
+
+	// The record goes last: as TenantPolicy's parameter it keeps the
+	// tenant's ServiceAccounts confined while their namespaces terminate.
+	err = c.Dynamic.Resource(TenantGVR).Delete(ctx, name, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return res, fmt.Errorf("delete tenant record %q: %w", name, err)
+	}
+	slices.Sort(res.Namespaces)
+	return res, nil
+}
+
+// waitNamespacesGone polls until no namespace of the tenant is left.
+func (c *Client) waitNamespacesGone(ctx context.Context, t translate.Tenant, timeout time.Duration, progress func(string, ...any)) error {
+	if timeout <= 0 {
+		timeout = 5 * time.Minute
+	}
+	lastLeft := -1
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		left, err := c.tenantNamespaces(ctx, t)
+		if err != nil {
+			return false, err
+		}
+		if len(left) != lastLeft && len(left) > 0 {
+			progress("waiting for %d namespace(s) to terminate", len(left))
+		}
+		lastLeft = len(left)
+		return len(left) == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("namespaces of tenant %q still terminating after %s (%d left): %w", t, timeout, lastLeft, err)
+	}
+	return nil
+}

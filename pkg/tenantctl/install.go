@@ -1,0 +1,175 @@
+package tenantctl
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// InstallObjects returns, in apply order, the cluster-side pieces of
+// kubectl-zoo: the Tenant CRD, the ClusterRoles, the admission policies and
+// the binding of IdentityPolicy.
+func InstallObjects() []runtime.Object {
+	objs := []runtime.Object{TenantCRD()}
+	for _, r := range InstallClusterRoles() {
+		objs = append(objs, r)
+	}
+	policies, bindings := InstallPolicies()
+	for _, p := range policies {
+		objs = append(objs, p)
+	}
+	for _, b := range bindings {
+		objs = append(objs, b)
+	}
+	return objs
+}
+
+// Install server-side applies InstallObjects (a server dry run when dryRun)
+// and returns what the server answered. Applying is idempotent, and applying
+// a newer version upgrades in place. It waits for the CRD to be Established
+// before it applies the policy whose parameter kind the CRD defines.
+func (c *Client) Install(ctx context.Context, dryRun bool) ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	for i, obj := range InstallObjects() {
+		u, err := c.apply(ctx, obj, dryRun)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, u)
+		if i == 0 && !dryRun {
+			if err := c.waitEstablished(ctx, TenantCRDName); err != nil {
+				return out, err
+			}
+		}
+	}
+	return out, nil
+}
+
+func (c *Client) waitEstablished(ctx context.Context, name string) error {
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		u, err := c.Dynamic.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+		for _, raw := range conds {
+			cond, _ := raw.(map[string]any)
+			if cond["type"] == string(apiextensionsv1.Established) && cond["status"] == "True" {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("wait for CustomResourceDefinition %s to be established: %w", name, err)
+	}
+	return nil
+}
+
+// UninstallOptions tune Uninstall.
+type UninstallOptions struct {
+	// Force deletes every tenant (as DeleteTenant, without waiting) instead
+	// of refusing while tenants exist.
+	Force bool
+	// Progress, if set, is told about each step.
+	Progress func(format string, args ...any)
+}
+
+// Uninstall removes what Install applied. It refuses while tenants exist
+// unless opts.Force, which deletes them first: leaving tenants behind without
+// the policies that confine them would be worse than either.
+func (c *Client) Uninstall(ctx context.Context, opts UninstallOptions) ([]string, error) {
+	progress := opts.Progress
+	if progress == nil {
+		progress = func(string, ...any) {}
+	}
+	tenants, err := c.tenantNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(tenants) > 0 && !opts.Force {
+		return nil, fmt.Errorf("refusing to uninstall: %d tenant(s) exist (%s); delete them first or pass --force to delete them too",
+			len(tenants), joinMax(tenants, 5))
+	}
+	for _, name := range tenants {
+		progress("deleting tenant %s", name)
+		if _, err := c.DeleteTenant(ctx, name, DeleteOptions{Progress: opts.Progress}); err != nil {
+			return nil, fmt.Errorf("delete tenant %s: %w", name, err)
+		}
+	}
+	objs := InstallObjects()
+	var removed []string
+	for i := len(objs) - 1; i >= 0; i-- {
+		u, err := ToUnstructured(objs[i])
+		if err != nil {
+			return removed, err
+		}
+		gvr, err := gvrOf(u)
+		if err != nil {
+			return removed, err
+		}
+		err = c.Dynamic.Resource(gvr).Delete(ctx, u.GetName(), metav1.DeleteOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			continue
+		case err != nil:
+			return removed, fmt.Errorf("delete %s %s: %w", u.GetKind(), u.GetName(), err)
+		}
+		removed = append(removed, kindName(u))
+		progress("%s deleted", kindName(u))
+	}
+	// The CRD lingers while the API server deletes its Tenant records; wait,
+	// so that a new install right after does not meet a terminating CRD.
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := c.Dynamic.Resource(crdGVR).Get(ctx, TenantCRDName, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, err
+	})
+	if err != nil {
+		return removed, fmt.Errorf("wait for CustomResourceDefinition %s to be gone: %w", TenantCRDName, err)
+	}
+	return removed, nil
+}
+
+// tenantNames lists the names of all tenant records; none if not installed.
+func (c *Client) tenantNames(ctx context.Context) ([]string, error) {
+	list, err := c.Dynamic.Resource(TenantGVR).List(ctx, metav1.ListOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("list tenants: %w", err)
+	}
+	names := make([]string, 0, len(list.Items))
+	for _, item := range list.Items {
+		names = append(names, item.GetName())
+	}
+	return names, nil
+}
+
+// kindName is the kubectl-style "kind.group/name" of an object.
+func kindName(u *unstructured.Unstructured) string {
+	gvk := u.GroupVersionKind()
+	k := strings.ToLower(gvk.Kind)
+	if gvk.Group != "" {
+		k += "." + gvk.Group
+	}
+	return k + "/" + u.GetName()
+}
+
+func joinMax(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
+}

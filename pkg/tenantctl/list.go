@@ -1,0 +1,144 @@
+package tenantctl
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// TenantInfo is a tenant record with what was observed about it live.
+type TenantInfo struct {
+	// Tenant is the record.
+	Tenant *Tenant
+	// Namespaces are the tenant's namespaces now (upstream names).
+	Namespaces []string
+}
+
+// ListTenants returns every tenant, sorted by name, with its namespaces
+// counted live, and the raw list for -o json|yaml|name.
+func (c *Client) ListTenants(ctx context.Context) ([]TenantInfo, *unstructured.UnstructuredList, error) {
+	if err := c.checkInstalled(ctx); err != nil {
+		return nil, nil, err
+	}
+	list, err := c.Dynamic.Resource(TenantGVR).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("list tenants: %w", err)
+	}
+	nsList, err := c.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: translate.TenantLabel})
+	if err != nil {
+		return nil, nil, fmt.Errorf("list tenant namespaces: %w", err)
+	}
+	byTenant := map[string][]string{}
+	for _, ns := range nsList.Items {
+		owner := ns.Labels[translate.TenantLabel]
+		if t, _, ok := translate.SplitUpstreamName(ns.Name); ok && t.Name() == owner {
+			byTenant[owner] = append(byTenant[owner], ns.Name)
+		}
+	}
+	infos := make([]TenantInfo, 0, len(list.Items))
+	for i := range list.Items {
+		t, err := TenantFromUnstructured(&list.Items[i])
+		if err != nil {
+			return nil, nil, err
+		}
+		infos = append(infos, TenantInfo{Tenant: t, Namespaces: byTenant[t.Name]})
+	}
+	slices.SortFunc(infos, func(a, b TenantInfo) int { return strings.Compare(a.Tenant.Name, b.Tenant.Name) })
+	return infos, list, nil
+}
+
+// GetTenant returns one tenant with its namespaces, and the raw record.
+func (c *Client) GetTenant(ctx context.Context, name string) (TenantInfo, *unstructured.Unstructured, error) {
+	t, err := translate.NewTenant(name)
+	if err != nil {
+		return TenantInfo{}, nil, err
+	}
+	if err := c.checkInstalled(ctx); err != nil {
+		return TenantInfo{}, nil, err
+	}
+	u, err := c.Dynamic.Resource(TenantGVR).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return TenantInfo{}, nil, fmt.Errorf("tenant %q not found", name)
+	}
+	if err != nil {
+		return TenantInfo{}, nil, fmt.Errorf("get tenant %q: %w", name, err)
+	}
+	tenant, err := TenantFromUnstructured(u)
+	if err != nil {
+		return TenantInfo{}, nil, err
+	}
+	namespaces, err := c.tenantNamespaces(ctx, t)
+	if err != nil {
+		return TenantInfo{}, nil, err
+	}
+	info := TenantInfo{Tenant: tenant}
+	for _, ns := range namespaces {
+		info.Namespaces = append(info.Namespaces, ns.Name)
+	}
+	slices.Sort(info.Namespaces)
+	return info, u, nil
+}
+
+// PrintTable prints tenants as `kubectl get` does: NAME, NAMESPACES, STATUS,
+// ADMINS, AGE.
+func PrintTable(w io.Writer, infos []TenantInfo, now time.Time) error {
+	tw := printers.GetNewTabWriter(w)
+	fmt.Fprintln(tw, "NAME\tNAMESPACES\tSTATUS\tADMINS\tAGE")
+	for _, info := range infos {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", info.Tenant.Name, len(info.Namespaces), info.Tenant.Phase(),
+			strings.Join(info.Tenant.Spec.Admins, ","), age(info.Tenant.CreationTimestamp, now))
+	}
+	return tw.Flush()
+}
+
+// Describe prints the details of one tenant.
+func Describe(w io.Writer, info TenantInfo, now time.Time) error {
+	tn := info.Tenant
+	t, err := tn.TenantOf()
+	if err != nil {
+		return err
+	}
+	tw := printers.GetNewTabWriter(w)
+	line := func(k, v string) { fmt.Fprintf(tw, "%s:\t%s\n", k, v) }
+	line("Name", tn.Name)
+	if tn.Spec.DisplayName != "" {
+		line("Display name", tn.Spec.DisplayName)
+	}
+	line("Status", tn.Phase())
+	line("Age", age(tn.CreationTimestamp, now))
+	line("Upstream prefix", t.Prefix())
+	line("Tenant group", t.TenantGroup())
+	admins := make([]string, 0, len(tn.Spec.Admins))
+	for _, a := range tn.Spec.Admins {
+		admins = append(admins, a+" ("+t.UpstreamUser(a)+")")
+	}
+	line("Admins", strings.Join(admins, ", "))
+	line("Namespaces", fmt.Sprintf("%d", len(info.Namespaces)))
+	for _, ns := range info.Namespaces {
+		local, _ := t.TenantNamespace(ns)
+		fmt.Fprintf(tw, "  %s\t→ %s\n", local, ns)
+	}
+	for _, c := range tn.Status.Conditions {
+		line("Condition "+c.Type, fmt.Sprintf("%s (%s) %s", c.Status, c.Reason, c.Message))
+	}
+	line("Connect", "kubectl zoo serve --tenant "+tn.Name)
+	return tw.Flush()
+}
+
+func age(ts metav1.Time, now time.Time) string {
+	if ts.IsZero() {
+		return "<unknown>"
+	}
+	return duration.HumanDuration(now.Sub(ts.Time))
+}

@@ -1,0 +1,72 @@
+package tenantctl
+
+import "github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+
+// FieldManager is the server-side apply field manager of everything
+// kubectl-zoo writes.
+const FieldManager = "kubectl-zoo"
+
+// ManagedByLabel marks the objects kubectl-zoo itself applies (value
+// ManagedByValue); tenants' own objects never carry it from kubectl-zoo.
+const (
+	ManagedByLabel = "app.kubernetes.io/managed-by"
+	ManagedByValue = "kubectl-zoo"
+)
+
+// Names of the cluster-wide objects `kubectl zoo install` applies. They all
+// start with "zoo-": the tenant name "zoo" is reserved, so no tenant can ever
+// own (or be confused with) them.
+const (
+	// TenantAdminClusterRole is bound by a RoleBinding in each tenant
+	// namespace to the tenant's admins: every right inside that namespace.
+	TenantAdminClusterRole = "zoo-tenant-admin"
+	// TenantClusterClusterRole holds the cluster-scoped rights of tenant
+	// admins; admission confines every write to the tenant's prefix.
+	TenantClusterClusterRole = "zoo-tenant-cluster"
+	// TenantPolicy is the ValidatingAdmissionPolicy (paramKind Tenant) that
+	// confines a tenant's writes, and its binding, whose parameters are all
+	// Tenant records.
+	TenantPolicy = "zoo-tenant"
+	// IdentityPolicy is the ValidatingAdmissionPolicy (and its binding) for
+	// every request made with a zoo: identity: one tenant per request, and
+	// that tenant must exist.
+	IdentityPolicy = "zoo-identity"
+	// NamespaceAdminsRoleBinding is the RoleBinding in each tenant namespace
+	// that gives the tenant's admins TenantAdminClusterRole.
+	NamespaceAdminsRoleBinding = "zoo-tenant-admins"
+)
+
+// StandardNamespaces are the namespaces every tenant finds in its new
+// cluster, tenant-local names.
+var StandardNamespaces = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
+
+// StandardClusterRoles are the cluster's ClusterRoles every tenant gets its
+// own copy of (upstream "<tenant>-<name>"), tenant-local names.
+var StandardClusterRoles = []string{"cluster-admin", "admin", "edit", "view"}
+
+// TenantBindingName names the per-tenant objects kubectl-zoo keeps outside
+// the tenant's prefix: the ClusterRole and ClusterRoleBinding that make the
+// tenant's identities members of the tenant ("zoo-tenant-<tenant>").
+func TenantBindingName(t translate.Tenant) string { return "zoo-tenant-" + t.Name() }
+
+// AdminsBindingName names the ClusterRoleBinding that gives the tenant's
+// admins TenantClusterClusterRole ("zoo-tenant-<tenant>-admins").
+func AdminsBindingName(t translate.Tenant) string { return TenantBindingName(t) + "-admins" }
+
+// OwnerLabels are the labels that mark an upstream object as the tenant's.
+func OwnerLabels(t translate.Tenant) map[string]string {
+	return map[string]string{translate.TenantLabel: t.Name()}
+}
+
+// managedLabels are the labels of what kubectl-zoo applies for the cluster.
+func managedLabels() map[string]string {
+	return map[string]string{ManagedByLabel: ManagedByValue}
+}
+
+// tenantManagedLabels are the labels of what kubectl-zoo applies for a
+// tenant: managed by kubectl-zoo, owned by the tenant.
+func tenantManagedLabels(t translate.Tenant) map[string]string {
+	l := managedLabels()
+	l[translate.TenantLabel] = t.Name()
+	return l
+}

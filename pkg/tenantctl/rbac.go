@@ -1,0 +1,153 @@
+package tenantctl
+
+import (
+	"fmt"
+	"slices"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+var (
+	clusterRoleType        = metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"}
+	clusterRoleBindingType = metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRoleBinding"}
+	roleBindingType        = metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "RoleBinding"}
+)
+
+var (
+	readVerbs  = []string{"get", "list", "watch"}
+	writeVerbs = []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}
+)
+
+// InstallClusterRoles returns the ClusterRoles of the security model.
+//
+// TenantAdminClusterRole grants everything, but it is only ever bound by
+// RoleBindings inside a tenant's namespaces. TenantClusterClusterRole holds
+// the cluster-scoped rights of a tenant's admins: RBAC cannot limit them to
+// names with a prefix, so the TenantPolicy admission policy confines every
+// write they allow; reads of these cluster-scoped kinds are not confined (see
+// docs/security.md). It grants no namespaced reads cluster-wide, and nothing
+// on admission configuration, APIServices, CSRs or kubectl-zoo's own API.
+func InstallClusterRoles() []*rbacv1.ClusterRole {
+	rule := func(group string, resources, verbs []string) rbacv1.PolicyRule {
+		return rbacv1.PolicyRule{APIGroups: []string{group}, Resources: resources, Verbs: verbs}
+	}
+	return []*rbacv1.ClusterRole{{
+		TypeMeta:   clusterRoleType,
+		ObjectMeta: metav1.ObjectMeta{Name: TenantAdminClusterRole, Labels: managedLabels()},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}}},
+	}, {
+		TypeMeta:   clusterRoleType,
+		ObjectMeta: metav1.ObjectMeta{Name: TenantClusterClusterRole, Labels: managedLabels()},
+		Rules: []rbacv1.PolicyRule{
+			rule("", []string{"namespaces", "persistentvolumes"}, writeVerbs),
+			rule("", []string{"nodes"}, readVerbs),
+			rule("rbac.authorization.k8s.io", []string{"clusterroles", "clusterrolebindings"}, writeVerbs),
+			// escalate: a tenant ClusterRole may hold rules its author lacks
+			// cluster-wide; bind: RoleBindings in the tenant's namespaces to
+			// the tenant's ClusterRoles (admission checks the roleRef).
+			rule("rbac.authorization.k8s.io", []string{"clusterroles"}, []string{"bind", "escalate"}),
+			// create only: the RoleBinding of a namespace the tenant just
+			// created (NamespaceRBAC); admission confines the namespace.
+			rule("rbac.authorization.k8s.io", []string{"rolebindings"}, []string{"create"}),
+			rule("apiextensions.k8s.io", []string{"customresourcedefinitions"}, writeVerbs),
+			rule("storage.k8s.io", []string{"storageclasses"}, writeVerbs),
+			rule("networking.k8s.io", []string{"ingressclasses"}, writeVerbs),
+			rule("node.k8s.io", []string{"runtimeclasses"}, writeVerbs),
+			rule("scheduling.k8s.io", []string{"priorityclasses"}, readVerbs),
+			rule("storage.k8s.io", []string{"csidrivers", "csinodes"}, readVerbs),
+		},
+	}}
+}
+
+// TenantRBAC returns the cluster-wide RBAC of one tenant, all outside its
+// prefix and labeled with its name:
+//   - ClusterRole and ClusterRoleBinding TenantBindingName: the tenant group
+//     may get its own Tenant record. The IdentityPolicy checks exactly this
+//     right to tell that a zoo: identity belongs to an existing tenant.
+//   - ClusterRoleBinding AdminsBindingName: the admins get
+//     TenantClusterClusterRole.
+func TenantRBAC(tenant *Tenant) ([]*rbacv1.ClusterRole, []*rbacv1.ClusterRoleBinding, error) {
+	t, err := tenant.TenantOf()
+	if err != nil {
+		return nil, nil, err
+	}
+	member := &rbacv1.ClusterRole{
+		TypeMeta:   clusterRoleType,
+		ObjectMeta: metav1.ObjectMeta{Name: TenantBindingName(t), Labels: tenantManagedLabels(t)},
+		Rules: []rbacv1.PolicyRule{{
+			APIGroups: []string{translate.APIGroup}, Resources: []string{TenantResource},
+			ResourceNames: []string{t.Name()}, Verbs: []string{"get"},
+		}},
+	}
+	members := &rbacv1.ClusterRoleBinding{
+		TypeMeta:   clusterRoleBindingType,
+		ObjectMeta: metav1.ObjectMeta{Name: TenantBindingName(t), Labels: tenantManagedLabels(t)},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: TenantBindingName(t)},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: t.TenantGroup()}},
+	}
+	admins := &rbacv1.ClusterRoleBinding{
+		TypeMeta:   clusterRoleBindingType,
+		ObjectMeta: metav1.ObjectMeta{Name: AdminsBindingName(t), Labels: tenantManagedLabels(t)},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: TenantClusterClusterRole},
+		Subjects:   adminSubjects(t, tenant.Spec.Admins),
+	}
+	return []*rbacv1.ClusterRole{member}, []*rbacv1.ClusterRoleBinding{members, admins}, nil
+}
+
+// NamespaceRBAC returns the RoleBinding(s) that give the tenant's admins
+// every right inside one of the tenant's namespaces (upstream name). The
+// proxy must create them right after it creates a namespace for the tenant,
+// impersonating the tenant admin who asked: TenantClusterClusterRole allows
+// exactly that (create rolebindings, bind ClusterRoles) and TenantPolicy
+// confines it to the tenant's namespaces.
+func NamespaceRBAC(tenant *Tenant, namespace string) ([]*rbacv1.RoleBinding, error) {
+	t, err := tenant.TenantOf()
+	if err != nil {
+		return nil, err
+	}
+	if !t.Owns(namespace) {
+		return nil, fmt.Errorf("namespace %q does not belong to tenant %q (it lacks the prefix %q)", namespace, t, t.Prefix())
+	}
+	return []*rbacv1.RoleBinding{{
+		TypeMeta:   roleBindingType,
+		ObjectMeta: metav1.ObjectMeta{Name: NamespaceAdminsRoleBinding, Namespace: namespace, Labels: tenantManagedLabels(t)},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: TenantAdminClusterRole},
+		Subjects:   adminSubjects(t, tenant.Spec.Admins),
+	}}, nil
+}
+
+// TenantClusterRoles returns the tenant's own copies of the standard
+// ClusterRoles (StandardClusterRoles), upstream "<tenant>-<name>", labeled as
+// the tenant's. rulesOf gives the rules of the cluster's role of that name;
+// cluster-admin is always everything.
+func TenantClusterRoles(t translate.Tenant, rulesOf func(name string) []rbacv1.PolicyRule) []*rbacv1.ClusterRole {
+	out := make([]*rbacv1.ClusterRole, 0, len(StandardClusterRoles))
+	for _, name := range StandardClusterRoles {
+		rules := []rbacv1.PolicyRule{
+			{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}},
+			{NonResourceURLs: []string{"*"}, Verbs: []string{"*"}},
+		}
+		if name != "cluster-admin" {
+			rules = rulesOf(name)
+		}
+		out = append(out, &rbacv1.ClusterRole{
+			TypeMeta:   clusterRoleType,
+			ObjectMeta: metav1.ObjectMeta{Name: t.Prefix() + name, Labels: tenantManagedLabels(t)},
+			Rules:      rules,
+		})
+	}
+	return out
+}
+
+func adminSubjects(t translate.Tenant, admins []string) []rbacv1.Subject {
+	admins = slices.Clone(admins)
+	slices.Sort(admins)
+	subjects := make([]rbacv1.Subject, 0, len(admins))
+	for _, a := range slices.Compact(admins) {
+		subjects = append(subjects, rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: t.UpstreamUser(a)})
+	}
+	return subjects
+}

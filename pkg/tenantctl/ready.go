@@ -1,0 +1,105 @@
+package tenantctl
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// EnforcementTimeout bounds how long CreateTenant waits for the API server to
+// pick up the tenant's RBAC and admission binding.
+const EnforcementTimeout = 30 * time.Second
+
+// waitEnforced returns once the API server enforces the new tenant's
+// boundary. RBAC and admission policies are loaded asynchronously, so it
+// probes, as the tenant admin and with server-side dry runs (nothing is
+// stored): creating a namespace inside the tenant's prefix must be admitted
+// (RBAC and the IdentityPolicy know the tenant), one outside must be denied
+// by TenantPolicy for this tenant.
+func (c *Client) waitEnforced(ctx context.Context, t translate.Tenant, admin string) error {
+	cfg := rest.CopyConfig(c.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: t.UpstreamUser(admin), Groups: []string{t.TenantGroup()}}
+	as, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("create impersonating client: %w", err)
+	}
+	probe := func(name string) error {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: OwnerLabels(t)}}
+		_, err := as.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if apierrors.IsAlreadyExists(err) {
+			return nil
+		}
+		return err
+	}
+	denial := fmt.Sprintf("ValidatingAdmissionPolicy '%s'", TenantPolicy)
+	tenantDenial := fmt.Sprintf("tenant %s may only write", t)
+	var last error
+	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, EnforcementTimeout, true, func(ctx context.Context) (bool, error) {
+		if last = probe(t.Prefix() + "zoo-probe"); last != nil {
+			return false, nil
+		}
+		last = probe("zoo-probe-" + t.Name())
+		if last != nil && strings.Contains(last.Error(), denial) && strings.Contains(last.Error(), tenantDenial) {
+			return true, nil
+		}
+		if last == nil {
+			last = fmt.Errorf("a namespace outside the prefix %s was still admitted", t.Prefix())
+		}
+		return false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the API server does not enforce the boundary of tenant %q yet (%v): %w", t, last, err)
+	}
+	return nil
+}
+
+// setReady records in the tenant's status that it is ready.
+func (c *Client) setReady(ctx context.Context, tenant *Tenant, namespaces int32) error {
+	cur, err := c.getTenant(ctx, tenant.Name)
+	if err != nil {
+		return err
+	}
+	status := cur.Status
+	status.Namespaces = namespaces
+	status.ObservedGeneration = cur.Generation
+	meta.SetStatusCondition(&status.Conditions, metav1.Condition{
+		Type: ConditionReady, Status: metav1.ConditionTrue, Reason: "Reconciled", ObservedGeneration: cur.Generation,
+		Message: fmt.Sprintf("namespaces, RBAC and admission of tenant %s are in place", tenant.Name),
+	})
+	patch := &Tenant{ObjectMeta: metav1.ObjectMeta{Name: tenant.Name}, Status: status}
+	u, err := patch.ToUnstructured()
+	if err != nil {
+		return err
+	}
+	delete(u.Object, "spec")
+	out, err := c.Dynamic.Resource(TenantGVR).ApplyStatus(ctx, tenant.Name, u, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
+	if err != nil {
+		return fmt.Errorf("record the status of tenant %q: %w", tenant.Name, err)
+	}
+	done, err := TenantFromUnstructured(out)
+	if err != nil {
+		return err
+	}
+	*tenant = *done
+	return nil
+}
+
+// getTenant reads a tenant record.
+func (c *Client) getTenant(ctx context.Context, name string) (*Tenant, error) {
+	u, err := c.Dynamic.Resource(TenantGVR).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return TenantFromUnstructured(u)
+}
