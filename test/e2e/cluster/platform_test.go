@@ -34,6 +34,13 @@ func TestVersionsArePinned(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(framework.Kubectl(t, "version", "-o", "json")), &v))
 	assert.Equal(t, want, v.ClientVersion.GitVersion)
 	assert.Equal(t, want, v.ServerVersion.GitVersion)
+
+	// The plugin's client libraries are of the same release: v1.X.Y ↔ v0.X.Y.
+	for _, lib := range []string{"k8s.io/client-go", "k8s.io/apimachinery", "k8s.io/api", "k8s.io/cli-runtime"} {
+		res := framework.Run(t.Context(), nil, "go", "list", "-C", os.Getenv("ZOO_ROOT"), "-m", "-f", "{{.Version}}", lib)
+		require.NoError(t, res.Err, res.Stderr)
+		assert.Equal(t, "v0"+strings.TrimPrefix(want, "v1"), strings.TrimSpace(res.Stdout), "%s in go.mod", lib)
+	}
 }
 
 // TestCSRAPISignsClientCertificates checks that the CSR API issues
