@@ -36,5 +36,6 @@ the way back; the shared cluster's RBAC and admission still decide.`,
 	root.AddCommand(NewCmdVersion(streams))
 	root.AddCommand(NewCmdInstall(configFlags, streams))
 	root.AddCommand(NewCmdTenant(configFlags, streams))
+	root.AddCommand(NewCmdExplain(configFlags, streams))
 	return root
 }
