@@ -2,7 +2,7 @@ package translate
 
 import (
 	"bytes"
-	"encoding/json"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -34,37 +34,39 @@ func cachedTopKeys(r *KindRule) map[string]bool {
 }
 
 // objectOutRaw translates one upstream object given as JSON and appends the
-// result to buf. Only the fields the rule touches are decoded; the others
-// (a ConfigMap's data, a Pod's status, ...) are copied byte for byte, in
-// their original order.
+// result to buf. Only the fields the rule touches are decoded — at the top
+// level the rule's keys, inside metadata the keys metadataOut reads — and the
+// others (a ConfigMap's data, a Pod's status, uid, resourceVersion, ...) are
+// copied byte for byte, in their original order.
 func (t *Translator) objectOutRaw(rule *KindRule, raw []byte, buf *bytes.Buffer) error {
 	want := cachedTopKeys(rule)
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := expectDelim(dec, '{'); err != nil {
-		return err
-	}
 	fields := make([]rawField, 0, 8)
 	partial := make(map[string]any, len(want))
-	for dec.More() {
-		k, err := stringToken(dec)
-		if err != nil {
-			return err
-		}
-		if want[k] {
-			var v any
-			if err := dec.Decode(&v); err != nil {
-				return badRequest("malformed upstream object: %w", err)
+	var meta *rawObject
+	err := forEachField(raw, func(k string, v []byte) error {
+		switch {
+		case k == "metadata" && len(v) > 0 && v[0] == '{':
+			m, err := t.decodeMetadata(v)
+			if err != nil {
+				return err
 			}
-			partial[k] = v
+			meta = m
+			partial[k] = m.partial
 			fields = append(fields, rawField{key: k})
-			continue
+		case want[k]:
+			val, err := decodeAny(v)
+			if err != nil {
+				return err
+			}
+			partial[k] = val
+			fields = append(fields, rawField{key: k})
+		default:
+			fields = append(fields, rawField{key: k, raw: v})
 		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return badRequest("malformed upstream object: %w", err)
-		}
-		fields = append(fields, rawField{key: k, raw: v})
+		return nil
+	})
+	if err != nil {
+		return badRequest("malformed upstream object: %v", err)
 	}
 	if kind, _ := partial["kind"].(string); kind == "Table" || kind == "Status" || hasItems(fields) {
 		var doc map[string]any
@@ -79,6 +81,85 @@ func (t *Translator) objectOutRaw(rule *KindRule, raw []byte, buf *bytes.Buffer)
 	if err := t.objectOut(rule, partial); err != nil {
 		return err
 	}
+	return writeRawObject(buf, fields, partial, func(k string, v any) (bool, error) {
+		if m, ok := v.(map[string]any); ok && k == "metadata" && meta != nil && sameMap(m, meta.partial) {
+			return true, writeRawObject(buf, meta.fields, meta.partial, nil)
+		}
+		return false, nil
+	})
+}
+
+// metadataKeys are the metadata fields metadataOut reads or writes; the
+// others are copied through.
+var metadataKeys = map[string]bool{"name": true, "namespace": true, "generateName": true,
+	"labels": true, "ownerReferences": true, "managedFields": true}
+
+// rawObject is a partly decoded object: the decoded fields in partial, all
+// fields in order in fields.
+type rawObject struct {
+	fields  []rawField
+	partial map[string]any
+}
+
+// decodeMetadata decodes the metadata fields that translation may change.
+// managedFields are decoded only when they hold something to map: a
+// non-built-in apiVersion or the ownership label.
+func (t *Translator) decodeMetadata(raw []byte) (*rawObject, error) {
+	m := &rawObject{fields: make([]rawField, 0, 12), partial: make(map[string]any, 6)}
+	err := forEachField(raw, func(k string, v []byte) error {
+		if !metadataKeys[k] || (k == "managedFields" && managedFieldsUntouched(v)) {
+			m.fields = append(m.fields, rawField{key: k, raw: v})
+			return nil
+		}
+		val, err := decodeAny(v)
+		if err != nil {
+			return err
+		}
+		m.partial[k] = val
+		m.fields = append(m.fields, rawField{key: k})
+		return nil
+	})
+	return m, err
+}
+
+var (
+	apiVersionKey      = []byte(`"apiVersion"`)
+	apiVersionKeyValue = []byte(`"apiVersion":"`)
+	tenantLabelBytes   = []byte(TenantLabel)
+)
+
+// managedFieldsUntouched reports whether outbound translation leaves these
+// managedFields as they are: no ownership label in their field sets and only
+// built-in apiVersions (compact JSON, as the API server writes it).
+func managedFieldsUntouched(raw []byte) bool {
+	if bytes.Contains(raw, tenantLabelBytes) {
+		return false
+	}
+	if bytes.Count(raw, apiVersionKey) != bytes.Count(raw, apiVersionKeyValue) {
+		return false
+	}
+	for rest := raw; ; {
+		i := bytes.Index(rest, apiVersionKeyValue)
+		if i < 0 {
+			return true
+		}
+		rest = rest[i+len(apiVersionKeyValue):]
+		j := bytes.IndexAny(rest, "\\\"")
+		if j < 0 || rest[j] != '"' {
+			return false
+		}
+		if group, _, found := strings.Cut(string(rest[:j]), "/"); found && !IsBuiltinGroup(group) {
+			return false
+		}
+		rest = rest[j:]
+	}
+}
+
+// writeRawObject writes an object from its fields in their original order:
+// raw ones as they were, decoded ones from partial (dropped if translation
+// removed them), then the fields translation added, sorted. custom may write
+// a decoded field itself (it returns true when it did).
+func writeRawObject(buf *bytes.Buffer, fields []rawField, partial map[string]any, custom func(string, any) (bool, error)) error {
 	buf.WriteByte('{')
 	first := true
 	emit := func(k string) {
@@ -88,6 +169,7 @@ func (t *Translator) objectOutRaw(rule *KindRule, raw []byte, buf *bytes.Buffer)
 		first = false
 		writeKey(buf, k)
 	}
+	written := make(map[string]bool, len(partial))
 	for _, f := range fields {
 		if f.raw != nil {
 			emit(f.key)
@@ -99,14 +181,29 @@ func (t *Translator) objectOutRaw(rule *KindRule, raw []byte, buf *bytes.Buffer)
 			continue // removed by the translation
 		}
 		emit(f.key)
-		if err := encodeJSON(buf, v); err != nil {
+		written[f.key] = true
+		if custom != nil {
+			if done, err := custom(f.key, v); done || err != nil {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		if err := encodeAny(buf, v); err != nil {
 			return err
 		}
-		delete(partial, f.key)
 	}
-	for _, k := range sortedKeys(partial) { // fields the translation added
+	var added []string
+	for k := range partial {
+		if !written[k] {
+			added = append(added, k)
+		}
+	}
+	sort.Strings(added)
+	for _, k := range added { // fields the translation added
 		emit(k)
-		if err := encodeJSON(buf, partial[k]); err != nil {
+		if err := encodeAny(buf, partial[k]); err != nil {
 			return err
 		}
 	}
@@ -114,11 +211,16 @@ func (t *Translator) objectOutRaw(rule *KindRule, raw []byte, buf *bytes.Buffer)
 	return nil
 }
 
+// sameMap reports whether a and b are the same map (not equal contents).
+func sameMap(a, b map[string]any) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
 // rawField is a top-level field of an object: raw bytes, or (raw == nil) a
 // field decoded for translation.
 type rawField struct {
 	key string
-	raw json.RawMessage
+	raw []byte
 }
 
 func hasItems(fields []rawField) bool {
@@ -128,13 +230,4 @@ func hasItems(fields []rawField) bool {
 		}
 	}
 	return false
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -8,32 +8,40 @@ import (
 )
 
 // TranslateList translates an upstream list response (or a Table, a Status,
-// a single object) from in to out. List items and Table rows are decoded,
+// a single object) from in to out. List items and Table rows are read,
 // translated and written one at a time, so memory stays bounded by the
 // largest item; other top-level fields are small and kept until the first
 // items/rows key. Items that are not the tenant's are dropped.
 func (t *Translator) TranslateList(rule *KindRule, in io.Reader, out io.Writer) error {
-	dec := json.NewDecoder(in)
-	dec.UseNumber()
-	if err := expectDelim(dec, '{'); err != nil {
-		return err
+	s := newJSONStream(in)
+	if err := s.expect('{'); err != nil {
+		return malformed(err)
 	}
 	head := map[string]any{}
 	var order []string
-	for dec.More() {
-		key, err := stringToken(dec)
-		if err != nil {
-			return err
+	more, err := s.first('}')
+	for err == nil && more {
+		var key string
+		if key, err = s.key(); err != nil {
+			break
 		}
 		if key == "items" || (key == "rows" && str(head, "kind") == "Table") {
-			return t.streamRest(rule, dec, out, head, order, key)
+			return t.streamRest(rule, s, out, head, order, key)
 		}
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return badRequest("malformed upstream response: %w", err)
+		var raw []byte
+		if raw, err = s.value(); err != nil {
+			break
+		}
+		v, decErr := decodeAny(raw)
+		if decErr != nil {
+			return decErr
 		}
 		head[key] = v
 		order = append(order, key)
+		more, err = s.next('}')
+	}
+	if err != nil {
+		return malformed(err)
 	}
 	if err := t.TranslateDocument(rule, head); err != nil {
 		return err
@@ -43,13 +51,17 @@ func (t *Translator) TranslateList(rule *KindRule, in io.Reader, out io.Writer) 
 	if err := encodeJSON(buf, head); err != nil {
 		return err
 	}
-	_, err := out.Write(buf.Bytes())
+	_, err = out.Write(buf.Bytes())
 	return err
+}
+
+func malformed(err error) error {
+	return badRequest("malformed upstream response: %w", err)
 }
 
 // streamRest writes the translated head, then streams the array under key and
 // the remaining fields.
-func (t *Translator) streamRest(rule *KindRule, dec *json.Decoder, out io.Writer, head map[string]any, order []string, key string) error {
+func (t *Translator) streamRest(rule *KindRule, s *jsonStream, out io.Writer, head map[string]any, order []string, key string) error {
 	buf := getBuf()
 	defer putBuf(buf)
 	table := key == "rows"
@@ -67,57 +79,68 @@ func (t *Translator) streamRest(rule *KindRule, dec *json.Decoder, out io.Writer
 		}
 		buf.WriteByte(',')
 	}
-	if err := t.streamArray(rule, dec, out, buf, key, table, nameCol, nsCol); err != nil {
+	if err := t.streamArray(rule, s, out, buf, key, table, nameCol, nsCol); err != nil {
 		return err
 	}
-	for dec.More() {
-		k, err := stringToken(dec)
+	for {
+		more, err := s.next('}')
 		if err != nil {
-			return err
+			return malformed(err)
+		}
+		if !more {
+			break
+		}
+		k, err := s.key()
+		if err != nil {
+			return malformed(err)
 		}
 		buf.WriteByte(',')
 		if k == "items" || k == "rows" {
-			if err := t.streamArray(rule, dec, out, buf, k, table, nameCol, nsCol); err != nil {
+			if err := t.streamArray(rule, s, out, buf, k, table, nameCol, nsCol); err != nil {
 				return err
 			}
 			continue
 		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return badRequest("malformed upstream response: %w", err)
+		raw, err := s.value()
+		if err != nil {
+			return malformed(err)
 		}
 		writeKey(buf, k)
 		buf.Write(raw)
-	}
-	if err := expectDelim(dec, '}'); err != nil {
-		return err
 	}
 	buf.WriteByte('}')
 	_, err := out.Write(buf.Bytes())
 	return err
 }
 
-// streamArray streams one items/rows array, flushing buf to out per element.
-func (t *Translator) streamArray(rule *KindRule, dec *json.Decoder, out io.Writer, buf *bytes.Buffer, key string, table bool, nameCol, nsCol int) error {
+// streamArray streams one items/rows array, flushing buf to out now and then.
+func (t *Translator) streamArray(rule *KindRule, s *jsonStream, out io.Writer, buf *bytes.Buffer, key string, table bool, nameCol, nsCol int) error {
 	writeKey(buf, key)
 	buf.WriteByte('[')
-	tok, err := dec.Token()
+	c, _, err := s.peek()
 	if err != nil {
-		return badRequest("malformed upstream response: %w", err)
+		return malformed(err)
 	}
-	if tok == nil { // "items": null
+	if c == 'n' { // "items": null
+		if _, err := s.value(); err != nil {
+			return malformed(err)
+		}
 		buf.WriteByte(']')
 		return nil
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
+	if c != '[' {
 		return badRequest("malformed upstream response: %s is not a list", key)
 	}
+	s.pos++
+	more, err := s.first(']')
+	if err != nil {
+		return malformed(err)
+	}
 	first := true
-	var raw json.RawMessage
-	for dec.More() {
-		raw = raw[:0]
-		if err := dec.Decode(&raw); err != nil {
-			return badRequest("malformed upstream response: %w", err)
+	for more {
+		raw, err := s.value()
+		if err != nil {
+			return malformed(err)
 		}
 		mark := buf.Len()
 		if !first {
@@ -133,31 +156,30 @@ func (t *Translator) streamArray(rule *KindRule, dec *json.Decoder, out io.Write
 		} else {
 			err = t.objectOutRaw(rule, raw, buf)
 		}
-		if IsNotTenants(err) {
+		switch {
+		case IsNotTenants(err):
 			buf.Truncate(mark)
-			continue
-		}
-		if err != nil {
+		case err != nil:
 			return err
+		default:
+			first = false
 		}
-		first = false
 		if buf.Len() > 32<<10 {
 			if _, err := out.Write(buf.Bytes()); err != nil {
 				return fmt.Errorf("writing response: %w", err)
 			}
 			buf.Reset()
 		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return badRequest("malformed upstream response: %w", err)
+		if more, err = s.next(']'); err != nil {
+			return malformed(err)
+		}
 	}
 	buf.WriteByte(']')
 	return nil
 }
 
 func writeKey(buf *bytes.Buffer, k string) {
-	b, _ := json.Marshal(k)
-	buf.Write(b)
+	appendJSONString(buf, k)
 	buf.WriteByte(':')
 }
 

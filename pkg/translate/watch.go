@@ -2,7 +2,6 @@ package translate
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 )
@@ -23,16 +22,30 @@ type WatchEvent struct {
 // carry a rewritten Status, BOOKMARKs map their apiVersion. Each event is
 // written with one Write and flushed at once.
 func (t *Translator) TranslateWatch(rule *KindRule, in io.Reader, out io.Writer) error {
-	dec := json.NewDecoder(in)
+	s := newJSONStream(in)
 	buf := getBuf()
 	defer putBuf(buf)
 	flusher, _ := out.(Flusher)
 	for {
+		if _, ok, err := s.peek(); err != nil {
+			return badRequest("malformed watch event: %w", err)
+		} else if !ok {
+			return nil
+		}
+		frame, err := s.value()
+		if err != nil {
+			return badRequest("malformed watch event: %w", err)
+		}
 		var ev WatchEvent
-		if err := dec.Decode(&ev); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
+		if err := forEachField(frame, func(k string, v []byte) error {
+			switch k {
+			case "type":
+				return json.Unmarshal(v, &ev.Type)
+			case "object":
+				ev.Object = v
 			}
+			return nil
+		}); err != nil {
 			return badRequest("malformed watch event: %w", err)
 		}
 		buf.Reset()
