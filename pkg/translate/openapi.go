@@ -10,7 +10,14 @@ import (
 // tenant kinds are renamed (with every $ref to them) and others' dropped.
 func (t *Translator) openAPIOut(doc map[string]any) error {
 	if paths := child(doc, "paths"); paths != nil {
-		for key, v := range paths {
+		// Keys are renamed in place: iterate over a snapshot, or a renamed
+		// key may be visited again (and, unprefixed, dropped).
+		keys := make([]string, 0, len(paths))
+		for key := range paths {
+			keys = append(keys, key)
+		}
+		for _, key := range keys {
+			v := paths[key]
 			newKey, ok := t.openAPIPath(key)
 			if !ok {
 				delete(paths, key)
@@ -120,7 +127,11 @@ func (t *Translator) walkOpenAPI(v any, renames map[string]string) {
 					}
 				}
 			case "x-kubernetes-group-version-kind":
+				// An array on schemas, a single object on path operations.
 				gvks, _ := c.([]any)
+				if one, ok := c.(map[string]any); ok {
+					gvks = []any{one}
+				}
 				for _, g := range gvks {
 					if gvk, ok := g.(map[string]any); ok {
 						if local, ok := t.tenant.TenantAPIGroup(str(gvk, "group")); ok {

@@ -1,0 +1,135 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+
+	// Auth plugins (OIDC, ...) of the caller's kubeconfig; exec is built in.
+	_ "k8s.io/client-go/plugin/pkg/client/auth"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/localproxy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// ServeOptions holds the flags of `kubectl zoo serve`.
+type ServeOptions struct {
+	Tenant        string
+	User          string
+	Groups        []string
+	Port          int
+	KubeconfigOut string
+
+	upstream *rest.Config
+	getter   genericclioptions.RESTClientGetter
+	genericiooptions.IOStreams
+}
+
+// NewServeOptions returns ServeOptions writing to streams.
+func NewServeOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *ServeOptions {
+	return &ServeOptions{getter: getter, IOStreams: streams}
+}
+
+// NewCmdServe returns `kubectl zoo serve --tenant NAME`.
+func NewCmdServe(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewServeOptions(getter, streams)
+	cmd := &cobra.Command{
+		Use:   "serve --tenant NAME [--user USER] [--port PORT] [--kubeconfig-out FILE]",
+		Short: "Serve a tenant's view of the cluster on 127.0.0.1",
+		Long: `Serve a tenant's view of the shared cluster on 127.0.0.1: a translating proxy
+that prefixes what the tenant names, impersonates the tenant identity toward the
+cluster of your kubeconfig, and strips the prefix on the way back.
+
+It writes a kubeconfig (mode 0600) with the context zoo-<tenant> and a random
+bearer token for this run, and prints how to use it. Stop it with Ctrl-C.`,
+		Example: `  kubectl zoo serve --tenant acme
+  kubectl zoo serve --tenant acme --user dev --port 8001 --kubeconfig-out acme.kubeconfig`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return o.Run(ctx)
+		},
+	}
+	cmd.Flags().StringVar(&o.Tenant, "tenant", "", "Tenant whose view to serve (required)")
+	cmd.Flags().StringVar(&o.User, "user", translate.DefaultAdminUser, "Tenant user to act as")
+	cmd.Flags().StringArrayVar(&o.Groups, "group", nil, "Tenant group of the user (repeatable)")
+	cmd.Flags().IntVar(&o.Port, "port", 0, "Port on 127.0.0.1 to listen on (0 picks a free one)")
+	cmd.Flags().StringVar(&o.KubeconfigOut, "kubeconfig-out", "", "Where to write the tenant kubeconfig (default: a file in the temp directory)")
+	return cmd
+}
+
+// Complete reads the upstream from the caller's kubeconfig.
+func (o *ServeOptions) Complete() error {
+	cfg, err := o.getter.ToRESTConfig()
+	if err != nil {
+		return fmt.Errorf("reading the upstream from your kubeconfig: %w", err)
+	}
+	o.upstream = cfg
+	if o.KubeconfigOut == "" {
+		o.KubeconfigOut = filepath.Join(os.TempDir(), "kubectl-zoo", o.Tenant+".kubeconfig")
+	}
+	return nil
+}
+
+// Validate checks the flags.
+func (o *ServeOptions) Validate() error {
+	if o.Tenant == "" {
+		return errors.New("--tenant is required")
+	}
+	if err := translate.ValidateTenantName(o.Tenant); err != nil {
+		return err
+	}
+	if o.Port < 0 || o.Port > 65535 {
+		return fmt.Errorf("--port must be between 0 and 65535, not %d", o.Port)
+	}
+	return nil
+}
+
+// Run serves until ctx ends (SIGINT/SIGTERM), then shuts down gracefully.
+func (o *ServeOptions) Run(ctx context.Context) error {
+	token, err := localproxy.NewToken()
+	if err != nil {
+		return err
+	}
+	p, err := localproxy.New(localproxy.Config{Upstream: o.upstream, Tenant: o.Tenant, User: o.User, Groups: o.Groups, Token: token})
+	if err != nil {
+		return err
+	}
+	srv := localproxy.NewServer(p, "127.0.0.1:"+strconv.Itoa(o.Port))
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	if err := localproxy.WriteKubeconfig(o.KubeconfigOut, srv.URL(), srv.CACertPEM(), o.Tenant, token); err != nil {
+		_ = srv.Shutdown(context.Background())
+		return err
+	}
+	fmt.Fprintf(o.Out, "Serving tenant %s as %s on %s; use it with: export KUBECONFIG=%s; kubectl --context %s get ns\n",
+		o.Tenant, o.User, srv.Addr(), o.KubeconfigOut, localproxy.ContextName(o.Tenant))
+	select {
+	case err := <-srv.Done():
+		return err
+	case <-ctx.Done():
+	}
+	klog.V(1).InfoS("shutting down", "tenant", o.Tenant)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), localproxy.DefaultShutdownGrace)
+	defer cancel()
+	return srv.Shutdown(shutdownCtx)
+}

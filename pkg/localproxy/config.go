@@ -1,0 +1,73 @@
+package localproxy
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// DefaultShutdownGrace bounds how long Shutdown waits for in-flight
+// requests when its context has no deadline of its own.
+const DefaultShutdownGrace = 10 * time.Second
+
+// Config configures a Proxy.
+type Config struct {
+	// Upstream is the REST config of the shared cluster with the caller's
+	// own credentials (no impersonation of its own). The proxy impersonates
+	// the tenant identity with it, so those credentials must be allowed to
+	// impersonate.
+	Upstream *rest.Config
+	// Tenant is the tenant's name.
+	Tenant string
+	// User is the tenant-local user the proxy acts as;
+	// translate.DefaultAdminUser when empty.
+	User string
+	// Groups are extra tenant-local groups of User (the tenant group
+	// zoo:tenant:<tenant> is always added).
+	Groups []string
+	// Extra is extra impersonation data passed upstream unchanged.
+	Extra map[string][]string
+	// Token is the bearer token local clients must present. It must not be
+	// empty; see NewToken.
+	Token string
+}
+
+// complete validates c and fills in defaults.
+func (c *Config) complete() (translate.Tenant, error) {
+	if c.Upstream == nil {
+		return translate.Tenant{}, errors.New("no upstream REST config")
+	}
+	tenant, err := translate.NewTenant(c.Tenant)
+	if err != nil {
+		return translate.Tenant{}, fmt.Errorf("tenant: %w", err)
+	}
+	if c.User == "" {
+		c.User = translate.DefaultAdminUser
+	}
+	if len(c.Token) < 16 {
+		return translate.Tenant{}, errors.New("the local bearer token must have at least 16 characters")
+	}
+	if c.Upstream.Impersonate.UserName != "" || len(c.Upstream.Impersonate.Groups) > 0 {
+		return translate.Tenant{}, errors.New("the upstream config already impersonates someone; the proxy impersonates the tenant itself")
+	}
+	return tenant, nil
+}
+
+// impersonation returns the upstream identity of the configured tenant user.
+func (c *Config) impersonation(t translate.Tenant) rest.ImpersonationConfig {
+	groups := []string{t.TenantGroup()}
+	for _, g := range c.Groups {
+		if ug := t.UpstreamGroup(g); ug != t.TenantGroup() {
+			groups = append(groups, ug)
+		}
+	}
+	return rest.ImpersonationConfig{
+		UserName: t.UpstreamUser(c.User),
+		Groups:   groups,
+		Extra:    c.Extra,
+	}
+}

@@ -1,0 +1,152 @@
+package localproxy
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// passRequestHeaders are the request headers (besides Accept and
+// Content-Type, which the translator sets) passed upstream.
+var passRequestHeaders = []string{"User-Agent", "Accept-Language", "X-Request-Id", "Audit-Id"}
+
+// passResponseHeaders are the upstream response headers passed back. Neither
+// Content-Length (translation changes the length) nor ETag (it names the
+// upstream document) are.
+var passResponseHeaders = []string{"Content-Type", "Audit-Id", "Warning", "Cache-Control", "Retry-After",
+	"X-Kubernetes-Pf-Flowschema-Uid", "X-Kubernetes-Pf-Prioritylevel-Uid", "Date"}
+
+// newUpstreamRequest builds the upstream HTTP request of u at path and query.
+func (p *Proxy) newUpstreamRequest(ctx context.Context, r *http.Request, u *translate.UpstreamRequest, path string, query map[string][]string) (*http.Request, error) {
+	var body io.Reader
+	if u.Body != nil {
+		body = bytes.NewReader(u.Body)
+	}
+	req, err := http.NewRequestWithContext(ctx, u.Method, p.upstreamURL(path, query).String(), body)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range passRequestHeaders {
+		if v := r.Header.Values(name); len(v) > 0 {
+			req.Header[name] = v
+		}
+	}
+	for name, v := range u.Header {
+		req.Header[name] = v
+	}
+	return req, nil
+}
+
+// forward sends a translated request upstream once and translates the answer.
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.UpstreamRequest) {
+	ctx := r.Context()
+	watch := u.Info.Verb == "watch"
+	if watch {
+		var cancel context.CancelFunc
+		ctx, cancel = p.watchContext(ctx)
+		defer cancel()
+	}
+	req, err := p.newUpstreamRequest(ctx, r, u, u.Path, u.Query)
+	if err != nil {
+		writeStatus(w, badRequest(err.Error()))
+		return
+	}
+	resp, err := p.client.Do(req)
+	if err != nil {
+		writeStatus(w, unavailable(p.base.Host, err))
+		return
+	}
+	defer resp.Body.Close()
+	copyHeaders(w.Header(), resp.Header)
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") && u.Response != translate.ResponseRaw {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	if isNamespaceCreate(u) && resp.StatusCode/100 == 2 {
+		resp.Body = p.afterNamespaceCreate(ctx, w, resp.Body)
+	}
+	if resp.StatusCode == http.StatusNotModified || r.Method == http.MethodHead || resp.StatusCode == http.StatusNoContent {
+		w.WriteHeader(resp.StatusCode)
+		return
+	}
+	if u.Response == translate.ResponseRaw || !translatable(resp.Header.Get("Content-Type")) {
+		w.WriteHeader(resp.StatusCode)
+		copyFlushing(w, resp.Body)
+		return
+	}
+	lw := &lazyWriter{w: w, code: resp.StatusCode}
+	translate := func() error { return p.tr.TranslateResponse(u, resp.Body, lw) }
+	switch {
+	case watch && resp.StatusCode == http.StatusOK:
+		lw.Write(nil) //nolint:errcheck // sends the header now: clients wait for it
+		lw.Flush()
+	case watch:
+		// A refused watch answers with a Status, not a stream.
+		translate = func() error { return p.tr.TranslateList(u.Rule, resp.Body, lw) }
+	}
+	if err := translate(); err != nil {
+		if lw.wrote {
+			if ctx.Err() == nil {
+				klog.ErrorS(err, "translating the upstream answer failed midway", "tenant", p.tenant.Name(), "path", r.URL.Path)
+			}
+			return
+		}
+		writeStatus(w, translateStatus(err))
+	}
+}
+
+// copyHeaders copies the passed response headers.
+func copyHeaders(dst, src http.Header) {
+	for _, name := range passResponseHeaders {
+		if v := src.Values(name); len(v) > 0 {
+			dst[name] = v
+		}
+	}
+}
+
+// translatable reports whether an answer is JSON the translator reads. The
+// upstream asked for JSON answers in JSON, but some handlers (the OpenAPI v3
+// index) do not label it: only other known encodings are passed untouched.
+func translatable(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return ct == ""
+	}
+	switch {
+	case mt == "application/json" || strings.HasSuffix(mt, "+json"), mt == "text/plain":
+		return true
+	}
+	return false
+}
+
+// copyFlushing copies a streamed body (logs, proxied services) and flushes
+// after every read, so that `logs -f` shows lines as they come.
+func copyFlushing(w http.ResponseWriter, body io.Reader) {
+	f, _ := w.(http.Flusher)
+	buf := make([]byte, 32*1024)
+	for {
+		n, err := body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+			if f != nil {
+				f.Flush()
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// translateStatus is translate.ToStatus (where a local variable shadows the
+// package).
+func translateStatus(err error) *metav1.Status { return translate.ToStatus(err) }

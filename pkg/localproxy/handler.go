@@ -1,0 +1,125 @@
+package localproxy
+
+import (
+	"crypto/subtle"
+	"fmt"
+	"io"
+	"net/http"
+	"net/textproto"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/httpstream"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// maxBodyBytes bounds a request body (the API server's own limit is 3 MiB
+// for most objects; apply patches can be larger).
+const maxBodyBytes = 64 << 20
+
+// ServeHTTP authenticates, translates and forwards one request.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &recorder{ResponseWriter: w, code: http.StatusOK}
+	verb, resource := strings.ToLower(r.Method), r.URL.Path
+	defer func() {
+		klog.V(2).InfoS("request", "tenant", p.tenant.Name(), "verb", verb, "resource", resource,
+			"path", r.URL.Path, "code", rec.code, "latency", time.Since(start).Round(time.Microsecond))
+	}()
+	if !p.authenticated(r) {
+		writeStatus(rec, &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnauthorized,
+			Reason: metav1.StatusReasonUnauthorized, Message: "Unauthorized: present the bearer token of the kubeconfig `kubectl zoo serve` wrote"})
+		return
+	}
+	upgrade := httpstream.IsUpgradeRequest(r)
+	sanitizeHeaders(r.Header, upgrade)
+
+	var body []byte
+	if !upgrade && r.Body != nil {
+		var err error
+		body, err = io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
+		if err != nil {
+			writeStatus(rec, badRequest(fmt.Sprintf("reading the request body: %v", err)))
+			return
+		}
+		if len(body) > maxBodyBytes {
+			writeStatus(rec, &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusRequestEntityTooLarge,
+				Reason: metav1.StatusReasonRequestEntityTooLarge, Message: "the request body is too large"})
+			return
+		}
+	}
+	u, err := p.tr.TranslateRequest(translate.Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header, Body: body})
+	if err != nil {
+		writeStatus(rec, translate.ToStatus(err))
+		return
+	}
+	verb, resource = describe(u)
+	switch {
+	case upgrade:
+		p.serveUpgrade(rec, r, u)
+	case u.Plan == translate.PlanFanOut && u.Info.Verb == "watch":
+		p.fanOutWatch(rec, r, u)
+	case u.Plan == translate.PlanFanOut:
+		p.fanOutList(rec, r, u)
+	default:
+		p.forward(rec, r, u)
+	}
+}
+
+// describe names the verb and resource of a request for the log.
+func describe(u *translate.UpstreamRequest) (string, string) {
+	i := u.Info
+	if !i.IsResourceRequest {
+		return i.Verb, i.Path
+	}
+	res := i.Resource
+	if i.APIGroup != "" {
+		res += "." + i.APIGroup
+	}
+	if i.Subresource != "" {
+		res += "/" + i.Subresource
+	}
+	return i.Verb, res
+}
+
+// authenticated checks the local bearer token in constant time.
+func (p *Proxy) authenticated(r *http.Request) bool {
+	auth := r.Header.Get("Authorization")
+	const scheme = "bearer "
+	if len(auth) < len(scheme) || !strings.EqualFold(auth[:len(scheme)], scheme) {
+		return false
+	}
+	got := strings.TrimSpace(auth[len(scheme):])
+	return subtle.ConstantTimeCompare([]byte(got), []byte(p.cfg.Token)) == 1
+}
+
+// sanitizeHeaders removes what a local client may never send upstream: every
+// header named in Connection (so that no hop-by-hop trick can later strip the
+// proxy's own impersonation), Authorization and every Impersonate-* header.
+// An upgrade keeps its Upgrade header and a plain "Connection: Upgrade".
+func sanitizeHeaders(h http.Header, upgrade bool) {
+	for _, v := range h.Values("Connection") {
+		for _, name := range strings.Split(v, ",") {
+			name = textproto.CanonicalMIMEHeaderKey(strings.TrimSpace(name))
+			if name == "" || (upgrade && name == "Upgrade") {
+				continue
+			}
+			h.Del(name)
+		}
+	}
+	h.Del("Connection")
+	for _, name := range []string{"Proxy-Connection", "Keep-Alive", "Te", "Trailer", "Transfer-Encoding", "Proxy-Authorization", "Authorization"} {
+		h.Del(name)
+	}
+	for name := range h {
+		if strings.HasPrefix(strings.ToLower(name), "impersonate-") {
+			delete(h, name)
+		}
+	}
+	if upgrade {
+		h.Set("Connection", "Upgrade")
+	}
+}

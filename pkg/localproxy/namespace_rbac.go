@@ -1,0 +1,119 @@
+package localproxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// isNamespaceCreate reports whether u creates a namespace for real.
+func isNamespaceCreate(u *translate.UpstreamRequest) bool {
+	i := u.Info
+	return i.IsResourceRequest && i.Verb == "create" && i.APIGroup == "" && i.Resource == "namespaces" &&
+		i.Subresource == "" && len(u.Query["dryRun"]) == 0
+}
+
+// afterNamespaceCreate gives the tenant's admins their rights in a namespace
+// the tenant has just created (tenantctl.NamespaceRBAC), impersonating the
+// same tenant identity, and returns the upstream answer to translate. A
+// failure is logged and reported to the client as a Warning header.
+func (p *Proxy) afterNamespaceCreate(ctx context.Context, w http.ResponseWriter, body io.ReadCloser) io.ReadCloser {
+	data, err := io.ReadAll(body)
+	body.Close()
+	if err != nil {
+		return io.NopCloser(bytes.NewReader(data))
+	}
+	var ns struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(data, &ns); err == nil && ns.Metadata.Name != "" {
+		if err := p.namespaceRBAC(ctx, ns.Metadata.Name); err != nil {
+			klog.ErrorS(err, "granting the tenant's admins their rights in a new namespace", "tenant", p.tenant.Name(), "namespace", ns.Metadata.Name)
+			local, _ := p.tenant.TenantNamespace(ns.Metadata.Name)
+			w.Header().Add("Warning", fmt.Sprintf("299 - %q", "kubectl-zoo could not grant the tenant's admins their rights in namespace "+local))
+		}
+	}
+	return io.NopCloser(bytes.NewReader(data))
+}
+
+// namespaceRBAC creates tenantctl.NamespaceRBAC in the upstream namespace ns.
+func (p *Proxy) namespaceRBAC(ctx context.Context, ns string) error {
+	var rec tenantctl.Tenant
+	path := fmt.Sprintf("/apis/%s/%s/%s/%s", tenantctl.TenantGVR.Group, tenantctl.TenantGVR.Version, tenantctl.TenantResource, p.tenant.Name())
+	if err := p.doJSON(ctx, http.MethodGet, path, nil, &rec); err != nil {
+		return fmt.Errorf("reading tenant record: %w", err)
+	}
+	bindings, err := tenantctl.NamespaceRBAC(&rec, ns)
+	if err != nil {
+		return fmt.Errorf("namespace RBAC: %w", err)
+	}
+	for _, rb := range bindings {
+		rb.APIVersion, rb.Kind = "rbac.authorization.k8s.io/v1", "RoleBinding"
+		body, err := json.Marshal(rb)
+		if err != nil {
+			return fmt.Errorf("encoding RoleBinding: %w", err)
+		}
+		err = p.doJSON(ctx, http.MethodPost, "/apis/rbac.authorization.k8s.io/v1/namespaces/"+url.PathEscape(ns)+"/rolebindings", body, nil)
+		if err != nil && !isConflict(err) {
+			return fmt.Errorf("creating RoleBinding %s: %w", rb.Name, err)
+		}
+	}
+	return nil
+}
+
+// statusError is a non-2xx upstream answer.
+type statusError struct {
+	code int
+	body []byte
+}
+
+func (e *statusError) Error() string { return errUpstream(e.code, e.body).Error() }
+
+func isConflict(err error) bool {
+	se, ok := err.(*statusError)
+	return ok && se.code == http.StatusConflict
+}
+
+// doJSON sends a JSON request as the tenant identity and decodes the answer
+// into out (if not nil).
+func (p *Proxy) doJSON(ctx context.Context, method, path string, body []byte, out any) error {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, p.upstreamURL(path, nil).String(), rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode/100 != 2 {
+		return &statusError{code: resp.StatusCode, body: data}
+	}
+	if out != nil {
+		return json.Unmarshal(data, out)
+	}
+	return nil
+}

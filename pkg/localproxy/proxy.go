@@ -1,0 +1,147 @@
+package localproxy
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	apiproxy "k8s.io/apimachinery/pkg/util/proxy"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/transport"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// Proxy is the translating proxy of one tenant identity. It is an
+// http.Handler and safe for concurrent use.
+type Proxy struct {
+	cfg    Config
+	tenant translate.Tenant
+	tr     *translate.Translator
+
+	base      *url.URL          // upstream server URL (scheme, host, path prefix)
+	client    *http.Client      // impersonating the tenant identity
+	rt        http.RoundTripper // the same, for the upgrade handler's plain path
+	upgradeRT apiproxy.UpgradeRequestRoundTripper
+	own       *http.Client // the caller's own identity (namespace lists, discovery)
+	scopes    *scopeCache
+
+	closing   chan struct{}
+	closeOnce sync.Once
+}
+
+// New returns the Proxy for cfg.
+func New(cfg Config) (*Proxy, error) {
+	tenant, err := cfg.complete()
+	if err != nil {
+		return nil, err
+	}
+	base, _, err := rest.DefaultServerUrlFor(cfg.Upstream)
+	if err != nil {
+		return nil, fmt.Errorf("upstream server URL: %w", err)
+	}
+	ownCfg := rest.CopyConfig(cfg.Upstream)
+	ownCfg.Timeout = 0
+	own, err := rest.HTTPClientFor(ownCfg)
+	if err != nil {
+		return nil, fmt.Errorf("upstream client: %w", err)
+	}
+	impCfg := rest.CopyConfig(ownCfg)
+	impCfg.Impersonate = cfg.impersonation(tenant)
+	rt, err := rest.TransportFor(impCfg)
+	if err != nil {
+		return nil, fmt.Errorf("upstream transport: %w", err)
+	}
+	upgradeRT, err := upgradeTransport(impCfg)
+	if err != nil {
+		return nil, err
+	}
+	p := &Proxy{
+		cfg:       cfg,
+		tenant:    tenant,
+		base:      base,
+		client:    &http.Client{Transport: rt},
+		rt:        rt,
+		upgradeRT: upgradeRT,
+		own:       own,
+		closing:   make(chan struct{}),
+	}
+	p.scopes = newScopeCache(p)
+	p.tr = translate.New(tenant, translate.Options{Scopes: p.scopes, Shared: &sharedLookup{p: p}})
+	return p, nil
+}
+
+// upgradeTransport is the HTTP/1.1 transport for exec, attach and
+// port-forward, carrying the caller's credentials and the impersonation (as
+// kubectl proxy builds it).
+func upgradeTransport(cfg *rest.Config) (apiproxy.UpgradeRequestRoundTripper, error) {
+	tc, err := cfg.TransportConfig()
+	if err != nil {
+		return nil, fmt.Errorf("upgrade transport: %w", err)
+	}
+	tlsConfig, err := transport.TLSConfigFor(tc)
+	if err != nil {
+		return nil, fmt.Errorf("upgrade transport TLS: %w", err)
+	}
+	if tlsConfig != nil {
+		tlsConfig.NextProtos = []string{"http/1.1"}
+	}
+	rt := utilnet.SetOldTransportDefaults(&http.Transport{TLSClientConfig: tlsConfig})
+	wrappers, err := transport.HTTPWrappersForConfig(tc, apiproxy.MirrorRequest)
+	if err != nil {
+		return nil, fmt.Errorf("upgrade transport auth: %w", err)
+	}
+	return apiproxy.NewUpgradeRequestRoundTripper(rt, wrappers), nil
+}
+
+// Tenant returns the proxy's tenant.
+func (p *Proxy) Tenant() translate.Tenant { return p.tenant }
+
+// Translator returns the translator the proxy uses.
+func (p *Proxy) Translator() *translate.Translator { return p.tr }
+
+// Close ends every watch the proxy is serving; other requests are not
+// affected. Server.Shutdown calls it.
+func (p *Proxy) Close() {
+	p.closeOnce.Do(func() { close(p.closing) })
+}
+
+// watchContext returns a context that ends with ctx or when the proxy closes.
+func (p *Proxy) watchContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-p.closing:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
+// upstreamURL returns the upstream URL of path and query.
+func (p *Proxy) upstreamURL(path string, query url.Values) *url.URL {
+	u := *p.base
+	u.Path = strings.TrimSuffix(p.base.Path, "/") + path
+	u.RawPath = ""
+	u.RawQuery = ""
+	if len(query) > 0 {
+		u.RawQuery = query.Encode()
+	}
+	return &u
+}
+
+// NewToken returns a random bearer token for local clients.
+func NewToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("generating token: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}

@@ -1,0 +1,152 @@
+package localproxy
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/rest"
+)
+
+const testToken = "0123456789abcdef0123456789abcdef"
+
+// upstream is a fake API server that records what reached it.
+type upstream struct {
+	mu       sync.Mutex
+	requests []*http.Request
+	handler  http.HandlerFunc
+}
+
+func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	u.mu.Lock()
+	u.requests = append(u.requests, r.Clone(context.Background()))
+	u.mu.Unlock()
+	u.handler(w, r)
+}
+
+func (u *upstream) last() *http.Request {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if len(u.requests) == 0 {
+		return nil
+	}
+	return u.requests[len(u.requests)-1]
+}
+
+func jsonHandler(code int, body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		_, _ = io.WriteString(w, body)
+	}
+}
+
+// newTestProxy returns a proxy for tenant acme in front of handler.
+func newTestProxy(t *testing.T, handler http.HandlerFunc) (*Proxy, *upstream) {
+	t.Helper()
+	up := &upstream{handler: handler}
+	ts := httptest.NewServer(up)
+	t.Cleanup(ts.Close)
+	p, err := New(Config{Upstream: &rest.Config{Host: ts.URL, BearerToken: "upstream-secret"}, Tenant: "acme", Token: testToken})
+	require.NoError(t, err)
+	return p, up
+}
+
+func request(p http.Handler, method, path string, header map[string]string, body string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	p.ServeHTTP(rec, req)
+	return rec
+}
+
+func TestConfigValidation(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"no upstream", Config{Tenant: "acme", Token: testToken}, "no upstream"},
+		{"bad tenant", Config{Upstream: &rest.Config{Host: "https://x"}, Tenant: "Acme", Token: testToken}, "tenant"},
+		{"short token", Config{Upstream: &rest.Config{Host: "https://x"}, Tenant: "acme", Token: "x"}, "token"},
+		{"impersonating upstream", Config{Upstream: &rest.Config{Host: "https://x", Impersonate: rest.ImpersonationConfig{UserName: "u"}}, Tenant: "acme", Token: testToken}, "impersonates"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := New(tc.cfg)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+func TestAuthenticationAndHeaders(t *testing.T) {
+	p, up := newTestProxy(t, jsonHandler(200, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cfg","namespace":"acme-default"}}`))
+	for _, tc := range []struct {
+		name   string
+		header map[string]string
+		code   int
+	}{
+		{"no token", map[string]string{"Authorization": ""}, 401},
+		{"wrong token", map[string]string{"Authorization": "Bearer nope"}, 401},
+		{"basic auth", map[string]string{"Authorization": "Basic " + testToken}, 401},
+		{"right token", nil, 200},
+		{"smuggled impersonation", map[string]string{"Impersonate-User": "system:admin", "Impersonate-Group": "system:masters", "Impersonate-Extra-Scopes": "x"}, 200},
+		{"connection names the proxy's headers", map[string]string{"Connection": "Impersonate-User, Impersonate-Group, Authorization", "Impersonate-User": "system:admin"}, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := request(p, "GET", "/api/v1/namespaces/default/configmaps/cfg", tc.header, "")
+			require.Equal(t, tc.code, rec.Code, rec.Body.String())
+			if tc.code != 200 {
+				assert.Contains(t, rec.Body.String(), `"kind":"Status"`)
+				return
+			}
+			got := up.last()
+			assert.Equal(t, "/api/v1/namespaces/acme-default/configmaps/cfg", got.URL.Path)
+			assert.Equal(t, "Bearer upstream-secret", got.Header.Get("Authorization"))
+			assert.Equal(t, "zoo:acme:admin", got.Header.Get("Impersonate-User"))
+			assert.Equal(t, []string{"zoo:tenant:acme"}, got.Header.Values("Impersonate-Group"))
+			assert.Empty(t, got.Header.Values("Impersonate-Extra-Scopes"))
+			assert.Contains(t, rec.Body.String(), `"namespace":"default"`)
+		})
+	}
+}
+
+func TestTranslationErrorsAndUnreachable(t *testing.T) {
+	p, _ := newTestProxy(t, jsonHandler(200, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cfg","namespace":"beta-default"}}`))
+	rec := request(p, "GET", "/api/v1/namespaces/default/configmaps/cfg", nil, "")
+	assert.Equal(t, 404, rec.Code, "an upstream answer about another tenant's object looks absent")
+	assert.NotContains(t, rec.Body.String(), "beta")
+
+	rec = request(p, "GET", "/metrics", nil, "")
+	assert.Equal(t, 403, rec.Code)
+
+	dead, err := New(Config{Upstream: &rest.Config{Host: "https://127.0.0.1:1"}, Tenant: "acme", Token: testToken})
+	require.NoError(t, err)
+	rec = request(dead, "GET", "/api/v1/namespaces/default/configmaps", nil, "")
+	assert.Equal(t, 503, rec.Code)
+	var st map[string]any
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &st))
+	assert.Equal(t, "ServiceUnavailable", st["reason"])
+	assert.Contains(t, st["message"], "unreachable")
+}
+
+func TestOpenAPIIndexTranslated(t *testing.T) {
+	p, _ := newTestProxy(t, jsonHandler(200, `{"paths":{"apis/acme-stable.example.com/v1":{"serverRelativeURL":"/openapi/v3/apis/acme-stable.example.com/v1?hash=AB"},"apis/beta-x.io/v1":{"serverRelativeURL":"/openapi/v3/apis/beta-x.io/v1?hash=CD"},"apis/apps/v1":{"serverRelativeURL":"/openapi/v3/apis/apps/v1?hash=EF"}}}`))
+	rec := request(p, "GET", "/openapi/v3", map[string]string{"Accept": "application/json"}, "")
+	require.Equal(t, 200, rec.Code)
+	body := rec.Body.String()
+	assert.Contains(t, body, `"apis/stable.example.com/v1"`)
+	assert.Contains(t, body, "/openapi/v3/apis/stable.example.com/v1?hash=AB")
+	assert.NotContains(t, body, "beta")
+	assert.NotContains(t, body, "acme-")
+}

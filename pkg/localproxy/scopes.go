@@ -1,0 +1,89 @@
+package localproxy
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// scopeRefresh bounds how often an unknown group is looked up again.
+const scopeRefresh = time.Second
+
+// scopeCache answers translate.ScopeLookup from the upstream's discovery,
+// group by group, looking a group up again (at most once per scopeRefresh)
+// when it does not know a resource: a CRD created a moment ago.
+type scopeCache struct {
+	p     *Proxy
+	mu    sync.Mutex
+	known map[schema.GroupResource]bool
+	tried map[string]time.Time
+}
+
+func newScopeCache(p *Proxy) *scopeCache {
+	return &scopeCache{p: p, known: map[schema.GroupResource]bool{}, tried: map[string]time.Time{}}
+}
+
+// Namespaced implements translate.ScopeLookup.
+func (s *scopeCache) Namespaced(gr schema.GroupResource) (bool, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ns, ok := s.known[gr]; ok {
+		return ns, true
+	}
+	if last, ok := s.tried[gr.Group]; ok && time.Since(last) < scopeRefresh {
+		return false, false
+	}
+	s.tried[gr.Group] = time.Now()
+	s.discover(gr.Group)
+	ns, ok := s.known[gr]
+	return ns, ok
+}
+
+// discover reads the resources of every served version of group.
+func (s *scopeCache) discover(group string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var versions []string
+	if group == "" {
+		versions = []string{"v1"}
+	} else {
+		var g metav1.APIGroup
+		if err := s.get(ctx, "/apis/"+group, &g); err != nil {
+			return
+		}
+		for _, v := range g.Versions {
+			versions = append(versions, v.Version)
+		}
+	}
+	for _, v := range versions {
+		path := "/apis/" + group + "/" + v
+		if group == "" {
+			path = "/api/v1"
+		}
+		var list metav1.APIResourceList
+		if err := s.get(ctx, path, &list); err != nil {
+			continue
+		}
+		for _, r := range list.APIResources {
+			s.known[schema.GroupResource{Group: group, Resource: r.Name}] = r.Namespaced
+		}
+	}
+}
+
+func (s *scopeCache) get(ctx context.Context, path string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.p.upstreamURL(path, url.Values{}).String(), nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := s.p.own.Do(req)
+	if err != nil {
+		return err
+	}
+	return decodeResponse(resp, v)
+}
