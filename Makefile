@@ -65,6 +65,11 @@ fuzz: ## Fuzz the translator (FUZZ_TIME per target, 60s by default)
 test-e2e: build kube ## End-to-end tests against a real local control plane
 	go test $(GOTEST_FLAGS) -p 1 -timeout $(E2E_TIMEOUT) $(E2E_PKGS)
 
+.PHONY: bench
+bench: build kube ## The proxy's cost beside the direct upstream and a pass-through hop; translator benchmarks
+	go test -run='^$$' -bench=. -benchmem ./pkg/translate
+	go run ./test/bench -kube-bin $(KUBE_BIN) -zoo bin/kubectl-zoo -out bench/results.json
+
 .PHONY: lint
 lint: $(GORELEASER) ## gofmt, go vet, goreleaser check
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt wants to change:"; echo "$$out"; exit 1; fi
@@ -92,3 +97,11 @@ clean: dev-cluster-down ## Remove build output (keeps the cached Kubernetes buil
 .PHONY: help
 help:
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "%-18s %s\n", $$1, $$2}'
+
+.PHONY: demo
+demo: ## Two tenants on a local upstream: build, install, serve both, tell the story (proxies keep running)
+	KUBE_VERSION=$(KUBE_VERSION) hack/demo.sh up
+
+.PHONY: demo-down
+demo-down: ## Stop the demo's proxies and the dev cluster
+	KUBE_VERSION=$(KUBE_VERSION) hack/demo.sh down

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubectl-zoo/kubectl-zoo/internal/kubecluster"
+)
+
+// benchTenant is the tenant every endpoint acts as.
+const benchTenant = "bench"
+
+// endpoint is one way to reach the upstream.
+type endpoint struct {
+	name   string
+	config *rest.Config
+	// prefix turns a tenant-local namespace into the one to use on this
+	// endpoint: the upstream's for direct and pass-through, none through
+	// the translating proxy.
+	prefix string
+	// cmd is the proxy process, nil for the direct endpoint.
+	cmd *exec.Cmd
+}
+
+func (e *endpoint) ns(local string) string { return e.prefix + local }
+
+func (e *endpoint) client() (*kubernetes.Clientset, error) {
+	cfg := rest.CopyConfig(e.config)
+	cfg.QPS, cfg.Burst = -1, 0 // no client-side throttling: measure the servers
+	return kubernetes.NewForConfig(cfg)
+}
+
+// env is the running set-up: the three endpoints.
+type env struct {
+	endpoints []*endpoint
+	admin     *kubernetes.Clientset
+	cluster   *kubecluster.Cluster
+}
+
+func (e *env) close() {
+	for _, ep := range e.endpoints {
+		if ep.cmd != nil && ep.cmd.Process != nil {
+			_ = ep.cmd.Process.Signal(syscall.SIGTERM)
+			_ = ep.cmd.Wait()
+		}
+	}
+}
+
+// setUp installs kubectl-zoo, creates the tenant and starts the endpoints.
+func setUp(ctx context.Context, c config, cluster *kubecluster.Cluster, dir string) (*env, error) {
+	zoo := func(args ...string) error {
+		out, err := exec.CommandContext(ctx, c.zoo, append([]string{"--kubeconfig", cluster.Kubeconfig}, args...)...).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("kubectl-zoo %s: %w: %s", strings.Join(args, " "), err, out)
+		}
+		return nil
+	}
+	if err := zoo("install"); err != nil {
+		return nil, err
+	}
+	if err := zoo("tenant", "create", benchTenant); err != nil {
+		return nil, err
+	}
+	adminCfg := rest.CopyConfig(cluster.Config)
+	adminCfg.QPS, adminCfg.Burst = -1, 0 // set-up and watch writes must not be throttled
+	admin, err := kubernetes.NewForConfig(adminCfg)
+	if err != nil {
+		return nil, err
+	}
+	e := &env{admin: admin, cluster: cluster}
+
+	direct := rest.CopyConfig(cluster.Config)
+	direct.Impersonate = rest.ImpersonationConfig{UserName: "zoo:" + benchTenant + ":admin", Groups: []string{"zoo:tenant:" + benchTenant}}
+	e.endpoints = append(e.endpoints, &endpoint{name: "direct", config: direct, prefix: benchTenant + "-"})
+
+	pass, err := startPassthrough(ctx, c, cluster)
+	if err != nil {
+		e.close()
+		return nil, err
+	}
+	e.endpoints = append(e.endpoints, pass)
+
+	proxied, err := startServe(ctx, c, cluster, dir)
+	if err != nil {
+		e.close()
+		return nil, err
+	}
+	e.endpoints = append(e.endpoints, proxied)
+	return e, nil
+}
+
+// startPassthrough runs `kubectl proxy` impersonating the tenant identity, so
+// the upstream does the same authorization work as for the other two.
+func startPassthrough(ctx context.Context, c config, cluster *kubecluster.Cluster) (*endpoint, error) {
+	cmd := exec.CommandContext(ctx, filepath.Join(c.kubeBin, "kubectl"), "proxy", "--port=0",
+		"--kubeconfig", cluster.Kubeconfig,
+		"--as", "zoo:"+benchTenant+":admin", "--as-group", "zoo:tenant:"+benchTenant)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	ep := &endpoint{name: "passthrough", prefix: benchTenant + "-", cmd: cmd}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		return ep, fmt.Errorf("kubectl proxy: %w", err)
+	}
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "Starting to serve on ")
+	if !ok {
+		return ep, fmt.Errorf("kubectl proxy printed %q", line)
+	}
+	ep.config = &rest.Config{Host: "http://" + addr}
+	return ep, nil
+}
+
+// startServe runs `kubectl zoo serve` for the tenant and reads the kubeconfig
+// it writes.
+func startServe(ctx context.Context, c config, cluster *kubecluster.Cluster, dir string) (*endpoint, error) {
+	kubeconfig := filepath.Join(dir, "zoo.kubeconfig")
+	cmd := exec.CommandContext(ctx, c.zoo, "serve", "--tenant", benchTenant,
+		"--kubeconfig", cluster.Kubeconfig, "--kubeconfig-out", kubeconfig)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	ep := &endpoint{name: "proxied", cmd: cmd}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+		if err == nil {
+			if cs, err := kubernetes.NewForConfig(cfg); err == nil {
+				if _, err := cs.Discovery().ServerVersion(); err == nil {
+					ep.config = cfg
+					return ep, nil
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			return ep, errors.Join(errors.New("kubectl zoo serve did not come up in 30s"), err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// rssKiB returns the resident set size (VmRSS) and its peak (VmHWM) of the
+// endpoint's proxy process, in KiB.
+func (e *endpoint) rssKiB() (rss, peak float64, ok bool) {
+	if e.cmd == nil || e.cmd.Process == nil {
+		return 0, 0, false
+	}
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", e.cmd.Process.Pid))
+	if err != nil {
+		return 0, 0, false
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		var v float64
+		if _, err := fmt.Sscanf(line, "VmRSS: %f kB", &v); err == nil {
+			rss = v
+		}
+		if _, err := fmt.Sscanf(line, "VmHWM: %f kB", &v); err == nil {
+			peak = v
+		}
+	}
+	return rss, peak, true
+}

@@ -1,0 +1,117 @@
+// Command bench measures what kubectl-zoo costs: it starts the local upstream,
+// one tenant, and three endpoints in the same run — the upstream directly, a
+// plain pass-through hop (`kubectl proxy`, the same upstream transport and
+// UpgradeAwareHandler without translation) and `kubectl zoo serve` — runs the
+// same client code against each, and prints one table of the figures and
+// their ratios. Only ratios from one run mean anything on a shared machine.
+//
+//	go run ./test/bench -out bench/results.json
+//
+// `make bench` runs it (after building the binaries it needs).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/kubectl-zoo/kubectl-zoo/internal/kubecluster"
+)
+
+// config holds the sizes of the workloads.
+type config struct {
+	kubeBin, zoo, out      string
+	reps                   int
+	getRequests            int
+	getClients             int
+	getDuration            time.Duration
+	listItems              int
+	createClients, creates int
+	watchEvents            int
+	openWatches            int
+	tenantCreates          int
+}
+
+func main() {
+	var c config
+	flag.StringVar(&c.kubeBin, "kube-bin", os.Getenv("ZOO_KUBE_BIN"), "directory with the control-plane binaries")
+	flag.StringVar(&c.zoo, "zoo", "bin/kubectl-zoo", "the kubectl-zoo binary")
+	flag.StringVar(&c.out, "out", "bench/results.json", "where to write the figures as JSON")
+	flag.IntVar(&c.reps, "reps", 3, "repetitions of each measurement (medians are reported)")
+	flag.IntVar(&c.getRequests, "get-requests", 1000, "sequential GETs for the latency figures")
+	flag.IntVar(&c.getClients, "get-clients", 32, "concurrent clients for GET throughput")
+	flag.DurationVar(&c.getDuration, "get-duration", 10*time.Second, "how long GET throughput runs")
+	flag.IntVar(&c.listItems, "list-items", 10000, "ConfigMaps in the LIST workload")
+	flag.IntVar(&c.createClients, "create-clients", 16, "concurrent clients for CREATE throughput")
+	flag.IntVar(&c.creates, "creates", 2000, "ConfigMaps created in the CREATE workload")
+	flag.IntVar(&c.watchEvents, "watch-events", 1000, "events in the WATCH latency workload")
+	flag.IntVar(&c.openWatches, "open-watches", 1000, "watches held open at once")
+	flag.IntVar(&c.tenantCreates, "tenant-creates", 10, "`kubectl zoo tenant create` runs")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, c); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, c config) error {
+	if c.kubeBin == "" {
+		return fmt.Errorf("set -kube-bin or ZOO_KUBE_BIN (make bench does)")
+	}
+	zoo, err := filepath.Abs(c.zoo)
+	if err != nil {
+		return err
+	}
+	c.zoo = zoo
+	dir, err := os.MkdirTemp("", "zoo-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+
+	start := time.Now()
+	cluster, err := kubecluster.Start(ctx, kubecluster.Options{BinDir: c.kubeBin, Dir: filepath.Join(dir, "cluster")})
+	if err != nil {
+		return err
+	}
+	defer cluster.Stop()
+	logf("cluster ready in %s", time.Since(start).Round(time.Millisecond))
+
+	env, err := setUp(ctx, c, cluster, dir)
+	if err != nil {
+		return err
+	}
+	defer env.close()
+
+	var results []result
+	for _, w := range workloads {
+		logf("workload %s", w.name)
+		t0 := time.Now()
+		rs, err := w.run(ctx, c, env)
+		logf("workload %s took %s", w.name, time.Since(t0).Round(time.Millisecond))
+		if err != nil {
+			return fmt.Errorf("workload %s: %w", w.name, err)
+		}
+		results = append(results, rs...)
+	}
+	tenantCreate, err := measureTenantCreate(ctx, c, cluster)
+	if err != nil {
+		return err
+	}
+	results = append(results, tenantCreate)
+
+	printTable(os.Stdout, results)
+	return writeJSON(c.out, results)
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"text/tabwriter"
+	"time"
+)
+
+// result is one figure measured on the three endpoints; nil where it does
+// not apply (the direct endpoint has no proxy process to measure).
+type result struct {
+	Workload    string   `json:"workload"`
+	Metric      string   `json:"metric"`
+	Unit        string   `json:"unit"`
+	Direct      *float64 `json:"direct"`
+	Passthrough *float64 `json:"passthrough"`
+	Proxied     *float64 `json:"proxied"`
+	// HigherIsBetter tells how to read the ratios.
+	HigherIsBetter bool `json:"higherIsBetter"`
+}
+
+func (r *result) set(endpoint string, v float64) {
+	switch endpoint {
+	case "direct":
+		r.Direct = &v
+	case "passthrough":
+		r.Passthrough = &v
+	case "proxied":
+		r.Proxied = &v
+	}
+}
+
+// percentile returns the p-th percentile (0..100) of ds, nearest rank.
+func percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(p/100*float64(len(s))+0.5) - 1
+	return s[max(0, min(i, len(s)-1))]
+}
+
+func median(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func ratio(a, b *float64) string {
+	if a == nil || b == nil || *b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx", *a / *b)
+}
+
+func cell(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", *v)
+}
+
+// printTable prints the figures with the ratios proxied/direct and
+// proxied/pass-through.
+func printTable(w io.Writer, results []result) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "WORKLOAD\tMETRIC\tUNIT\tDIRECT\tPASSTHROUGH\tPROXIED\tPROXIED/DIRECT\tPROXIED/PASSTHROUGH")
+	for _, r := range results {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Workload, r.Metric, r.Unit,
+			cell(r.Direct), cell(r.Passthrough), cell(r.Proxied), ratio(r.Proxied, r.Direct), ratio(r.Proxied, r.Passthrough))
+	}
+	_ = tw.Flush()
+}
+
+func writeJSON(path string, results []result) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(results, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
