@@ -32,7 +32,7 @@ func do(t *testing.T, c *http.Client, method, url string, header map[string]stri
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	if body != "" {
+	if body != "" && req.Header.Get("Content-Type") == "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := c.Do(req)
