@@ -16,7 +16,9 @@ TOOLS_BIN := $(CACHE)/tools
 GORELEASER := $(TOOLS_BIN)/goreleaser-$(GORELEASER_VERSION)
 DEV_DIR := $(ROOT)/.zoo-dev
 
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
+# A release tag (v1.2.3) when there is one, else v0.0.0-<commit>, so the
+# version is always semver with a leading v.
+VERSION ?= $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null || echo v0.0.0-$$(git rev-parse --short HEAD 2>/dev/null || echo dev))
 COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 LDFLAGS := -s -w -X github.com/kubectl-zoo/kubectl-zoo/pkg/cmd.version=$(VERSION) \
