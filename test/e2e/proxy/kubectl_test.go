@@ -3,9 +3,6 @@ package proxy_test
 import (
 	"bufio"
 	"context"
-	"fmt"
-	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,12 +115,12 @@ func TestKubectlThroughProxy(t *testing.T) {
 		s.k(t, "-n", "shop", "cp", src, pod+":"+dir+"/hello.txt")
 		assert.Equal(t, "copied through the proxy\n", s.k(t, "-n", "shop", "exec", pod, "--", "cat", dir+"/hello.txt"))
 	})
-	t.Run("port-forward websocket", func(t *testing.T) { portForwardEcho(t, s, "shop", "pod/"+pod, nil) })
+	t.Run("port-forward websocket", func(t *testing.T) { framework.PortForwardEcho(t, s.Kubeconfig, "shop", "pod/"+pod, "8080") })
 	t.Run("port-forward spdy", func(t *testing.T) {
-		portForwardEcho(t, s, "shop", "pod/"+pod, []string{"KUBECTL_PORT_FORWARD_WEBSOCKETS=false"})
+		framework.PortForwardEcho(t, s.Kubeconfig, "shop", "pod/"+pod, "8080", "KUBECTL_PORT_FORWARD_WEBSOCKETS=false")
 	})
-	t.Run("port-forward service", func(t *testing.T) { portForwardEcho(t, s, "shop", "svc/web", nil) })
-	t.Run("attach", func(t *testing.T) { attachSees(t, s, "shop", pod) })
+	t.Run("port-forward service", func(t *testing.T) { framework.PortForwardEcho(t, s.Kubeconfig, "shop", "svc/web", "80") })
+	t.Run("attach", func(t *testing.T) { framework.AttachSees(t, s.Kubeconfig, "shop", pod) })
 	t.Run("events", func(t *testing.T) {
 		// Event messages are free text written by upstream controllers
 		// ("Successfully assigned acme-shop/web-... to kwok-node-0"); the
@@ -209,79 +206,6 @@ func watchSees(t *testing.T, s *served, args []string, action func(), want strin
 			}
 		case <-ctx.Done():
 			t.Fatalf("watch never showed %q", want)
-		}
-	}
-}
-
-// portForwardEcho forwards to port 8080 (kwok echoes) and checks that bytes
-// go there and back.
-func portForwardEcho(t *testing.T, s *served, ns, target string, env []string) {
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, framework.KubectlPath(), "--kubeconfig", s.Kubeconfig, "-n", ns,
-		"port-forward", "--address=127.0.0.1", target, ":8080")
-	if target == "svc/web" {
-		cmd.Args[len(cmd.Args)-1] = ":80"
-	}
-	cmd.Env = append(os.Environ(), env...)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	defer func() { cancel(); _ = cmd.Wait() }()
-	sc := bufio.NewScanner(stdout)
-	require.True(t, sc.Scan(), "port-forward printed nothing: %v %s", sc.Err(), stderr.String())
-	var local, remote int
-	_, err = fmt.Sscanf(sc.Text(), "Forwarding from 127.0.0.1:%d -> %d", &local, &remote)
-	require.NoError(t, err, "unexpected port-forward output %q", sc.Text())
-	go func() { _, _ = io.Copy(io.Discard, stdout) }()
-	conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", local), 10*time.Second)
-	require.NoError(t, err)
-	defer conn.Close()
-	require.NoError(t, conn.SetDeadline(time.Now().Add(30*time.Second)))
-	msg := "ping through the zoo proxy\n"
-	_, err = conn.Write([]byte(msg))
-	require.NoError(t, err)
-	got, err := bufio.NewReader(conn).ReadString('\n')
-	require.NoError(t, err, "stderr: %s", stderr.String())
-	assert.Equal(t, msg, got)
-}
-
-// attachSees attaches and appends lines to the container log until one
-// comes out of the attach stream.
-func attachSees(t *testing.T, s *served, ns, pod string) {
-	c := framework.Cluster()
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, framework.KubectlPath(), "--kubeconfig", s.Kubeconfig, "-n", ns, "attach", pod)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	defer func() { cancel(); _ = cmd.Wait() }()
-	seen := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "attached-") {
-				seen <- sc.Text()
-				return
-			}
-		}
-		close(seen)
-	}()
-	tick := time.NewTicker(500 * time.Millisecond)
-	defer tick.Stop()
-	for i := 0; ; i++ {
-		select {
-		case line, ok := <-seen:
-			require.True(t, ok, "attach ended without showing the container's output")
-			assert.Regexp(t, `^attached-\d+$`, line)
-			return
-		case <-ctx.Done():
-			t.Fatal("attach showed nothing of what the container wrote")
-		case <-tick.C:
-			require.NoError(t, c.AppendLog(fmt.Sprintf("attached-%d", i)))
 		}
 	}
 }
