@@ -30,6 +30,9 @@ type ServeOptions struct {
 	Groups        []string
 	Port          int
 	KubeconfigOut string
+	// ProfileAddress is where net/http/pprof is served (loopback only);
+	// empty turns profiling off.
+	ProfileAddress string
 
 	upstream *rest.Config
 	getter   genericclioptions.RESTClientGetter
@@ -73,6 +76,7 @@ bearer token for this run, and prints how to use it. Stop it with Ctrl-C.`,
 	cmd.Flags().StringArrayVar(&o.Groups, "group", nil, "Tenant group of the user (repeatable)")
 	cmd.Flags().IntVar(&o.Port, "port", 0, "Port on 127.0.0.1 to listen on (0 picks a free one)")
 	cmd.Flags().StringVar(&o.KubeconfigOut, "kubeconfig-out", "", "Where to write the tenant kubeconfig (default: a file in the temp directory)")
+	cmd.Flags().StringVar(&o.ProfileAddress, "profile-address", "", "Serve net/http/pprof on this loopback host:port (port 0 picks a free one; the URL is printed); off when empty")
 	return cmd
 }
 
@@ -100,6 +104,11 @@ func (o *ServeOptions) Validate() error {
 	if o.Port < 0 || o.Port > 65535 {
 		return fmt.Errorf("--port must be between 0 and 65535, not %d", o.Port)
 	}
+	if o.ProfileAddress != "" {
+		if err := localproxy.ValidateProfileAddress(o.ProfileAddress); err != nil {
+			return fmt.Errorf("--profile-address: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -112,6 +121,14 @@ func (o *ServeOptions) Run(ctx context.Context) error {
 	p, err := localproxy.New(localproxy.Config{Upstream: o.upstream, Tenant: o.Tenant, User: o.User, Groups: o.Groups, Token: token})
 	if err != nil {
 		return err
+	}
+	if o.ProfileAddress != "" {
+		prof, err := localproxy.StartProfileServer(o.ProfileAddress)
+		if err != nil {
+			return fmt.Errorf("--profile-address: %w", err)
+		}
+		defer prof.Shutdown(context.Background()) //nolint:errcheck // exiting anyway
+		fmt.Fprintf(o.Out, "Serving profiles on %s\n", prof.URL())
 	}
 	srv := localproxy.NewServer(p, "127.0.0.1:"+strconv.Itoa(o.Port))
 	if err := srv.Start(); err != nil {

@@ -30,10 +30,12 @@ func (p *Proxy) newUpstreamRequest(ctx context.Context, r *http.Request, u *tran
 	if u.Body != nil {
 		body = bytes.NewReader(u.Body)
 	}
-	req, err := http.NewRequestWithContext(ctx, u.Method, p.upstreamURL(path, query).String(), body)
+	req, err := http.NewRequestWithContext(ctx, u.Method, "/", body)
 	if err != nil {
 		return nil, err
 	}
+	req.URL = p.upstreamURL(path, query) // no String and Parse round trip
+	req.Host = req.URL.Host
 	for _, name := range passRequestHeaders {
 		if v := r.Header.Values(name); len(v) > 0 {
 			req.Header[name] = v

@@ -25,10 +25,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &recorder{ResponseWriter: w, code: http.StatusOK}
 	verb, resource := strings.ToLower(r.Method), r.URL.Path
-	defer func() {
-		klog.V(2).InfoS("request", "tenant", p.tenant.Name(), "verb", verb, "resource", resource,
-			"path", r.URL.Path, "code", rec.code, "latency", time.Since(start).Round(time.Microsecond))
-	}()
+	if v := klog.V(2); v.Enabled() { // no arguments to box at lower levels
+		defer func() {
+			v.InfoS("request", "tenant", p.tenant.Name(), "verb", verb, "resource", resource,
+				"path", r.URL.Path, "code", rec.code, "latency", time.Since(start).Round(time.Microsecond))
+		}()
+	}
 	if !p.authenticated(r) {
 		writeStatus(rec, &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnauthorized,
 			Reason: metav1.StatusReasonUnauthorized, Message: "Unauthorized: present the bearer token of the kubeconfig `kubectl zoo serve` wrote"})

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	apiproxy "k8s.io/apimachinery/pkg/util/proxy"
@@ -32,8 +31,10 @@ type Proxy struct {
 	own       *http.Client // the caller's own identity (namespace lists, discovery)
 	scopes    *scopeCache
 
-	closing   chan struct{}
-	closeOnce sync.Once
+	// closing ends with Close: every watch context is derived from it
+	// with context.AfterFunc (no goroutine per watch).
+	closing   context.Context
+	closeFunc context.CancelFunc
 }
 
 // New returns the Proxy for cfg.
@@ -70,8 +71,8 @@ func New(cfg Config) (*Proxy, error) {
 		rt:        rt,
 		upgradeRT: upgradeRT,
 		own:       own,
-		closing:   make(chan struct{}),
 	}
+	p.closing, p.closeFunc = context.WithCancel(context.Background())
 	p.scopes = newScopeCache(p)
 	p.tr = translate.New(tenant, translate.Options{Scopes: p.scopes, Shared: &sharedLookup{p: p}})
 	return p, nil
@@ -108,21 +109,13 @@ func (p *Proxy) Translator() *translate.Translator { return p.tr }
 
 // Close ends every watch the proxy is serving; other requests are not
 // affected. Server.Shutdown calls it.
-func (p *Proxy) Close() {
-	p.closeOnce.Do(func() { close(p.closing) })
-}
+func (p *Proxy) Close() { p.closeFunc() }
 
 // watchContext returns a context that ends with ctx or when the proxy closes.
 func (p *Proxy) watchContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
-	go func() {
-		select {
-		case <-p.closing:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, cancel
+	stop := context.AfterFunc(p.closing, cancel)
+	return ctx, func() { stop(); cancel() }
 }
 
 // upstreamURL returns the upstream URL of path and query.

@@ -39,6 +39,14 @@ func cachedTopKeys(r *KindRule) map[string]bool {
 // others (a ConfigMap's data, a Pod's status, uid, resourceVersion, ...) are
 // copied byte for byte, in their original order.
 func (t *Translator) objectOutRaw(rule *KindRule, raw []byte, buf *bytes.Buffer) error {
+	if done, err := t.objectOutNamespaced(rule, raw, buf); done {
+		return err
+	}
+	return t.objectOutFields(rule, raw, buf)
+}
+
+// objectOutFields is objectOutRaw without the namespace-only fast path.
+func (t *Translator) objectOutFields(rule *KindRule, raw []byte, buf *bytes.Buffer) error {
 	want := cachedTopKeys(rule)
 	fields := make([]rawField, 0, 8)
 	partial := make(map[string]any, len(want))

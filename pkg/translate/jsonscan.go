@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"sync"
 )
 
 // The hot paths (lists, watch streams) need the boundaries of JSON values far
@@ -119,7 +120,8 @@ var commonKeys = func() map[string]string {
 	for _, k := range []string{"apiVersion", "kind", "metadata", "spec", "status", "data", "binaryData",
 		"immutable", "type", "object", "items", "name", "namespace", "uid", "resourceVersion", "generation",
 		"creationTimestamp", "deletionTimestamp", "labels", "annotations", "ownerReferences", "finalizers",
-		"managedFields", "generateName", "selfLink", "continue", "remainingItemCount"} {
+		"managedFields", "generateName", "selfLink", "continue", "remainingItemCount",
+		"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR", "v1", "ConfigMap", "Secret"} {
 		m[k] = k
 	}
 	return m
@@ -198,8 +200,22 @@ type jsonStream struct {
 	eof bool
 }
 
+// streamBufs recycles the read buffers of jsonStreams (32 KiB each; one per
+// request and per open watch).
+var streamBufs = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
+
 func newJSONStream(r io.Reader) *jsonStream {
-	return &jsonStream{r: r, buf: make([]byte, 0, 32<<10)}
+	return &jsonStream{r: r, buf: (*streamBufs.Get().(*[]byte))[:0]}
+}
+
+// release returns the read buffer to the pool (unless it grew past 1 MiB);
+// the stream must not be used afterwards.
+func (s *jsonStream) release() {
+	if cap(s.buf) <= 1<<20 {
+		b := s.buf[:0]
+		streamBufs.Put(&b)
+	}
+	s.buf = nil
 }
 
 // fill reads more input, dropping what was consumed.

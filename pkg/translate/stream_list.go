@@ -5,54 +5,92 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // TranslateList translates an upstream list response (or a Table, a Status,
 // a single object) from in to out. List items and Table rows are read,
 // translated and written one at a time, so memory stays bounded by the
 // largest item; other top-level fields are small and kept until the first
-// items/rows key. Items that are not the tenant's are dropped.
+// items/rows key. Items that are not the tenant's are dropped. A single
+// object goes through objectOutRaw: only the fields translation touches are
+// decoded, the rest is copied byte for byte.
 func (t *Translator) TranslateList(rule *KindRule, in io.Reader, out io.Writer) error {
 	s := newJSONStream(in)
+	defer s.release()
 	if err := s.expect('{'); err != nil {
 		return malformed(err)
 	}
-	head := map[string]any{}
-	var order []string
+	var fields []rawField
+	kind := ""
 	more, err := s.first('}')
 	for err == nil && more {
 		var key string
 		if key, err = s.key(); err != nil {
 			break
 		}
-		if key == "items" || (key == "rows" && str(head, "kind") == "Table") {
+		if key == "items" || (key == "rows" && kind == "Table") {
+			head, order, err := decodeHead(fields)
+			if err != nil {
+				return err
+			}
 			return t.streamRest(rule, s, out, head, order, key)
 		}
 		var raw []byte
 		if raw, err = s.value(); err != nil {
 			break
 		}
-		v, decErr := decodeAny(raw)
-		if decErr != nil {
-			return decErr
+		if key == "kind" {
+			if v, decErr := decodeAny(raw); decErr == nil {
+				kind, _ = v.(string)
+			}
 		}
-		head[key] = v
-		order = append(order, key)
+		fields = append(fields, rawField{key: key, raw: bytes.Clone(raw)})
 		more, err = s.next('}')
 	}
 	if err != nil {
 		return malformed(err)
 	}
-	if err := t.TranslateDocument(rule, head); err != nil {
-		return err
-	}
 	buf := getBuf()
 	defer putBuf(buf)
-	if err := encodeJSON(buf, head); err != nil {
-		return err
+	if strings.HasSuffix(kind, "List") { // a list without items
+		head, _, err := decodeHead(fields)
+		if err != nil {
+			return err
+		}
+		if err := t.TranslateDocument(rule, head); err != nil {
+			return err
+		}
+		if err := encodeJSON(buf, head); err != nil {
+			return err
+		}
+	} else {
+		obj := getBuf()
+		defer putBuf(obj)
+		if err := writeRawObject(obj, fields, nil, nil); err != nil {
+			return err
+		}
+		if err := t.objectOutRaw(rule, obj.Bytes(), buf); err != nil {
+			return err
+		}
 	}
 	_, err = out.Write(buf.Bytes())
 	return err
+}
+
+// decodeHead decodes the top-level fields read before a list's items.
+func decodeHead(fields []rawField) (map[string]any, []string, error) {
+	head := make(map[string]any, len(fields))
+	order := make([]string, 0, len(fields))
+	for _, f := range fields {
+		v, err := decodeAny(f.raw)
+		if err != nil {
+			return nil, nil, err
+		}
+		head[f.key] = v
+		order = append(order, f.key)
+	}
+	return head, order, nil
 }
 
 func malformed(err error) error {

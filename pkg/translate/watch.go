@@ -22,7 +22,9 @@ type WatchEvent struct {
 // carry a rewritten Status, BOOKMARKs map their apiVersion. Each event is
 // written with one Write and flushed at once.
 func (t *Translator) TranslateWatch(rule *KindRule, in io.Reader, out io.Writer) error {
-	s := newJSONStream(in)
+	// A watch holds its buffers while it is open (a thousand watches, a
+	// thousand buffers): start small, they grow to the largest event.
+	s := &jsonStream{r: in, buf: make([]byte, 0, 4<<10)}
 	buf := getBuf()
 	defer putBuf(buf)
 	flusher, _ := out.(Flusher)
@@ -40,6 +42,10 @@ func (t *Translator) TranslateWatch(rule *KindRule, in io.Reader, out io.Writer)
 		if err := forEachField(frame, func(k string, v []byte) error {
 			switch k {
 			case "type":
+				if t, ok := plainString(v); ok {
+					ev.Type = t // interned: ADDED, MODIFIED, ... are common keys
+					return nil
+				}
 				return json.Unmarshal(v, &ev.Type)
 			case "object":
 				ev.Object = v
@@ -50,7 +56,7 @@ func (t *Translator) TranslateWatch(rule *KindRule, in io.Reader, out io.Writer)
 		}
 		buf.Reset()
 		buf.WriteString(`{"type":`)
-		writeJSONString(buf, ev.Type)
+		appendJSONString(buf, ev.Type)
 		buf.WriteString(`,"object":`)
 		if ev.Type == "ERROR" {
 			obj, err := t.TranslateEvent(rule, ev)
@@ -90,9 +96,4 @@ func (t *Translator) TranslateEvent(rule *KindRule, ev WatchEvent) (map[string]a
 		return nil, err
 	}
 	return obj, nil
-}
-
-func writeJSONString(buf interface{ Write([]byte) (int, error) }, s string) {
-	b, _ := json.Marshal(s)
-	_, _ = buf.Write(b)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,6 +33,8 @@ type endpoint struct {
 	prefix string
 	// cmd is the proxy process, nil for the direct endpoint.
 	cmd *exec.Cmd
+	// profiles is the proxy's net/http/pprof base URL, when it serves one.
+	profiles string
 }
 
 func (e *endpoint) ns(local string) string { return e.prefix + local }
@@ -128,17 +131,32 @@ func startPassthrough(ctx context.Context, c config, cluster *kubecluster.Cluste
 	return ep, nil
 }
 
-// startServe runs `kubectl zoo serve` for the tenant and reads the kubeconfig
-// it writes.
+// startServe runs `kubectl zoo serve` for the tenant with profiling on a free
+// loopback port, reads the profile URL from its output and the kubeconfig it
+// writes.
 func startServe(ctx context.Context, c config, cluster *kubecluster.Cluster, dir string) (*endpoint, error) {
 	kubeconfig := filepath.Join(dir, "zoo.kubeconfig")
 	cmd := exec.CommandContext(ctx, c.zoo, "serve", "--tenant", benchTenant,
-		"--kubeconfig", cluster.Kubeconfig, "--kubeconfig-out", kubeconfig)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		"--kubeconfig", cluster.Kubeconfig, "--kubeconfig-out", kubeconfig, "--profile-address", "127.0.0.1:0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	ep := &endpoint{name: "proxied", cmd: cmd}
+	profiles := make(chan string, 1)
+	go func() { // echo serve's output, noting the profile URL
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			fmt.Fprintln(os.Stderr, sc.Text())
+			if u, ok := strings.CutPrefix(sc.Text(), "Serving profiles on "); ok {
+				profiles <- strings.TrimSpace(u)
+			}
+		}
+	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
@@ -146,6 +164,11 @@ func startServe(ctx context.Context, c config, cluster *kubecluster.Cluster, dir
 			if cs, err := kubernetes.NewForConfig(cfg); err == nil {
 				if _, err := cs.Discovery().ServerVersion(); err == nil {
 					ep.config = cfg
+					select { // printed before the kubeconfig was written
+					case ep.profiles = <-profiles:
+					case <-time.After(5 * time.Second):
+						return ep, errors.New("kubectl zoo serve printed no profile URL")
+					}
 					return ep, nil
 				}
 			}
@@ -155,6 +178,29 @@ func startServe(ctx context.Context, c config, cluster *kubecluster.Cluster, dir
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// goroutines returns the proxy's goroutine count from its profile endpoint
+// (the first line of goroutine?debug=1: "goroutine profile: total N").
+func (e *endpoint) goroutines(ctx context.Context) (float64, bool) {
+	if e.profiles == "" {
+		return 0, false
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.profiles+"goroutine?debug=1", nil)
+	if err != nil {
+		return 0, false
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, false
+	}
+	defer resp.Body.Close()
+	line, _ := bufio.NewReader(resp.Body).ReadString('\n')
+	var n float64
+	if _, err := fmt.Sscanf(line, "goroutine profile: total %f", &n); err != nil {
+		return 0, false
+	}
+	return n, true
 }
 
 // rssKiB returns the resident set size (VmRSS) and its peak (VmHWM) of the

@@ -136,9 +136,9 @@ func awaitAdded(arrivals <-chan arrival, name string) (time.Time, error) {
 }
 
 // runOpenWatches holds many watches open through each proxy at once and
-// reads the proxy's memory.
+// reads the proxy's memory and (where it serves profiles) goroutine count.
 func runOpenWatches(ctx context.Context, c config, e *env) ([]result, error) {
-	measured := map[string]map[string]float64{"rss": {}}
+	measured := map[string]map[string]float64{"rss": {}, "goroutines": {}}
 	for _, ep := range e.endpoints {
 		if ep.cmd == nil {
 			continue
@@ -161,12 +161,16 @@ func runOpenWatches(ctx context.Context, c config, e *env) ([]result, error) {
 		if rss, _, ok := ep.rssKiB(); ok {
 			measured["rss"][ep.name] = rss / 1024
 		}
+		if n, ok := ep.goroutines(ctx); ok {
+			measured["goroutines"][ep.name] = n
+		}
 		for _, w := range watches {
 			w.Stop()
 		}
 		cancel()
 	}
-	return results(fmt.Sprintf("%d watches open", c.openWatches), measured, result{Metric: "rss", Unit: "MiB"}), nil
+	return results(fmt.Sprintf("%d watches open", c.openWatches), measured, result{Metric: "rss", Unit: "MiB"},
+		result{Metric: "goroutines", Unit: "count"}), nil
 }
 
 // measureTenantCreate times `kubectl zoo tenant create` (median of
