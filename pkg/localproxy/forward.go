@@ -71,6 +71,9 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") && u.Response != translate.ResponseRaw {
 		w.Header().Set("Content-Type", "application/json")
 	}
+	if isClusterRoleBindings(u) && resp.StatusCode/100 == 2 { // crb_restore.go: subjects back from their annotation
+		resp.Body = p.restoreSubjects(resp.Body)
+	}
 	if isNamespaceCreate(u) && resp.StatusCode/100 == 2 {
 		resp.Body = p.afterNamespaceCreate(ctx, w, resp.Body)
 	}

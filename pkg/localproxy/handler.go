@@ -59,6 +59,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	verb, resource = describe(u)
+	if !upgrade && p.serveClusterRoleBindings(rec, r, u, body) { // crb.go
+		return
+	}
 	switch {
 	case upgrade:
 		p.serveUpgrade(rec, r, u)

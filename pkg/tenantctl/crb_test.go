@@ -1,12 +1,14 @@
 package tenantctl
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -58,4 +60,49 @@ func TestClusterRoleBindingStorage(t *testing.T) {
 	assert.Error(t, err)
 	_, err = StoredSubjects(&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{SubjectsAnnotation: "{"}}})
 	assert.Error(t, err)
+}
+
+func TestMaterializedNames(t *testing.T) {
+	acme := translate.MustTenant("acme")
+	long := "acme-" + strings.Repeat("x", 70)
+	for _, tc := range []struct {
+		name, crb, wantRB string
+		hashed            bool
+	}{
+		{"plain", "acme-readers", "zoo-crb-acme-readers", false},
+		{"colon", "acme-system:coredns", "zoo-crb-acme-system:coredns", true},
+		{"longer than a label", long, "zoo-crb-" + long, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stored, err := StoreClusterRoleBinding(acme, &rbacv1.ClusterRoleBinding{
+				ObjectMeta: metav1.ObjectMeta{Name: tc.crb},
+				RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "acme-view"},
+			})
+			require.NoError(t, err)
+			rb, err := MaterializeClusterRoleBinding(acme, stored, "acme-default")
+			require.NoError(t, err)
+			assert.Equal(t, tc.wantRB, rb.Name)
+			value := rb.Labels[MaterializedFromLabel]
+			assert.Equal(t, MaterializedLabelValue(tc.crb), value)
+			assert.Empty(t, validation.IsValidLabelValue(value), "a valid label value")
+			assert.Equal(t, tc.hashed, value != tc.crb)
+			assert.True(t, strings.HasPrefix(rb.Name, MaterializedPrefix))
+		})
+	}
+	assert.NotEqual(t, MaterializedLabelValue("acme-a:b"), MaterializedLabelValue("acme-a:c"))
+
+	t.Run("generateName", func(t *testing.T) {
+		stored, err := StoreClusterRoleBinding(acme, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{GenerateName: "acme-r-"}})
+		require.NoError(t, err)
+		assert.Equal(t, "acme-r-", stored.GenerateName)
+		_, err = StoreClusterRoleBinding(acme, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{GenerateName: "beta-r-"}})
+		assert.ErrorContains(t, err, "generateName")
+	})
+	t.Run("no subjects", func(t *testing.T) {
+		stored, err := StoreClusterRoleBinding(acme, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "acme-none"}})
+		require.NoError(t, err)
+		got, err := StoredSubjects(stored)
+		require.NoError(t, err)
+		assert.Empty(t, got)
+	})
 }

@@ -1,0 +1,265 @@
+package localproxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// grClusterRoleBindings is the resource of ClusterRoleBindings.
+var grClusterRoleBindings = schema.GroupResource{Group: rbacv1.GroupName, Resource: "clusterrolebindings"}
+
+// isClusterRoleBindings reports whether u addresses ClusterRoleBindings (the
+// resource itself, not a subresource).
+func isClusterRoleBindings(u *translate.UpstreamRequest) bool {
+	i := u.Info
+	return i.IsResourceRequest && i.APIGroup == rbacv1.GroupName && i.Resource == grClusterRoleBindings.Resource &&
+		i.Subresource == "" && u.Response == translate.ResponseObjects
+}
+
+// restoreSubjects wraps an upstream JSON answer about ClusterRoleBindings
+// (an object, a list, a Table, a Status or a watch stream) so that the
+// tenant's bindings read with their subjects back from
+// tenantctl.SubjectsAnnotation, in upstream names: the translator then maps
+// them like any subjects. It reads one JSON document (one watch event) at a
+// time, so watches stay streamed, and starts no goroutine.
+func (p *Proxy) restoreSubjects(body io.ReadCloser) io.ReadCloser {
+	dec := json.NewDecoder(body)
+	dec.UseNumber()
+	return &restoringReader{p: p, body: body, dec: dec}
+}
+
+// restoringReader is the io.ReadCloser of restoreSubjects.
+type restoringReader struct {
+	p    *Proxy
+	body io.ReadCloser
+	dec  *json.Decoder
+	buf  bytes.Buffer
+	err  error
+}
+
+// Read returns the rewritten documents.
+func (r *restoringReader) Read(b []byte) (int, error) {
+	for r.buf.Len() == 0 {
+		if r.err != nil {
+			return 0, r.err
+		}
+		var doc any
+		if err := r.dec.Decode(&doc); err != nil {
+			r.err = err
+			continue
+		}
+		if m, ok := doc.(map[string]any); ok {
+			r.p.restoreDocument(m)
+		}
+		enc := json.NewEncoder(&r.buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(doc); err != nil {
+			r.err = err
+		}
+	}
+	return r.buf.Read(b)
+}
+
+// Close closes the upstream body.
+func (r *restoringReader) Close() error { return r.body.Close() }
+
+// restoreDocument restores the subjects in one upstream document, in place.
+func (p *Proxy) restoreDocument(doc map[string]any) {
+	switch kind, _ := doc["kind"].(string); kind {
+	case "ClusterRoleBinding":
+		p.restoreObject(doc)
+	case "ClusterRoleBindingList":
+		items, _ := doc["items"].([]any)
+		for _, it := range items {
+			if obj, ok := it.(map[string]any); ok {
+				p.restoreObject(obj)
+			}
+		}
+	case "Table":
+		p.restoreTable(doc)
+	case "":
+		// A watch event: {"type": ..., "object": {...}}.
+		if obj, ok := doc["object"].(map[string]any); ok {
+			if _, typed := doc["type"]; typed {
+				p.restoreDocument(obj)
+			}
+		}
+	}
+}
+
+// ownedMeta returns the metadata of an upstream ClusterRoleBinding (or its
+// PartialObjectMetadata) and its stored subjects annotation, if it is a
+// stored binding of this proxy's tenant. Others are left to the translator,
+// which drops them.
+func (p *Proxy) ownedMeta(obj map[string]any) (meta map[string]any, annotation string, ok bool) {
+	meta, _ = obj["metadata"].(map[string]any)
+	labels, _ := meta["labels"].(map[string]any)
+	annotations, _ := meta["annotations"].(map[string]any)
+	annotation, stored := annotations[tenantctl.SubjectsAnnotation].(string)
+	name, _ := meta["name"].(string)
+	if !stored || labels[translate.TenantLabel] != p.tenant.Name() || !p.tenant.Owns(name) {
+		return nil, "", false
+	}
+	return meta, annotation, true
+}
+
+// restoreObject gives a stored ClusterRoleBinding (or its
+// PartialObjectMetadata) its subjects back and removes the annotation.
+func (p *Proxy) restoreObject(obj map[string]any) {
+	meta, annotation, ok := p.ownedMeta(obj)
+	if !ok {
+		return
+	}
+	hideSubjectsAnnotation(meta)
+	if kind, _ := obj["kind"].(string); kind == "PartialObjectMetadata" {
+		return
+	}
+	subjects, err := decodeStoredSubjects(meta, annotation)
+	if err != nil {
+		klog.ErrorS(err, "reading the subjects of a tenant ClusterRoleBinding", "tenant", p.tenant.Name())
+		return
+	}
+	if len(subjects) > 0 {
+		obj["subjects"] = subjects
+	} else {
+		delete(obj, "subjects")
+	}
+}
+
+// decodeStoredSubjects decodes the annotation with tenantctl.StoredSubjects
+// into the generic form of a decoded document.
+func decodeStoredSubjects(meta map[string]any, annotation string) ([]any, error) {
+	name, _ := meta["name"].(string)
+	subjects, err := tenantctl.StoredSubjects(&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{
+		Name: name, Annotations: map[string]string{tenantctl.SubjectsAnnotation: annotation}}})
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(subjects)
+	if err != nil {
+		return nil, err
+	}
+	var out []any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// hideSubjectsAnnotation removes the annotation, and its trace in
+// managedFields, from the metadata the tenant sees.
+func hideSubjectsAnnotation(meta map[string]any) {
+	annotations, _ := meta["annotations"].(map[string]any)
+	delete(annotations, tenantctl.SubjectsAnnotation)
+	if len(annotations) == 0 {
+		delete(meta, "annotations")
+	}
+	entries, _ := meta["managedFields"].([]any)
+	for _, e := range entries {
+		entry, _ := e.(map[string]any)
+		fields, _ := entry["fieldsV1"].(map[string]any)
+		fm, _ := fields["f:metadata"].(map[string]any)
+		fa, _ := fm["f:annotations"].(map[string]any)
+		if fa == nil {
+			continue
+		}
+		delete(fa, "f:"+tenantctl.SubjectsAnnotation)
+		if len(fa) == 0 {
+			delete(fm, "f:annotations")
+		}
+	}
+}
+
+// subjectColumns are the Table columns of a ClusterRoleBinding that the
+// upstream fills from what it stores (kubectl's printer: Role, and with -o
+// wide Users, Groups, ServiceAccounts).
+var subjectColumns = []string{"Role", "Users", "Groups", "ServiceAccounts"}
+
+// restoreTable fills the Role and subject cells of each row of the tenant's
+// bindings with the tenant's names (the translator maps only the name and
+// namespace cells) and restores the embedded objects.
+func (p *Proxy) restoreTable(table map[string]any) {
+	col := map[string]int{}
+	defs, _ := table["columnDefinitions"].([]any)
+	for i, d := range defs {
+		def, _ := d.(map[string]any)
+		name, _ := def["name"].(string)
+		for _, want := range subjectColumns {
+			if name == want {
+				col[want] = i
+			}
+		}
+	}
+	rows, _ := table["rows"].([]any)
+	for _, r := range rows {
+		row, _ := r.(map[string]any)
+		obj, _ := row["object"].(map[string]any)
+		if obj == nil {
+			continue
+		}
+		cells, _ := row["cells"].([]any)
+		if meta, annotation, ok := p.ownedMeta(obj); ok {
+			p.fillCells(cells, col, meta, annotation)
+		}
+		p.restoreObject(obj)
+	}
+}
+
+// fillCells rewrites the cells of one row: the binding is rebuilt from the
+// Role cell and the stored subjects and translated like any binding.
+func (p *Proxy) fillCells(cells []any, col map[string]int, meta map[string]any, annotation string) {
+	subjects, err := decodeStoredSubjects(meta, annotation)
+	if err != nil {
+		return
+	}
+	crb := map[string]any{"apiVersion": rbacv1.SchemeGroupVersion.String(), "kind": "ClusterRoleBinding",
+		"metadata": map[string]any{"name": meta["name"], "labels": map[string]any{translate.TenantLabel: p.tenant.Name()}},
+		"subjects": subjects}
+	if i, ok := col["Role"]; ok && i < len(cells) {
+		if s, _ := cells[i].(string); s != "" {
+			kind, name, _ := strings.Cut(s, "/")
+			crb["roleRef"] = map[string]any{"apiGroup": rbacv1.GroupName, "kind": kind, "name": name}
+		}
+	}
+	if err := p.tr.ObjectToTenant(grClusterRoleBindings, crb); err != nil {
+		return
+	}
+	var users, groups, sas []string
+	list, _ := crb["subjects"].([]any)
+	for _, s := range list {
+		subj, _ := s.(map[string]any)
+		name, _ := subj["name"].(string)
+		switch subj["kind"] {
+		case rbacv1.UserKind:
+			users = append(users, name)
+		case rbacv1.GroupKind:
+			groups = append(groups, name)
+		case rbacv1.ServiceAccountKind:
+			ns, _ := subj["namespace"].(string)
+			sas = append(sas, ns+"/"+name)
+		}
+	}
+	set := func(column, value string) {
+		if i, ok := col[column]; ok && i < len(cells) {
+			cells[i] = value
+		}
+	}
+	if ref, ok := crb["roleRef"].(map[string]any); ok {
+		kind, _ := ref["kind"].(string)
+		name, _ := ref["name"].(string)
+		set("Role", kind+"/"+name)
+	}
+	set("Users", strings.Join(users, ", "))
+	set("Groups", strings.Join(groups, ", "))
+	set("ServiceAccounts", strings.Join(sas, ", "))
+}
