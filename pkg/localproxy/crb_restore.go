@@ -185,9 +185,10 @@ func hideSubjectsAnnotation(meta map[string]any) {
 // wide Users, Groups, ServiceAccounts).
 var subjectColumns = []string{"Role", "Users", "Groups", "ServiceAccounts"}
 
-// restoreTable fills the Role and subject cells of each row of the tenant's
-// bindings with the tenant's names (the translator maps only the name and
-// namespace cells) and restores the embedded objects.
+// restoreTable fills the subject cells of each row of the tenant's bindings
+// with the stored subjects, in their upstream names as the upstream would
+// have shown them (the translator then maps these cells, and the Role cell,
+// as it does for any binding), and restores the embedded objects.
 func (p *Proxy) restoreTable(table map[string]any) {
 	col := map[string]int{}
 	defs, _ := table["columnDefinitions"].([]any)
@@ -209,34 +210,22 @@ func (p *Proxy) restoreTable(table map[string]any) {
 		}
 		cells, _ := row["cells"].([]any)
 		if meta, annotation, ok := p.ownedMeta(obj); ok {
-			p.fillCells(cells, col, meta, annotation)
+			fillCells(cells, col, meta, annotation)
 		}
 		p.restoreObject(obj)
 	}
 }
 
-// fillCells rewrites the cells of one row: the binding is rebuilt from the
-// Role cell and the stored subjects and translated like any binding.
-func (p *Proxy) fillCells(cells []any, col map[string]int, meta map[string]any, annotation string) {
+// fillCells writes the stored subjects of one row into its subject cells,
+// as the API server's printer writes them ("ns/name" for ServiceAccounts,
+// entries joined with ", ").
+func fillCells(cells []any, col map[string]int, meta map[string]any, annotation string) {
 	subjects, err := decodeStoredSubjects(meta, annotation)
 	if err != nil {
 		return
 	}
-	crb := map[string]any{"apiVersion": rbacv1.SchemeGroupVersion.String(), "kind": "ClusterRoleBinding",
-		"metadata": map[string]any{"name": meta["name"], "labels": map[string]any{translate.TenantLabel: p.tenant.Name()}},
-		"subjects": subjects}
-	if i, ok := col["Role"]; ok && i < len(cells) {
-		if s, _ := cells[i].(string); s != "" {
-			kind, name, _ := strings.Cut(s, "/")
-			crb["roleRef"] = map[string]any{"apiGroup": rbacv1.GroupName, "kind": kind, "name": name}
-		}
-	}
-	if err := p.tr.ObjectToTenant(grClusterRoleBindings, crb); err != nil {
-		return
-	}
 	var users, groups, sas []string
-	list, _ := crb["subjects"].([]any)
-	for _, s := range list {
+	for _, s := range subjects {
 		subj, _ := s.(map[string]any)
 		name, _ := subj["name"].(string)
 		switch subj["kind"] {
@@ -253,11 +242,6 @@ func (p *Proxy) fillCells(cells []any, col map[string]int, meta map[string]any, 
 		if i, ok := col[column]; ok && i < len(cells) {
 			cells[i] = value
 		}
-	}
-	if ref, ok := crb["roleRef"].(map[string]any); ok {
-		kind, _ := ref["kind"].(string)
-		name, _ := ref["name"].(string)
-		set("Role", kind+"/"+name)
 	}
 	set("Users", strings.Join(users, ", "))
 	set("Groups", strings.Join(groups, ", "))

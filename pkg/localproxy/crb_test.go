@@ -178,7 +178,8 @@ func TestRestoreDocument(t *testing.T) {
 		{"list", `{"kind":"ClusterRoleBindingList","items":[` + obj + `,` + foreign + `]}`, []string{`"name":"zoo:acme:dev"`, "zoo.kubectl-zoo.io/subjects"}, nil},
 		{"watch event", `{"type":"ADDED","object":` + obj + "}\n" + `{"type":"DELETED","object":` + obj + "}", []string{`"name":"zoo:acme:dev"}]},"type":"ADDED"}`, `"name":"zoo:acme:dev"}]},"type":"DELETED"}`}, []string{"annotations"}},
 		{"foreign untouched", foreign, []string{"zoo.kubectl-zoo.io/subjects"}, []string{`"subjects"`}},
-		{"table", table, []string{`"cells":["acme-readers","ClusterRole/reader","1m","dev","",""]`}, []string{"annotations", `"subjects"`}},
+		// Restored in upstream names; the translator maps the cells (below).
+		{"table", table, []string{`"cells":["acme-readers","ClusterRole/acme-reader","1m","zoo:acme:dev","",""]`}, []string{"annotations", `"subjects"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := io.ReadAll(p.restoreSubjects(io.NopCloser(strings.NewReader(tc.in))))
@@ -194,6 +195,20 @@ func TestRestoreDocument(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRestoredTableTranslates: a ClusterRoleBinding Table through the whole
+// read path (restore, then translate) shows the tenant's names in every cell.
+func TestRestoredTableTranslates(t *testing.T) {
+	ann := `{"zoo.kubectl-zoo.io/subjects":"[{\"kind\":\"User\",\"apiGroup\":\"rbac.authorization.k8s.io\",\"name\":\"zoo:acme:dev\"},{\"kind\":\"Group\",\"apiGroup\":\"rbac.authorization.k8s.io\",\"name\":\"zoo:tenant:acme\"},{\"kind\":\"ServiceAccount\",\"name\":\"builder\",\"namespace\":\"acme-ci\"}]"}`
+	meta := `{"name":"acme-readers","labels":{"zoo.kubectl-zoo.io/tenant":"acme"},"annotations":` + ann + `}`
+	table := `{"kind":"Table","apiVersion":"meta.k8s.io/v1","columnDefinitions":[{"name":"Name","format":"name"},{"name":"Role"},{"name":"Age"},{"name":"Users"},{"name":"Groups"},{"name":"ServiceAccounts"}],
+		"rows":[{"cells":["acme-readers","ClusterRole/acme-reader","1m","","",""],"object":{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":` + meta + `}}]}`
+	upstream := jsonHandler(200, table)
+	p, _ := newTestProxy(t, upstream)
+	rec := request(p, http.MethodGet, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", map[string]string{"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}, "")
+	require.Equal(t, 200, rec.Code, rec.Body.String())
+	assert.Contains(t, rec.Body.String(), `"cells":["readers","ClusterRole/reader","1m","dev","system:authenticated","ci/builder"]`)
 }
 
 func TestHideMaterialized(t *testing.T) {

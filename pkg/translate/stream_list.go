@@ -103,9 +103,9 @@ func (t *Translator) streamRest(rule *KindRule, s *jsonStream, out io.Writer, he
 	buf := getBuf()
 	defer putBuf(buf)
 	table := key == "rows"
-	var nameCol, nsCol = -1, -1
+	cols := noColumns
 	if table {
-		nameCol, nsCol = tableColumns(head)
+		cols = tableColumns(head)
 	} else if err := t.listKindOut(head); err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func (t *Translator) streamRest(rule *KindRule, s *jsonStream, out io.Writer, he
 		}
 		buf.WriteByte(',')
 	}
-	if err := t.streamArray(rule, s, out, buf, key, table, nameCol, nsCol); err != nil {
+	if err := t.streamArray(rule, s, out, buf, key, table, cols); err != nil {
 		return err
 	}
 	for {
@@ -134,7 +134,7 @@ func (t *Translator) streamRest(rule *KindRule, s *jsonStream, out io.Writer, he
 		}
 		buf.WriteByte(',')
 		if k == "items" || k == "rows" {
-			if err := t.streamArray(rule, s, out, buf, k, table, nameCol, nsCol); err != nil {
+			if err := t.streamArray(rule, s, out, buf, k, table, cols); err != nil {
 				return err
 			}
 			continue
@@ -152,7 +152,7 @@ func (t *Translator) streamRest(rule *KindRule, s *jsonStream, out io.Writer, he
 }
 
 // streamArray streams one items/rows array, flushing buf to out now and then.
-func (t *Translator) streamArray(rule *KindRule, s *jsonStream, out io.Writer, buf *bytes.Buffer, key string, table bool, nameCol, nsCol int) error {
+func (t *Translator) streamArray(rule *KindRule, s *jsonStream, out io.Writer, buf *bytes.Buffer, key string, table bool, cols columns) error {
 	writeKey(buf, key)
 	buf.WriteByte('[')
 	c, _, err := s.peek()
@@ -187,7 +187,7 @@ func (t *Translator) streamArray(rule *KindRule, s *jsonStream, out io.Writer, b
 		if table {
 			var row map[string]any
 			if err = decodeJSON(raw, &row); err == nil {
-				if err = t.rowOut(rule, row, nameCol, nsCol); err == nil {
+				if err = t.rowOut(rule, row, cols); err == nil {
 					err = encodeJSON(buf, row)
 				}
 			}

@@ -4,29 +4,47 @@ import (
 	"strings"
 )
 
-// tableColumns returns the indexes of the column with format "name" and of a
-// column named "Namespace" (-1 when absent).
-func tableColumns(table map[string]any) (nameCol, nsCol int) {
-	nameCol, nsCol = -1, -1
-	cols, _ := table["columnDefinitions"].([]any)
-	for i, c := range cols {
-		col, ok := c.(map[string]any)
+// columns are the indexes of the Table columns the translation rewrites
+// (-1 when a Table has no such column): the one with format "name", the
+// namespace, and those of RBAC bindings (see rbacCellsOut).
+type columns struct {
+	name, namespace               int
+	role, users, groups, accounts int
+}
+
+var noColumns = columns{-1, -1, -1, -1, -1, -1}
+
+// tableColumns finds the columns of a Table by their definitions.
+func tableColumns(table map[string]any) columns {
+	c := noColumns
+	defs, _ := table["columnDefinitions"].([]any)
+	for i, d := range defs {
+		def, ok := d.(map[string]any)
 		if !ok {
 			continue
 		}
-		if str(col, "format") == "name" && nameCol < 0 {
-			nameCol = i
+		if str(def, "format") == "name" && c.name < 0 {
+			c.name = i
 		}
-		if strings.EqualFold(str(col, "name"), "namespace") {
-			nsCol = i
+		switch strings.ToLower(str(def, "name")) {
+		case "namespace":
+			c.namespace = i
+		case "role":
+			c.role = i
+		case "users":
+			c.users = i
+		case "groups":
+			c.groups = i
+		case "serviceaccounts":
+			c.accounts = i
 		}
 	}
-	return nameCol, nsCol
+	return c
 }
 
 // tableOut translates a whole meta.k8s.io Table row by row.
 func (t *Translator) tableOut(rule *KindRule, table map[string]any) error {
-	nameCol, nsCol := tableColumns(table)
+	cols := tableColumns(table)
 	rows, _ := table["rows"].([]any)
 	kept := rows[:0]
 	for _, r := range rows {
@@ -34,7 +52,7 @@ func (t *Translator) tableOut(rule *KindRule, table map[string]any) error {
 		if !ok {
 			continue
 		}
-		err := t.rowOut(rule, row, nameCol, nsCol)
+		err := t.rowOut(rule, row, cols)
 		if IsNotTenants(err) {
 			continue
 		}
@@ -51,7 +69,7 @@ func (t *Translator) tableOut(rule *KindRule, table map[string]any) error {
 
 // rowOut translates one Table row: its embedded object (PartialObjectMetadata
 // or the full object) and the name and namespace cells.
-func (t *Translator) rowOut(rule *KindRule, row map[string]any, nameCol, nsCol int) error {
+func (t *Translator) rowOut(rule *KindRule, row map[string]any, cols columns) error {
 	obj := child(row, "object")
 	if obj == nil {
 		return nil
@@ -61,17 +79,20 @@ func (t *Translator) rowOut(rule *KindRule, row map[string]any, nameCol, nsCol i
 		return err
 	}
 	cells, _ := row["cells"].([]any)
-	if nameCol >= 0 && nameCol < len(cells) {
-		if s, ok := cells[nameCol].(string); ok && s == upName {
-			cells[nameCol] = str(child(obj, "metadata"), "name")
+	if cols.name >= 0 && cols.name < len(cells) {
+		if s, ok := cells[cols.name].(string); ok && s == upName {
+			cells[cols.name] = str(child(obj, "metadata"), "name")
 		}
 	}
-	if nsCol >= 0 && nsCol < len(cells) {
-		if s, ok := cells[nsCol].(string); ok {
+	if cols.namespace >= 0 && cols.namespace < len(cells) {
+		if s, ok := cells[cols.namespace].(string); ok {
 			if local, ok := t.tenant.TenantNamespace(s); ok {
-				cells[nsCol] = local
+				cells[cols.namespace] = local
 			}
 		}
+	}
+	if rule.Resource.Group == rbacGroup && (rule.Resource.Resource == "rolebindings" || rule.Resource.Resource == "clusterrolebindings") {
+		return t.rbacCellsOut(cells, cols)
 	}
 	return nil
 }

@@ -56,6 +56,14 @@ func TestClusterRoleBindings(t *testing.T) {
 		wide := acme.k(t, "get", "clusterrolebindings", "readers", "-o", "wide")
 		assert.Regexp(t, `readers\s+ClusterRole/reader\s+\S+\s+dev\s+system:authenticated`, wide)
 	})
+	t.Run("RoleBinding tables show the tenant's names", func(t *testing.T) {
+		acme.k(t, "-n", "crb-early", "create", "rolebinding", "viewers", "--clusterrole=view", "--user=viewer")
+		wide := acme.k(t, "-n", "crb-early", "get", "rolebindings", "-o", "wide")
+		assert.Regexp(t, `viewers\s+ClusterRole/view\s+\S+\s+viewer`, wide)
+		for _, leak := range []string{"acme-", "zoo:", "zoo-tenant-admin"} {
+			assert.NotContains(t, wide, leak, "kubectl-zoo's own bindings and upstream names stay out of view")
+		}
+	})
 	t.Run("materialized RoleBindings stay out of the tenant's view", func(t *testing.T) {
 		assert.NotContains(t, acme.k(t, "-n", "crb-early", "get", "rolebindings", "-o", "name"), "zoo-crb-")
 		assert.NotContains(t, acme.k(t, "get", "rolebindings", "-A", "-o", "name"), "zoo-crb-")
