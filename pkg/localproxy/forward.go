@@ -3,6 +3,7 @@ package localproxy
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -81,9 +82,17 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 		w.WriteHeader(resp.StatusCode)
 		return
 	}
-	if u.Response == translate.ResponseRaw || !translatable(resp.Header.Get("Content-Type")) {
+	if u.Response == translate.ResponseRaw {
 		w.WriteHeader(resp.StatusCode)
 		copyFlushing(w, resp.Body)
+		return
+	}
+	if ct := resp.Header.Get("Content-Type"); !translatable(ct) {
+		// Never pass what the translator cannot read: it would carry
+		// upstream names (and could carry another tenant's) untranslated.
+		w.Header().Del("Content-Type")
+		writeStatus(w, &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusBadGateway, Reason: metav1.StatusReasonInternalError,
+			Message: fmt.Sprintf("the upstream answered in %q, which kubectl-zoo cannot translate", ct)})
 		return
 	}
 	lw := &lazyWriter{w: w, code: resp.StatusCode}

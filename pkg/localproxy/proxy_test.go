@@ -150,3 +150,16 @@ func TestOpenAPIIndexTranslated(t *testing.T) {
 	assert.NotContains(t, body, "beta")
 	assert.NotContains(t, body, "acme-")
 }
+
+// TestUntranslatableAnswerIsRefused: an answer the translator cannot read is
+// never passed on, since it would show upstream names.
+func TestUntranslatableAnswerIsRefused(t *testing.T) {
+	p, _ := newTestProxy(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/vnd.kubernetes.protobuf")
+		_, _ = io.WriteString(w, "k8s\x00 acme-default beta-default")
+	})
+	rec := request(p, http.MethodGet, "/api/v1/namespaces/default/configmaps/cfg", nil, "")
+	assert.Equal(t, http.StatusBadGateway, rec.Code)
+	assert.NotContains(t, rec.Body.String(), "beta-default")
+	assert.Contains(t, rec.Body.String(), "cannot translate")
+}
