@@ -182,7 +182,8 @@ func forEachNamespace(ctx context.Context, namespaces []string, fn func(context.
 	return errors.Join(errs...)
 }
 
-// tenantJSON is doJSON with a query: one JSON request as the tenant identity.
+// tenantJSON sends one JSON request as the tenant identity and decodes the
+// answer into out (if not nil); a non-2xx answer is a *statusError.
 func (p *Proxy) tenantJSON(ctx context.Context, method, path string, query url.Values, body []byte, out any) error {
 	var rd io.Reader
 	if body != nil {

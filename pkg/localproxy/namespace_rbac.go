@@ -92,34 +92,7 @@ func isConflict(err error) bool {
 }
 
 // doJSON sends a JSON request as the tenant identity and decodes the answer
-// into out (if not nil).
+// into out (if not nil). It is tenantJSON without a query.
 func (p *Proxy) doJSON(ctx context.Context, method, path string, body []byte, out any) error {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, p.upstreamURL(path, nil).String(), rd)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Accept", "application/json")
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := p.client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode/100 != 2 {
-		return &statusError{code: resp.StatusCode, body: data}
-	}
-	if out != nil {
-		return json.Unmarshal(data, out)
-	}
-	return nil
+	return p.tenantJSON(ctx, method, path, nil, body, out)
 }

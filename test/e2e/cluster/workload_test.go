@@ -1,12 +1,8 @@
 package cluster_test
 
 import (
-	"bufio"
-	"context"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -57,20 +53,7 @@ func TestDeploymentRunsAndStreams(t *testing.T) {
 		assert.Equal(t, strings.Join(kubecluster.LogLines, "\n")+"\n", out)
 	})
 
-	t.Run("logs follow", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, framework.KubectlPath(), "--kubeconfig", c.Kubeconfig, "-n", "workload", "logs", "-f", pod)
-		stdout, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
-		defer func() { cancel(); _ = cmd.Wait() }()
-		lines := bufio.NewScanner(stdout)
-		for _, want := range kubecluster.LogLines {
-			require.True(t, lines.Scan(), "log stream ended early: %v", lines.Err())
-			assert.Equal(t, want, lines.Text())
-		}
-	})
+	t.Run("logs follow", func(t *testing.T) { framework.LogsFollowShows(t, c.Kubeconfig, "workload", pod) })
 
 	t.Run("exec", func(t *testing.T) {
 		out := framework.Kubectl(t, "-n", "workload", "exec", pod, "--", "sh", "-c", "echo exec-$((6*7))")

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubectl-zoo/kubectl-zoo/internal/kubecluster"
 )
 
 // PortForwardEcho runs the pinned kubectl port-forward to target's
@@ -91,5 +93,23 @@ func AttachSees(t *testing.T, kubeconfig, namespace, pod string) {
 		case <-tick.C:
 			require.NoError(t, cluster.AppendLog(fmt.Sprintf("attached-%d", i)))
 		}
+	}
+}
+
+// LogsFollowShows runs the pinned kubectl logs -f and checks that the
+// container's log lines stream out in order.
+func LogsFollowShows(t *testing.T, kubeconfig, namespace, pod string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, KubectlPath(), "--kubeconfig", kubeconfig, "-n", namespace, "logs", "-f", pod)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	defer func() { cancel(); _ = cmd.Wait() }()
+	lines := bufio.NewScanner(stdout)
+	for _, want := range kubecluster.LogLines {
+		require.True(t, lines.Scan(), "log stream ended early: %v", lines.Err())
+		assert.Equal(t, want, lines.Text())
 	}
 }

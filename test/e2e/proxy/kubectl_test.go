@@ -72,20 +72,7 @@ func TestKubectlThroughProxy(t *testing.T) {
 	t.Run("logs", func(t *testing.T) {
 		assert.Equal(t, strings.Join(kubecluster.LogLines, "\n")+"\n", s.k(t, "-n", "shop", "logs", pod))
 	})
-	t.Run("logs follow", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, framework.KubectlPath(), "--kubeconfig", s.Kubeconfig, "-n", "shop", "logs", "-f", pod)
-		stdout, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
-		defer func() { cancel(); _ = cmd.Wait() }()
-		sc := bufio.NewScanner(stdout)
-		for _, want := range kubecluster.LogLines {
-			require.True(t, sc.Scan(), "log stream ended early: %v", sc.Err())
-			assert.Equal(t, want, sc.Text())
-		}
-	})
+	t.Run("logs follow", func(t *testing.T) { framework.LogsFollowShows(t, s.Kubeconfig, "shop", pod) })
 	t.Run("exec websocket", func(t *testing.T) {
 		assert.Equal(t, "exec-42\n", s.k(t, "-n", "shop", "exec", pod, "--", "sh", "-c", "echo exec-$((6*7))"))
 		res := s.run(t, "through stdin\n", "-n", "shop", "exec", "-i", pod, "--", "sh", "-c", "read line; echo got: $line")
