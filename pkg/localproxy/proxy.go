@@ -31,6 +31,8 @@ type Proxy struct {
 	own       *http.Client // the caller's own identity (namespace lists, discovery)
 	scopes    *scopeCache
 
+	tenantNames tenantNames // for lists of shared kinds (shared_tenants.go)
+
 	// closing ends with Close: every watch context is derived from it
 	// with context.AfterFunc (no goroutine per watch).
 	closing   context.Context

@@ -248,7 +248,7 @@ func TestQueryEdgeCases(t *testing.T) {
 	got, err := tr.fieldSelectorQuery(ev, "involvedObject.namespace=d,type!=Normal")
 	require.NoError(t, err)
 	assert.Equal(t, "involvedObject.namespace=acme-d,type!=Normal", got)
-	_, err = tr.labelSelectorQuery(ns, "kubernetes.io/metadata.name="+strings.Repeat("x", 60), false)
+	_, err = tr.labelSelectorQuery(ns, "kubernetes.io/metadata.name="+strings.Repeat("x", 60), false, nil)
 	assert.Equal(t, int32(422), ToStatus(err).Code)
 }
 

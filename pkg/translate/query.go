@@ -22,8 +22,9 @@ func (t *Translator) translateQuery(rule *KindRule, verb string, q url.Values) (
 	for k, v := range q {
 		out[k] = append([]string(nil), v...)
 	}
-	if s := q.Get("labelSelector"); s != "" || addsTenantSelector(rule, verb) {
-		ls, err := t.labelSelectorQuery(rule, s, addsTenantSelector(rule, verb))
+	others := t.otherTenants(rule, verb)
+	if s := q.Get("labelSelector"); s != "" || addsTenantSelector(rule, verb) || len(others) > 0 {
+		ls, err := t.labelSelectorQuery(rule, s, addsTenantSelector(rule, verb), others)
 		if err != nil {
 			return nil, err
 		}
@@ -43,10 +44,30 @@ func addsTenantSelector(rule *KindRule, verb string) bool {
 	return rule.Treatment == TenantOwned && (verb == "list" || verb == "watch" || verb == "deletecollection")
 }
 
+// otherTenants returns the tenants whose objects a list or watch of a shared
+// kind leaves out upstream (see OtherTenantsLister), or nil.
+func (t *Translator) otherTenants(rule *KindRule, verb string) []string {
+	if rule.Treatment != Shared || (verb != "list" && verb != "watch") {
+		return nil
+	}
+	lister, ok := t.opts.Shared.(OtherTenantsLister)
+	if !ok {
+		return nil
+	}
+	var others []string
+	for _, name := range lister.OtherTenants() {
+		if name != t.tenant.Name() && ValidateTenantName(name) == nil {
+			others = append(others, name)
+		}
+	}
+	return others
+}
+
 // labelSelectorQuery maps a labelSelector query: values of
 // MetadataNameLabel (on namespaces) are namespace names; TenantLabel may not
-// be used by tenants; with addTenant, TenantLabel=<tenant> is added.
-func (t *Translator) labelSelectorQuery(rule *KindRule, s string, addTenant bool) (string, error) {
+// be used by tenants; with addTenant, TenantLabel=<tenant> is added, with
+// others, TenantLabel notin (others).
+func (t *Translator) labelSelectorQuery(rule *KindRule, s string, addTenant bool, others []string) (string, error) {
 	sel, err := labels.Parse(s)
 	if err != nil {
 		return "", badRequest("invalid labelSelector %q: %w", s, err)
@@ -76,6 +97,13 @@ func (t *Translator) labelSelectorQuery(rule *KindRule, s string, addTenant bool
 		r, err := labels.NewRequirement(TenantLabel, selection.Equals, []string{t.tenant.Name()})
 		if err != nil {
 			return "", fmt.Errorf("tenant selector: %w", err)
+		}
+		out = out.Add(*r)
+	}
+	if len(others) > 0 {
+		r, err := labels.NewRequirement(TenantLabel, selection.NotIn, others)
+		if err != nil {
+			return "", fmt.Errorf("other tenants' selector: %w", err)
 		}
 		out = out.Add(*r)
 	}

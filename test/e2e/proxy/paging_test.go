@@ -7,9 +7,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
 // clientFor returns a client-go clientset that talks to the proxy.
@@ -97,6 +100,43 @@ func TestPagingGivesFullPages(t *testing.T) {
 			assert.NotContains(t, n, "acme-", "an upstream name leaked")
 			assert.NotContains(t, n, "beta", "the other tenant's namespace leaked")
 		}
+	})
+
+	t.Run("storage classes: the cluster's and the tenant's, never the other tenant's", func(t *testing.T) {
+		sc := func(name string) *storagev1.StorageClass {
+			return &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Provisioner: "example.com/none"}
+		}
+		upstream := framework.AdminClient(t)
+		for i := range 3 {
+			name := fmt.Sprintf("cluster-sc-%d", i)
+			_, err := upstream.StorageV1().StorageClasses().Create(t.Context(), sc(name), metav1.CreateOptions{})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = upstream.StorageV1().StorageClasses().Delete(t.Context(), name, metav1.DeleteOptions{}) })
+		}
+		for tenant, n := range map[*served]int{acme: 2, beta: 5} {
+			tcs := clientFor(t, tenant)
+			for i := range n {
+				name := fmt.Sprintf("own-sc-%d", i)
+				_, err := tcs.StorageV1().StorageClasses().Create(t.Context(), sc(name), metav1.CreateOptions{})
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = tcs.StorageV1().StorageClasses().Delete(t.Context(), name, metav1.DeleteOptions{}) })
+			}
+		}
+		var names []string
+		opts := metav1.ListOptions{Limit: 2}
+		for {
+			list, err := cs.StorageV1().StorageClasses().List(t.Context(), opts)
+			require.NoError(t, err)
+			for _, c := range list.Items {
+				names = append(names, c.Name)
+			}
+			if list.Continue == "" {
+				break
+			}
+			assert.Len(t, list.Items, 2, "a page of storage classes is not full although more follow")
+			opts.Continue = list.Continue
+		}
+		assert.ElementsMatch(t, []string{"cluster-sc-0", "cluster-sc-1", "cluster-sc-2", "own-sc-0", "own-sc-1"}, names)
 	})
 
 	t.Run("a continue token cannot be pointed at the other tenant", func(t *testing.T) {
