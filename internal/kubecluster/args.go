@@ -1,7 +1,6 @@
 package kubecluster
 
 import (
-	"fmt"
 	"path/filepath"
 	"strconv"
 )
@@ -52,8 +51,8 @@ func apiserverArgs(p *pki, etcdPort, port int) []string {
 	}
 }
 
-func controllerManagerArgs(p *pki) []string {
-	kubeconfig := p.path("../kube-controller-manager.kubeconfig")
+func controllerManagerArgs(p *pki, dir string) []string {
+	kubeconfig := filepath.Join(dir, "kube-controller-manager.kubeconfig")
 	return []string{
 		"--kubeconfig=" + kubeconfig,
 		"--authentication-kubeconfig=" + kubeconfig,
@@ -70,8 +69,8 @@ func controllerManagerArgs(p *pki) []string {
 	}
 }
 
-func schedulerArgs(p *pki) []string {
-	kubeconfig := p.path("../kube-scheduler.kubeconfig")
+func schedulerArgs(dir string) []string {
+	kubeconfig := filepath.Join(dir, "kube-scheduler.kubeconfig")
 	return []string{
 		"--kubeconfig=" + kubeconfig,
 		"--authentication-kubeconfig=" + kubeconfig,
@@ -83,9 +82,9 @@ func schedulerArgs(p *pki) []string {
 	}
 }
 
-func kwokArgs(p *pki, config string, port int) []string {
+func kwokArgs(p *pki, dir, config string, port int) []string {
 	return []string{
-		"--kubeconfig=" + p.path("../kwok.kubeconfig"),
+		"--kubeconfig=" + filepath.Join(dir, "kwok.kubeconfig"),
 		"--config=" + config,
 		"--manage-all-nodes=true",
 		"--server-address=127.0.0.1:" + strconv.Itoa(port),
@@ -93,6 +92,6 @@ func kwokArgs(p *pki, config string, port int) []string {
 		"--node-port=" + strconv.Itoa(port),
 		"--tls-cert-file=" + p.path("kwok.crt"),
 		"--tls-private-key-file=" + p.path("kwok.key"),
-		fmt.Sprintf("--v=%s", "INFO"),
+		"--v=INFO",
 	}
 }

@@ -8,7 +8,6 @@ package kubecluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -122,17 +121,17 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 		return nil, err
 	}
 
-	if err := c.start(opts, "kube-controller-manager", controllerManagerArgs(c.pki)); err != nil {
+	if err := c.start(opts, "kube-controller-manager", controllerManagerArgs(c.pki, c.Dir)); err != nil {
 		return nil, err
 	}
-	if err := c.start(opts, "kube-scheduler", schedulerArgs(c.pki)); err != nil {
+	if err := c.start(opts, "kube-scheduler", schedulerArgs(c.Dir)); err != nil {
 		return nil, err
 	}
 	kwokConfig, err := c.writeKwokConfig()
 	if err != nil {
 		return nil, err
 	}
-	if err := c.start(opts, "kwok", kwokArgs(c.pki, kwokConfig, kwokPort)); err != nil {
+	if err := c.start(opts, "kwok", kwokArgs(c.pki, c.Dir, kwokConfig, kwokPort)); err != nil {
 		return nil, err
 	}
 	if err := c.registerNode(ctx, client); err != nil {
@@ -225,7 +224,7 @@ func freePorts(n int) ([]int, error) {
 	for range n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			return nil, errors.Join(fmt.Errorf("find a free port: %w", err))
+			return nil, fmt.Errorf("find a free port: %w", err)
 		}
 		listeners = append(listeners, l)
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
