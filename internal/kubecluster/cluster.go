@@ -78,15 +78,19 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.BinDir, err = filepath.Abs(opts.BinDir); err != nil { // the processes run in other directories
+		return nil, err
+	}
 	for _, sub := range []string{"etcd", "logs", "pids", "kwok"} {
 		if err := os.RemoveAll(filepath.Join(dir, sub)); err != nil {
 			return nil, err
 		}
 	}
 	c = &Cluster{Dir: dir, BinDir: opts.BinDir, NodeName: "kwok-node-0"}
+	started := c // every error return sets c to nil
 	defer func() {
 		if err != nil {
-			c.Stop()
+			started.Stop()
 		}
 	}()
 	ports, err := freePorts(4)
