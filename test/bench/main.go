@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -35,6 +36,7 @@ type config struct {
 	watchEvents            int
 	openWatches            int
 	tenantCreates          int
+	only                   map[string]bool
 }
 
 func main() {
@@ -52,7 +54,14 @@ func main() {
 	flag.IntVar(&c.watchEvents, "watch-events", 1000, "events in the WATCH latency workload")
 	flag.IntVar(&c.openWatches, "open-watches", 1000, "watches held open at once")
 	flag.IntVar(&c.tenantCreates, "tenant-creates", 10, "`kubectl zoo tenant create` runs")
+	only := flag.String("only", "", "comma-separated workloads to run (get, list, create, watch, watches-open, tenant-create); all by default")
 	flag.Parse()
+	if *only != "" {
+		c.only = map[string]bool{}
+		for _, name := range strings.Split(*only, ",") {
+			c.only[strings.TrimSpace(name)] = true
+		}
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -93,6 +102,9 @@ func run(ctx context.Context, c config) error {
 
 	var results []result
 	for _, w := range workloads {
+		if !c.selected(w.name) {
+			continue
+		}
 		logf("workload %s", w.name)
 		t0 := time.Now()
 		rs, err := w.run(ctx, c, env)
@@ -102,15 +114,20 @@ func run(ctx context.Context, c config) error {
 		}
 		results = append(results, rs...)
 	}
-	tenantCreate, err := measureTenantCreate(ctx, c, cluster)
-	if err != nil {
-		return err
+	if c.selected("tenant-create") {
+		tenantCreate, err := measureTenantCreate(ctx, c, cluster)
+		if err != nil {
+			return err
+		}
+		results = append(results, tenantCreate)
 	}
-	results = append(results, tenantCreate)
 
 	printTable(os.Stdout, results)
 	return writeJSON(c.out, results)
 }
+
+// selected reports whether -only lets the named workload run.
+func (c config) selected(name string) bool { return c.only == nil || c.only[name] }
 
 func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
