@@ -51,9 +51,9 @@ test-unit: ## Unit tests (no cluster), with a few seconds of fuzzing
 	go test $(GOTEST_FLAGS) $(UNIT_PKGS)
 	$(MAKE) --no-print-directory fuzz FUZZ_TIME=$(TEST_FUZZ_TIME)
 
-# The translator's fuzz targets: round trip backward(forward(x)) == x, and
-# injectivity of the tenant name mapping.
-FUZZ_TARGETS := FuzzRoundTrip FuzzInjective
+# The translator's fuzz targets: round trip backward(forward(x)) == x,
+# injectivity of the tenant name mapping, and the protobuf answer path.
+FUZZ_TARGETS := FuzzRoundTrip FuzzInjective FuzzTranslateProtobuf
 FUZZ_TIME ?= 60s
 TEST_FUZZ_TIME ?= 3s
 

@@ -87,6 +87,10 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 		copyFlushing(w, resp.Body)
 		return
 	}
+	if ct := resp.Header.Get("Content-Type"); askedForProtobuf(u) && strings.HasPrefix(ct, translate.MediaProtobuf) {
+		p.forwardProtobuf(w, r, resp, u)
+		return
+	}
 	if ct := resp.Header.Get("Content-Type"); !translatable(ct) {
 		// Never pass what the translator cannot read: it would carry
 		// upstream names (and could carry another tenant's) untranslated.

@@ -141,6 +141,9 @@ func (t *Translator) TranslateRequest(r Request) (*UpstreamRequest, error) {
 		}
 	}
 	u.Header.Set("Accept", UpstreamAccept(r.Header.Get("Accept")))
+	if u.Response == ResponseObjects && AcceptsProtobuf(rule, info, u.Plan, r.Header.Get("Accept")) {
+		u.Header.Set("Accept", MediaProtobuf+", "+MediaJSON) // TranslateProtobuf reads the answer
+	}
 	if len(r.Body) > 0 {
 		if err := t.translateBody(r, u); err != nil {
 			return nil, err
