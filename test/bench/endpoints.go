@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -201,6 +202,36 @@ func (e *endpoint) goroutines(ctx context.Context) (float64, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// saveProfiles saves the proxy's heap profile and goroutine stacks as
+// <dir>/<endpoint>-<when>-{heap.pb.gz,goroutines.txt}, for `go tool pprof`.
+func (e *endpoint) saveProfiles(ctx context.Context, dir, when string) error {
+	if e.profiles == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, p := range []struct{ path, file string }{{"heap?gc=1", "heap.pb.gz"}, {"goroutine?debug=1", "goroutines.txt"}} {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.profiles+p.path, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		data, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.name+"-"+when+"-"+p.file), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // rssKiB returns the resident set size (VmRSS) and its peak (VmHWM) of the

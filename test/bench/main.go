@@ -37,6 +37,7 @@ type config struct {
 	openWatches            int
 	tenantCreates          int
 	only                   map[string]bool
+	profiles               string
 }
 
 func main() {
@@ -54,6 +55,7 @@ func main() {
 	flag.IntVar(&c.watchEvents, "watch-events", 1000, "events in the WATCH latency workload")
 	flag.IntVar(&c.openWatches, "open-watches", 1000, "watches held open at once")
 	flag.IntVar(&c.tenantCreates, "tenant-creates", 10, "`kubectl zoo tenant create` runs")
+	flag.StringVar(&c.profiles, "profiles", "", "directory to save the proxy's heap and goroutine profiles in while the watches are open")
 	only := flag.String("only", "", "comma-separated workloads to run (get, list, create, watch, watches-open, tenant-create); all by default")
 	flag.Parse()
 	if *only != "" {

@@ -164,6 +164,11 @@ func runOpenWatches(ctx context.Context, c config, e *env) ([]result, error) {
 		if n, ok := ep.goroutines(ctx); ok {
 			measured["goroutines"][ep.name] = n
 		}
+		if c.profiles != "" {
+			if err := ep.saveProfiles(ctx, c.profiles, "watches-open"); err != nil {
+				logf("saving the %s profiles: %v", ep.name, err)
+			}
+		}
 		for _, w := range watches {
 			w.Stop()
 		}
