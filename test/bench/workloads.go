@@ -49,6 +49,11 @@ func eachRep(ctx context.Context, c config, e *env, measure func(ctx context.Con
 			}
 		}
 	}
+	return medianOf(samples), nil
+}
+
+// medianOf returns the median of every figure's samples per endpoint.
+func medianOf(samples map[string]map[string][]float64) map[string]map[string]float64 {
 	medians := map[string]map[string]float64{}
 	for k, byEp := range samples {
 		medians[k] = map[string]float64{}
@@ -56,7 +61,26 @@ func eachRep(ctx context.Context, c config, e *env, measure func(ctx context.Con
 			medians[k][ep] = median(vs)
 		}
 	}
-	return medians, nil
+	return medians
+}
+
+// eachRound runs one timed operation per endpoint, n rounds, and returns the
+// durations per endpoint. Within a round the endpoints take turns, starting
+// one further each round, so that no endpoint always goes first and all of
+// them sample the same moments of the machine's noise.
+func eachRound(e *env, n int, op func(ep *endpoint, i int) (time.Duration, error)) (map[string][]time.Duration, error) {
+	out := map[string][]time.Duration{}
+	for i := range n {
+		for k := range e.endpoints {
+			ep := e.endpoints[(i+k)%len(e.endpoints)]
+			d, err := op(ep, i)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", ep.name, err)
+			}
+			out[ep.name] = append(out[ep.name], d)
+		}
+	}
+	return out, nil
 }
 
 func results(workload string, medians map[string]map[string]float64, metrics ...result) []result {
@@ -114,32 +138,46 @@ func fill(ctx context.Context, cs kubernetes.Interface, ns, prefix string, n, da
 	return <-errs
 }
 
+// runGet measures sequential GET latency, the endpoints taking turns request
+// by request (eachRound), then GET throughput with many clients, one endpoint
+// at a time.
 func runGet(ctx context.Context, c config, e *env) ([]result, error) {
 	if _, err := e.admin.CoreV1().ConfigMaps(benchTenant+"-default").Create(ctx, configMap("get-me", 256), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, err
 	}
-	medians, err := eachRep(ctx, c, e, func(ctx context.Context, ep *endpoint, _ int) (map[string]float64, error) {
+	gets := map[string]func() error{}
+	for _, ep := range e.endpoints {
 		cs, err := ep.client()
 		if err != nil {
 			return nil, err
 		}
-		get := func() error {
+		gets[ep.name] = func() error {
 			_, err := cs.CoreV1().ConfigMaps(ep.ns("default")).Get(ctx, "get-me", metav1.GetOptions{})
 			return err
 		}
 		for range 50 { // warm up connections
-			if err := get(); err != nil {
-				return nil, err
+			if err := gets[ep.name](); err != nil {
+				return nil, fmt.Errorf("%s: %w", ep.name, err)
 			}
 		}
-		lat := make([]time.Duration, 0, c.getRequests)
-		for range c.getRequests {
+	}
+	samples := map[string]map[string][]float64{"p50": {}, "p99": {}}
+	for range c.reps {
+		lat, err := eachRound(e, c.getRequests, func(ep *endpoint, _ int) (time.Duration, error) {
 			t0 := time.Now()
-			if err := get(); err != nil {
-				return nil, err
-			}
-			lat = append(lat, time.Since(t0))
+			err := gets[ep.name]()
+			return time.Since(t0), err
+		})
+		if err != nil {
+			return nil, err
 		}
+		for ep, l := range lat {
+			samples["p50"][ep] = append(samples["p50"][ep], ms(percentile(l, 50)))
+			samples["p99"][ep] = append(samples["p99"][ep], ms(percentile(l, 99)))
+		}
+	}
+	medians, err := eachRep(ctx, c, e, func(ctx context.Context, ep *endpoint, _ int) (map[string]float64, error) {
+		get := gets[ep.name]
 		var done atomic.Int64
 		var failed atomic.Value
 		deadline := time.Now().Add(c.getDuration)
@@ -159,13 +197,13 @@ func runGet(ctx context.Context, c config, e *env) ([]result, error) {
 		if err, _ := failed.Load().(error); err != nil {
 			return nil, err
 		}
-		return map[string]float64{
-			"p50": ms(percentile(lat, 50)), "p99": ms(percentile(lat, 99)),
-			"throughput": float64(done.Load()) / c.getDuration.Seconds(),
-		}, nil
+		return map[string]float64{"throughput": float64(done.Load()) / c.getDuration.Seconds()}, nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	for k, v := range medianOf(samples) {
+		medians[k] = v
 	}
 	return results("GET one ConfigMap", medians,
 		result{Metric: "p50", Unit: "ms"},
