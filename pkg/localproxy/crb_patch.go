@@ -3,7 +3,6 @@ package localproxy
 import (
 	"encoding/json"
 	"fmt"
-	"mime"
 	"net/http"
 	"net/url"
 
@@ -31,7 +30,7 @@ var putQueryKeys = []string{"dryRun", "fieldManager", "fieldValidation", "pretty
 // replaces the stored binding, optimistically: on a conflict it starts over.
 // Server-side apply is refused with 415.
 func (p *Proxy) patchClusterRoleBinding(w http.ResponseWriter, r *http.Request, u *translate.UpstreamRequest, patch []byte) {
-	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	ct, _, _ := translate.ParseMediaType(r.Header.Get("Content-Type"))
 	switch ct {
 	case translate.MediaJSONPatch, translate.MediaMergePatch, translate.MediaStrategic:
 	default:

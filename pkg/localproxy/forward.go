@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"strings"
 
@@ -133,7 +132,7 @@ func copyHeaders(dst, src http.Header) {
 // upstream asked for JSON answers in JSON, but some handlers (the OpenAPI v3
 // index) do not label it: only other known encodings are passed untouched.
 func translatable(ct string) bool {
-	mt, _, err := mime.ParseMediaType(ct)
+	mt, _, err := translate.ParseMediaType(ct)
 	if err != nil {
 		return ct == ""
 	}

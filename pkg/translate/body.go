@@ -1,7 +1,6 @@
 package translate
 
 import (
-	"mime"
 	"strings"
 )
 
@@ -54,7 +53,7 @@ func UpstreamAccept(accept string) string {
 	}
 	var keep []string
 	for _, part := range strings.Split(accept, ",") {
-		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+		mt, _, err := ParseMediaType(strings.TrimSpace(part))
 		if err != nil {
 			continue
 		}

@@ -64,12 +64,41 @@ func marshalJSON(v any) ([]byte, error) {
 	return bytes.Clone(buf.Bytes()), nil
 }
 
+// ParseMediaType is mime.ParseMediaType without its cost in the common case:
+// a bare lower-case media type without parameters ("application/json", as
+// every client sends) is returned as it is, with no parameters.
+func ParseMediaType(v string) (mediatype string, params map[string]string, err error) {
+	if isBareMediaType(v) {
+		return v, nil, nil
+	}
+	return mime.ParseMediaType(v)
+}
+
+// isBareMediaType reports whether v is type/subtype in lower-case token
+// characters only.
+func isBareMediaType(v string) bool {
+	slash := -1
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c == '/':
+			if slash >= 0 {
+				return false
+			}
+			slash = i
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '.', c == '+', c == '-', c == '*', c == '_':
+		default:
+			return false
+		}
+	}
+	return slash > 0 && slash < len(v)-1
+}
+
 // mediaType returns the bare media type of a Content-Type header.
 func mediaType(contentType string) string {
 	if contentType == "" {
 		return MediaJSON
 	}
-	mt, _, err := mime.ParseMediaType(contentType)
+	mt, _, err := ParseMediaType(contentType)
 	if err != nil {
 		return strings.TrimSpace(strings.ToLower(contentType))
 	}

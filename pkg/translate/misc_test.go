@@ -3,6 +3,7 @@ package translate
 import (
 	"bytes"
 	"errors"
+	"mime"
 	"net/http"
 	"strings"
 	"testing"
@@ -264,4 +265,26 @@ func TestReservedTenantNamesSorted(t *testing.T) {
 	_, _, ok := SplitUpstreamName("nodash")
 	assert.False(t, ok)
 	assert.Panics(t, func() { MustTenant("A") })
+}
+
+func TestParseMediaTypeAgreesWithMime(t *testing.T) {
+	for _, v := range []string{
+		"application/json", "application/vnd.kubernetes.protobuf", "*/*", "application/json-patch+json",
+		"application/apply-patch+yaml", "Application/JSON", "application/json; charset=utf-8",
+		"application/json;as=Table;v=v1;g=meta.k8s.io", " application/json", "application/", "/json", "application",
+		"", "a/b/c", "text/plain", "application/x_y",
+	} {
+		t.Run(v, func(t *testing.T) {
+			wantType, wantParams, wantErr := mime.ParseMediaType(v)
+			gotType, gotParams, gotErr := ParseMediaType(v)
+			assert.Equal(t, wantErr == nil, gotErr == nil)
+			if wantErr == nil {
+				assert.Equal(t, wantType, gotType)
+				assert.Equal(t, len(wantParams), len(gotParams))
+				for k, want := range wantParams {
+					assert.Equal(t, want, gotParams[k])
+				}
+			}
+		})
+	}
 }

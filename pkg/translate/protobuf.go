@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -81,7 +80,7 @@ func AcceptsProtobuf(rule *KindRule, info RequestInfo, plan Plan, accept string)
 		return false
 	}
 	first, _, _ := strings.Cut(accept, ",")
-	mt, params, err := mime.ParseMediaType(strings.TrimSpace(first))
+	mt, params, err := ParseMediaType(strings.TrimSpace(first))
 	if err != nil || mt != MediaProtobuf || len(params) != 0 {
 		return false
 	}
