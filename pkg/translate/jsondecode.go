@@ -23,9 +23,22 @@ func decodeAny(b []byte) (any, error) {
 	return v, nil
 }
 
+// maxJSONDepth bounds the nesting decodeAny accepts, as encoding/json does:
+// a request body of 64 MiB of '[' must be a 400, not a stack overflow.
+const maxJSONDepth = 10000
+
 type anyDecoder struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	depth int
+}
+
+// nest enters an object or array.
+func (d *anyDecoder) nest() error {
+	if d.depth++; d.depth > maxJSONDepth {
+		return errors.New("exceeded the maximum nesting depth")
+	}
+	return nil
 }
 
 func (d *anyDecoder) value() (any, error) {
@@ -54,6 +67,10 @@ func (d *anyDecoder) value() (any, error) {
 }
 
 func (d *anyDecoder) object() (any, error) {
+	if err := d.nest(); err != nil {
+		return nil, err
+	}
+	defer func() { d.depth-- }()
 	m := make(map[string]any, 4)
 	d.i++
 	if d.i = skipSpace(d.b, d.i); d.i < len(d.b) && d.b[d.i] == '}' {
@@ -94,6 +111,10 @@ func (d *anyDecoder) object() (any, error) {
 }
 
 func (d *anyDecoder) array() (any, error) {
+	if err := d.nest(); err != nil {
+		return nil, err
+	}
+	defer func() { d.depth-- }()
 	a := make([]any, 0, 4)
 	d.i++
 	if d.i = skipSpace(d.b, d.i); d.i < len(d.b) && d.b[d.i] == ']' {

@@ -2,6 +2,7 @@ package translate
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
@@ -171,4 +172,28 @@ func TestJSONStreamScalarsAtTheEnd(t *testing.T) {
 	assert.Error(t, err)
 	_, err = newJSONStream(strings.NewReader("[1,2}")).value()
 	assert.Error(t, err)
+}
+
+func TestDecodeAnyBoundsNesting(t *testing.T) {
+	ok := strings.Repeat("[", maxJSONDepth) + strings.Repeat("]", maxJSONDepth)
+	_, err := decodeAny([]byte(ok))
+	require.NoError(t, err)
+	deep := strings.Repeat(`{"a":`, maxJSONDepth+1) + "1" + strings.Repeat("}", maxJSONDepth+1)
+	_, err = decodeAny([]byte(deep))
+	require.ErrorContains(t, err, "nesting depth")
+	_, err = decodeAny([]byte(strings.Repeat("[", 64<<20))) // the largest body: an error, not a stack overflow
+	require.ErrorContains(t, err, "nesting depth")
+}
+
+func TestDecodeBodyRefusesWhatIsNotOneObject(t *testing.T) {
+	for _, body := range []string{`null`, `[1]`, `"s"`, `{"a":1} {"b":2}`, `{"a":1} x`, `{"a":`, ``} {
+		t.Run(body, func(t *testing.T) {
+			_, err := DecodeBody(MediaJSON, []byte(body))
+			require.Error(t, err)
+			assert.Equal(t, int32(400), ToStatus(err).Code)
+		})
+	}
+	obj, err := DecodeBody("application/json; charset=utf-8", []byte(` {"n":12345678901234567890,"s":"\u00e9"} `))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"n": json.Number("12345678901234567890"), "s": "é"}, obj)
 }
