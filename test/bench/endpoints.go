@@ -234,6 +234,33 @@ func (e *endpoint) saveProfiles(ctx context.Context, dir, when string) error {
 	return nil
 }
 
+// cpuSeconds returns the CPU time (user and system, all threads) the
+// endpoint's proxy process has used so far.
+func (e *endpoint) cpuSeconds() (float64, bool) {
+	if e.cmd == nil || e.cmd.Process == nil {
+		return 0, false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", e.cmd.Process.Pid))
+	if err != nil {
+		return 0, false
+	}
+	// The command name (field 2) may hold spaces: count from its closing ')'.
+	_, rest, ok := strings.Cut(string(stat), ") ")
+	fields := strings.Fields(rest)
+	if !ok || len(fields) < 13 {
+		return 0, false
+	}
+	var utime, stime float64
+	if _, err := fmt.Sscan(fields[11], &utime); err != nil {
+		return 0, false
+	}
+	if _, err := fmt.Sscan(fields[12], &stime); err != nil {
+		return 0, false
+	}
+	const userHZ = 100 // USER_HZ, the unit of utime and stime, is 100 on Linux
+	return (utime + stime) / userHZ, true
+}
+
 // rssKiB returns the resident set size (VmRSS) and its peak (VmHWM) of the
 // endpoint's proxy process, in KiB.
 func (e *endpoint) rssKiB() (rss, peak float64, ok bool) {

@@ -73,7 +73,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, c config) error {
+func run(ctx context.Context, c config) (err error) {
 	if c.kubeBin == "" {
 		return fmt.Errorf("set -kube-bin or ZOO_KUBE_BIN (make bench does)")
 	}
@@ -86,7 +86,13 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { // keep the cluster's logs when something failed
+		if err == nil {
+			os.RemoveAll(dir)
+		} else {
+			logf("the cluster's state and logs stay in %s", dir)
+		}
+	}()
 
 	start := time.Now()
 	cluster, err := kubecluster.Start(ctx, kubecluster.Options{BinDir: c.kubeBin, Dir: filepath.Join(dir, "cluster")})

@@ -178,6 +178,7 @@ func runGet(ctx context.Context, c config, e *env) ([]result, error) {
 	}
 	medians, err := eachRep(ctx, c, e, func(ctx context.Context, ep *endpoint, _ int) (map[string]float64, error) {
 		get := gets[ep.name]
+		cpu0, measured := ep.cpuSeconds()
 		var done atomic.Int64
 		var failed atomic.Value
 		deadline := time.Now().Add(c.getDuration)
@@ -197,7 +198,11 @@ func runGet(ctx context.Context, c config, e *env) ([]result, error) {
 		if err, _ := failed.Load().(error); err != nil {
 			return nil, err
 		}
-		return map[string]float64{"throughput": float64(done.Load()) / c.getDuration.Seconds()}, nil
+		figs := map[string]float64{"throughput": float64(done.Load()) / c.getDuration.Seconds()}
+		if cpu1, ok := ep.cpuSeconds(); ok && measured && done.Load() > 0 {
+			figs["proxy CPU per GET"] = (cpu1 - cpu0) * 1e6 / float64(done.Load())
+		}
+		return figs, nil
 	})
 	if err != nil {
 		return nil, err
@@ -209,6 +214,7 @@ func runGet(ctx context.Context, c config, e *env) ([]result, error) {
 		result{Metric: "p50", Unit: "ms"},
 		result{Metric: "p99", Unit: "ms"},
 		result{Metric: "throughput", Unit: fmt.Sprintf("req/s (%d clients)", c.getClients), HigherIsBetter: true},
+		result{Metric: "proxy CPU per GET", Unit: "µs"},
 	), nil
 }
 
