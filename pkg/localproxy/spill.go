@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 )
 
 // spillMemory is how much of an answer a spill keeps in memory before it
@@ -22,7 +23,7 @@ const spillMemory = 1 << 20
 // lives in this process, so tenant data such as Secrets never rest on disk
 // in the clear.
 type spill struct {
-	mem     bytes.Buffer
+	mem     *bytes.Buffer // from spillBuffers
 	file    *os.File
 	path    string // set while the file still needs removing
 	enc     cipher.Stream
@@ -31,10 +32,17 @@ type spill struct {
 	err     error
 }
 
+// spillBuffers hold the in-memory part of spills.
+var spillBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 // Write appends p.
 func (s *spill) Write(p []byte) (int, error) {
 	if s.err != nil {
 		return 0, s.err
+	}
+	if s.mem == nil && s.file == nil {
+		s.mem = spillBuffers.Get().(*bytes.Buffer)
+		s.mem.Reset()
 	}
 	if s.file == nil && s.mem.Len()+len(p) <= spillMemory {
 		s.n += int64(len(p))
@@ -76,7 +84,7 @@ func (s *spill) toFile() error {
 		s.path = f.Name()
 	}
 	err = s.writeFile(s.mem.Bytes())
-	s.mem = bytes.Buffer{}
+	s.release()
 	return err
 }
 
@@ -103,6 +111,9 @@ func (s *spill) WriteTo(w io.Writer) (int64, error) {
 		return 0, s.err
 	}
 	if s.file == nil {
+		if s.mem == nil {
+			return 0, nil
+		}
 		return s.mem.WriteTo(w)
 	}
 	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
@@ -134,8 +145,17 @@ func (s *spill) WriteTo(w io.Writer) (int64, error) {
 	}
 }
 
-// Close releases the temporary file, if any.
+// release returns the memory buffer to its pool.
+func (s *spill) release() {
+	if s.mem != nil && s.mem.Cap() <= 2*spillMemory {
+		spillBuffers.Put(s.mem)
+	}
+	s.mem = nil
+}
+
+// Close releases the memory and the temporary file, if any.
 func (s *spill) Close() error {
+	s.release()
 	if s.file == nil {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -95,9 +96,12 @@ func AcceptsProtobuf(rule *KindRule, info RequestInfo, plan Plan, accept string)
 // msg with the returned answer's Head and Tail. Items that are not the
 // tenant's are dropped, as in TranslateList.
 func (t *Translator) TranslateProtobuf(rule *KindRule, in io.Reader, msg io.Writer) (*ProtobufAnswer, error) {
-	r := bufio.NewReaderSize(in, 32<<10)
-	magic := make([]byte, len(protobufMagic))
-	if _, err := io.ReadFull(r, magic); err != nil || !bytes.Equal(magic, protobufMagic) {
+	br := protoReaders.Get().(*bufio.Reader)
+	br.Reset(in)
+	defer func() { br.Reset(nil); protoReaders.Put(br) }()
+	r := &protoReader{r: br, n: -1}
+	var magic [4]byte
+	if _, err := io.ReadFull(r, magic[:]); err != nil || !bytes.Equal(magic[:], protobufMagic) {
 		return nil, malformed(errors.New("not a Kubernetes protobuf document"))
 	}
 	answer := &ProtobufAnswer{}
@@ -124,7 +128,7 @@ func (t *Translator) TranslateProtobuf(rule *KindRule, in io.Reader, msg io.Writ
 			if gvk.Kind == "" {
 				return nil, malformed(errors.New("protobuf raw before its TypeMeta"))
 			}
-			body := &io.LimitedReader{R: r, N: n}
+			body := &protoReader{r: br, n: n}
 			if gvk.Kind == "Status" {
 				answer.JSON, err = t.protobufStatus(rule, body, n)
 			} else {
@@ -133,7 +137,7 @@ func (t *Translator) TranslateProtobuf(rule *KindRule, in io.Reader, msg io.Writ
 			if err != nil {
 				return nil, err
 			}
-			if body.N != 0 {
+			if body.n != 0 {
 				return nil, malformed(errors.New("protobuf message ends early"))
 			}
 		default:
@@ -187,8 +191,45 @@ func protobufTypeMeta(field []byte) (schema.GroupVersionKind, error) {
 	return gv.WithKind(kind), nil
 }
 
+// protoReaders hold the buffered readers of TranslateProtobuf.
+var protoReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 16<<10) }}
+
+// protoReader reads a protobuf stream: all of it (n < 0) or the n bytes of
+// one message, for which it ends with io.EOF.
+type protoReader struct {
+	r *bufio.Reader
+	n int64
+}
+
+// ReadByte implements io.ByteReader.
+func (p *protoReader) ReadByte() (byte, error) {
+	if p.n == 0 {
+		return 0, io.EOF
+	}
+	b, err := p.r.ReadByte()
+	if err == nil && p.n > 0 {
+		p.n--
+	}
+	return b, err
+}
+
+// Read implements io.Reader.
+func (p *protoReader) Read(b []byte) (int, error) {
+	if p.n == 0 {
+		return 0, io.EOF
+	}
+	if p.n > 0 && int64(len(b)) > p.n {
+		b = b[:p.n]
+	}
+	n, err := p.r.Read(b)
+	if p.n > 0 {
+		p.n -= int64(n)
+	}
+	return n, err
+}
+
 // readTag reads a field's tag; io.EOF (unwrapped) at a clean end.
-func readTag(r *bufio.Reader) (protowire.Number, protowire.Type, error) {
+func readTag(r *protoReader) (protowire.Number, protowire.Type, error) {
 	v, err := binary.ReadUvarint(r)
 	if errors.Is(err, io.EOF) {
 		return 0, 0, io.EOF
@@ -205,7 +246,7 @@ func readTag(r *bufio.Reader) (protowire.Number, protowire.Type, error) {
 
 // readLen reads a length-delimited field's length. Fields read into memory
 // are bounded by readN; the raw message itself is streamed.
-func readLen(r *bufio.Reader) (int64, error) {
+func readLen(r *protoReader) (int64, error) {
 	v, err := binary.ReadUvarint(r)
 	if err != nil {
 		return 0, malformed(fmt.Errorf("protobuf length: %w", unexpectedEOF(err)))

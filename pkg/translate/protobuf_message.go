@@ -1,7 +1,6 @@
 package translate
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -17,7 +16,7 @@ import (
 
 // protobufMessage translates the raw message of an object of rule's kind or
 // of a list of them, n bytes from body, into msg.
-func (t *Translator) protobufMessage(rule *KindRule, gvk schema.GroupVersionKind, body *io.LimitedReader, n int64, msg io.Writer) error {
+func (t *Translator) protobufMessage(rule *KindRule, gvk schema.GroupVersionKind, body *protoReader, n int64, msg io.Writer) error {
 	switch gvk.Kind {
 	case rule.Kind:
 		item, err := readN(body, n)
@@ -38,8 +37,7 @@ func (t *Translator) protobufMessage(rule *KindRule, gvk schema.GroupVersionKind
 
 // protobufList streams a list message: its ListMeta as it is, then every
 // item translated (or dropped when it is not the tenant's).
-func (t *Translator) protobufList(rule *KindRule, itemGVK schema.GroupVersionKind, body *io.LimitedReader, msg io.Writer) error {
-	r := bufio.NewReaderSize(body, 4<<10)
+func (t *Translator) protobufList(rule *KindRule, itemGVK schema.GroupVersionKind, r *protoReader, msg io.Writer) error {
 	buf := getBuf()
 	defer putBuf(buf)
 	var item, out []byte
