@@ -19,6 +19,17 @@ func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
 		}
 		return nil
 	}
+	if (u.Info.Verb == "create" || u.Info.Verb == "update") && u.Info.Subresource == "" && mediaType(ct) == MediaProtobuf {
+		body, ok, err := t.protobufBodyIn(u.Rule, u.Info, r.Body)
+		if err != nil {
+			return err
+		}
+		if ok { // upstream in protobuf, as the client sent it
+			u.Body = body
+			u.Header.Set("Content-Type", MediaProtobuf)
+			return nil
+		}
+	}
 	obj, err := DecodeBody(ct, r.Body)
 	if err != nil {
 		return err

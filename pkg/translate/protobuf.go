@@ -69,15 +69,18 @@ func (a *ProtobufAnswer) Len(msgLen int64) int64 {
 	return int64(len(a.Head(msgLen))) + msgLen + int64(len(a.tail))
 }
 
+// protobufVerbs are the verbs whose answer is an object or a list of them.
+var protobufVerbs = map[string]bool{"get": true, "list": true, "create": true, "update": true, "patch": true}
+
 // AcceptsProtobuf reports whether the upstream may answer the request in
-// protobuf (see TranslateProtobuf): a get or list, in one namespace, of a
-// built-in kind that client-go's scheme knows and whose only translation is
-// its namespace, for a client whose first choice is plain protobuf (not a
-// Table). Everything else the upstream answers in JSON.
+// protobuf (see TranslateProtobuf): a get, list, create, update or patch, in
+// one namespace, of a built-in kind that client-go's scheme knows and whose
+// only translation is its namespace (namespaceOnly), for a client whose
+// first choice is plain protobuf (not a Table). Everything else the
+// upstream answers in JSON.
 func AcceptsProtobuf(rule *KindRule, info RequestInfo, plan Plan, accept string) bool {
-	if rule == nil || rule.Treatment != Namespaced || len(rule.Refs) != 0 || rule.NameIsNamespace ||
-		plan != PlanForward || info.Subresource != "" || info.Namespace == "" ||
-		(info.Verb != "get" && info.Verb != "list") || !IsBuiltinGroup(rule.Resource.Group) {
+	if !namespaceOnly(rule) || plan != PlanForward || info.Subresource != "" || info.Namespace == "" ||
+		!protobufVerbs[info.Verb] || !IsBuiltinGroup(rule.Resource.Group) {
 		return false
 	}
 	first, _, _ := strings.Cut(accept, ",")

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -173,88 +172,4 @@ func (t *Translator) protobufStatus(rule *KindRule, body io.Reader, n int64) ([]
 		return nil, err
 	}
 	return out.Bytes(), nil
-}
-
-// protobufItemNamespaced is objectOutNamespaced for a protobuf object: when
-// the namespace is provably the only thing translation changes, it rewrites
-// that one field (and the lengths around it) and copies every other byte.
-// done is false when the general path must decide.
-func (t *Translator) protobufItemNamespaced(rule *KindRule, item, out []byte) (res []byte, done bool, err error) {
-	if rule.Treatment != Namespaced || len(rule.Refs) != 0 || rule.NameIsNamespace {
-		return out, false, nil
-	}
-	metaStart, metaEnd := -1, -1
-	var meta []byte
-	err = eachField(item, func(num protowire.Number, typ protowire.Type, val []byte, start, end int) error {
-		if num != objectMeta {
-			return nil
-		}
-		if typ != protowire.BytesType || metaStart >= 0 {
-			return errors.New("not one metadata message")
-		}
-		meta, metaStart, metaEnd = val, start, end
-		return nil
-	})
-	if err != nil { // the general path reports malformed input
-		return out, false, nil
-	}
-	if metaStart < 0 { // no metadata, so no namespace: nothing to translate
-		return append(out, item...), true, nil
-	}
-	if bytes.Contains(meta, tenantLabelBytes) {
-		return out, false, nil
-	}
-	nsStart, nsEnd := -1, -1
-	var ns, name string
-	simple := true
-	err = eachField(meta, func(num protowire.Number, typ protowire.Type, val []byte, start, end int) error {
-		switch num {
-		case metaNamespace:
-			if typ != protowire.BytesType || nsStart >= 0 {
-				simple = false
-				return nil
-			}
-			ns, nsStart, nsEnd = string(val), start, end
-		case metaName:
-			name = string(val)
-		case metaOwners:
-			simple = false
-		case metaManaged:
-			simple = simple && typ == protowire.BytesType && managedEntryBuiltin(val)
-		}
-		return nil
-	})
-	if err != nil || !simple {
-		return out, false, nil
-	}
-	if nsStart < 0 || ns == "" {
-		return append(out, item...), true, nil
-	}
-	local, ok := t.tenant.TenantNamespace(ns)
-	if !ok {
-		return out, true, notFound(rule.Resource, name)
-	}
-	metaLen := len(meta) - (nsEnd - nsStart) + protowire.SizeTag(metaNamespace) + protowire.SizeBytes(len(local))
-	out = append(out, item[:metaStart]...)
-	out = protowire.AppendTag(out, objectMeta, protowire.BytesType)
-	out = protowire.AppendVarint(out, uint64(metaLen))
-	out = append(out, meta[:nsStart]...)
-	out = protowire.AppendTag(out, metaNamespace, protowire.BytesType)
-	out = protowire.AppendString(out, local)
-	out = append(out, meta[nsEnd:]...)
-	return append(out, item[metaEnd:]...), true, nil
-}
-
-// managedEntryBuiltin reports whether a ManagedFieldsEntry names a built-in
-// apiVersion (the only ones the fast path leaves alone).
-func managedEntryBuiltin(entry []byte) bool {
-	builtin := true
-	err := eachField(entry, func(num protowire.Number, typ protowire.Type, val []byte, _, _ int) error {
-		if num == managedFieldsAPI {
-			group, _, found := strings.Cut(string(val), "/")
-			builtin = builtin && typ == protowire.BytesType && (!found || IsBuiltinGroup(group))
-		}
-		return nil
-	})
-	return err == nil && builtin
 }

@@ -14,9 +14,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
 // contentTypes records the Content-Type of every answer a client got.
@@ -62,10 +65,11 @@ func protobufClient(t *testing.T, s *served) (kubernetes.Interface, *contentType
 	return cs, ct
 }
 
-// TestProtobufThroughProxy reads built-in objects in protobuf through the
-// proxy: a list larger than the proxy keeps in memory, single objects and a
-// not-found answer. What comes back is protobuf, in the tenant's names, and
-// equal to what the same reads return as JSON.
+// TestProtobufThroughProxy reads and writes built-in objects in protobuf
+// through the proxy: a list larger than the proxy keeps in memory, single
+// objects, creates, updates and patches, and refusals. What comes back is
+// protobuf, in the tenant's names, and equal to what the same reads return
+// as JSON; what is written lands in the tenant's upstream namespace.
 func TestProtobufThroughProxy(t *testing.T) {
 	acme, beta := serve(t, "acme"), serve(t, "beta")
 	const ns, items = "pb", 1200 // 1 KiB each: more than the proxy's 1 MiB in memory
@@ -83,7 +87,8 @@ func TestProtobufThroughProxy(t *testing.T) {
 	for i := range items {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%04d", i)}, Data: map[string]string{"payload": payload}}
 		if i == 7 { // translated on the proxy's general path: the owner's group is the tenant's
-			cm.OwnerReferences = []metav1.OwnerReference{{APIVersion: "stable.example.com/v1", Kind: "CronTab", Name: "owner", UID: "0b6c9a55-4b4e-4a53-9a39-2a4d7d2b7f10"}}
+			// (a group no CRD defines, or the garbage collector would remove the orphan)
+			cm.OwnerReferences = []metav1.OwnerReference{{APIVersion: "never.example.com/v1", Kind: "Nothing", Name: "owner", UID: "0b6c9a55-4b4e-4a53-9a39-2a4d7d2b7f10"}}
 		}
 		_, err := jsonClient.CoreV1().ConfigMaps(ns).Create(t.Context(), cm, metav1.CreateOptions{})
 		require.NoError(t, err)
@@ -102,7 +107,7 @@ func TestProtobufThroughProxy(t *testing.T) {
 			assert.Equal(t, ns, cm.Namespace)
 			assert.NotEqual(t, "only-beta", cm.Name)
 		}
-		assert.Equal(t, "stable.example.com/v1", got.Items[7].OwnerReferences[0].APIVersion)
+		assert.Equal(t, "never.example.com/v1", got.Items[7].OwnerReferences[0].APIVersion)
 		want, err := jsonClient.CoreV1().ConfigMaps(ns).List(t.Context(), metav1.ListOptions{ResourceVersion: got.ResourceVersion, ResourceVersionMatch: metav1.ResourceVersionMatchExact})
 		require.NoError(t, err)
 		assert.True(t, apiequality.Semantic.DeepEqual(want.Items, got.Items), "protobuf and JSON lists differ")
@@ -112,11 +117,40 @@ func TestProtobufThroughProxy(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, runtime.ContentTypeProtobuf, seen.last())
 		assert.Equal(t, ns, got.Namespace)
-		assert.Equal(t, "stable.example.com/v1", got.OwnerReferences[0].APIVersion)
+		assert.Equal(t, "never.example.com/v1", got.OwnerReferences[0].APIVersion)
+		upstream, err := framework.AdminClient(t).CoreV1().ConfigMaps("acme-"+ns).Get(t.Context(), "cm-0007", metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, "acme-never.example.com/v1", upstream.OwnerReferences[0].APIVersion, "the tenant's group, upstream")
 		secret, err := pb.CoreV1().Secrets(ns).Get(t.Context(), "s", metav1.GetOptions{})
 		require.NoError(t, err)
 		assert.Equal(t, "hunter2", string(secret.Data["password"]))
 		assert.Equal(t, ns, secret.Namespace)
+	})
+	t.Run("create, update and patch", func(t *testing.T) {
+		created, err := pb.CoreV1().ConfigMaps(ns).Create(t.Context(), &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: "written", Namespace: ns}, Data: map[string]string{"k": "v1"}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, runtime.ContentTypeProtobuf, seen.last())
+		assert.Equal(t, ns, created.Namespace)
+		created.Data["k"] = "v2"
+		updated, err := pb.CoreV1().ConfigMaps(ns).Update(t.Context(), created, metav1.UpdateOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, ns, updated.Namespace)
+		patched, err := pb.CoreV1().ConfigMaps(ns).Patch(t.Context(), "written", types.MergePatchType, []byte(`{"data":{"p":"yes"}}`), metav1.PatchOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, runtime.ContentTypeProtobuf, seen.last())
+		assert.Equal(t, map[string]string{"k": "v2", "p": "yes"}, patched.Data)
+		upstream, err := framework.AdminClient(t).CoreV1().ConfigMaps("acme-"+ns).Get(t.Context(), "written", metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, map[string]string{"k": "v2", "p": "yes"}, upstream.Data)
+
+		_, err = pb.CoreV1().ConfigMaps(ns).Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "written"}}, metav1.CreateOptions{})
+		require.True(t, apierrors.IsAlreadyExists(err), "%v", err)
+		_, err = pb.CoreV1().ConfigMaps(ns).Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "labelled",
+			Labels: map[string]string{"zoo.kubectl-zoo.io/tenant": "beta"}}}, metav1.CreateOptions{})
+		require.True(t, apierrors.IsForbidden(err), "%v", err)
+		_, err = pb.CoreV1().ConfigMaps(ns).Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "elsewhere", Namespace: "other"}}, metav1.CreateOptions{})
+		require.True(t, apierrors.IsBadRequest(err), "the body's namespace must match the URL's: %v", err)
 	})
 	t.Run("not found", func(t *testing.T) {
 		_, err := pb.CoreV1().ConfigMaps(ns).Get(t.Context(), "only-beta", metav1.GetOptions{})

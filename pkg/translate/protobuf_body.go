@@ -1,0 +1,62 @@
+package translate
+
+import (
+	"bytes"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// protobufBodyIn translates the protobuf body of a create or update of a
+// namespace-only kind (namespaceOnly) without decoding it: the namespace in
+// its metadata, if any, is mapped upstream and every other byte is kept, so
+// the upstream gets protobuf as the client sent it. ok is false, with no
+// error, when the general path (DecodeBody, objectIn) must translate the
+// body instead: another kind than the URL's, a tenant label, owner
+// references, content encodings, or anything that does not parse.
+func (t *Translator) protobufBodyIn(rule *KindRule, info RequestInfo, body []byte) (out []byte, ok bool, err error) {
+	if !namespaceOnly(rule) || !bytes.HasPrefix(body, protobufMagic) {
+		return nil, false, nil
+	}
+	var typeMeta, raw, tail []byte
+	sawRaw, simple := false, true
+	err = eachField(body[len(protobufMagic):], func(num protowire.Number, typ protowire.Type, val []byte, start, end int) error {
+		field := body[len(protobufMagic)+start : len(protobufMagic)+end]
+		switch {
+		case typ != protowire.BytesType:
+			simple = false
+		case num == unknownTypeMeta && typeMeta == nil && !sawRaw:
+			typeMeta = field
+		case num == unknownRaw && !sawRaw:
+			raw, sawRaw = val, true
+		case num == 3 && len(val) > 0: // contentEncoding
+			simple = false
+		case sawRaw:
+			tail = append(tail, field...)
+		default:
+			simple = false
+		}
+		return nil
+	})
+	if err != nil || !simple || typeMeta == nil || !sawRaw {
+		return nil, false, nil
+	}
+	gvk, err := protobufTypeMeta(typeMeta)
+	if err != nil || gvk.Kind != rule.Kind || gvk.Group != rule.Resource.Group || gvk.Version != info.APIVersion {
+		return nil, false, nil
+	}
+	translated, done, err := rewriteNamespace(raw, nil, func(ns, _ string) (string, error) {
+		return t.tenant.UpstreamNamespace(ns)
+	})
+	if !done {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	out = make([]byte, 0, len(body)+16)
+	out = append(out, protobufMagic...)
+	out = append(out, typeMeta...)
+	out = protowire.AppendTag(out, unknownRaw, protowire.BytesType)
+	out = protowire.AppendBytes(out, translated)
+	return append(out, tail...), true, nil
+}
