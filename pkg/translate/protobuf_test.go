@@ -3,6 +3,8 @@ package translate
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -383,4 +385,25 @@ func viaEncoding(t *testing.T, obj runtime.Object) string {
 	b, err := json.Marshal(obj)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// BenchmarkTranslateProtobufList10000ConfigMaps is TranslateProtobuf over a
+// protobuf list of 10 000 ConfigMaps of 512 bytes, as the apiserver sends it.
+func BenchmarkTranslateProtobufList10000ConfigMaps(b *testing.B) {
+	tr := newTestTranslator(b)
+	rule := tr.Rule(schema.GroupResource{Resource: "configmaps"}, true)
+	list := &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: "1"}}
+	for i := range 10000 {
+		list.Items = append(list.Items, configMap(fmt.Sprintf("cm-%05d", i), "acme-default", func(cm *corev1.ConfigMap) {
+			cm.Data = map[string]string{"payload": strings.Repeat("x", 512)}
+		}))
+	}
+	data := pbEncode(b, list)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tr.TranslateProtobuf(rule, bytes.NewReader(data), io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
