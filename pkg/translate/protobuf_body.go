@@ -28,7 +28,7 @@ func (t *Translator) protobufBodyIn(rule *KindRule, info RequestInfo, body []byt
 			typeMeta = field
 		case num == unknownRaw && !sawRaw:
 			raw, sawRaw = val, true
-		case num == 3 && len(val) > 0: // contentEncoding
+		case num == unknownEncoding && len(val) > 0:
 			simple = false
 		case sawRaw:
 			tail = append(tail, field...)
