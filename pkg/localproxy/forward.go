@@ -86,11 +86,13 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 		copyFlushing(w, resp.Body)
 		return
 	}
-	if ct := resp.Header.Get("Content-Type"); askedForProtobuf(u) && strings.HasPrefix(ct, translate.MediaProtobuf) {
+	ct := resp.Header.Get("Content-Type")
+	protobuf := askedForProtobuf(u) && strings.HasPrefix(ct, translate.MediaProtobuf)
+	if protobuf && (!watch || resp.StatusCode != http.StatusOK) {
 		p.forwardProtobuf(w, r, resp, u)
 		return
 	}
-	if ct := resp.Header.Get("Content-Type"); !translatable(ct) {
+	if !protobuf && !translatable(ct) {
 		// Never pass what the translator cannot read: it would carry
 		// upstream names (and could carry another tenant's) untranslated.
 		w.Header().Del("Content-Type")
@@ -100,6 +102,9 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 	}
 	lw := &lazyWriter{w: w, code: resp.StatusCode}
 	translate := func() error { return p.tr.TranslateResponse(u, resp.Body, lw) }
+	if protobuf { // a watch stream
+		translate = func() error { return p.tr.TranslateProtobufWatch(u.Rule, resp.Body, lw) }
+	}
 	switch {
 	case watch && resp.StatusCode == http.StatusOK:
 		lw.Write(nil) //nolint:errcheck // sends the header now: clients wait for it

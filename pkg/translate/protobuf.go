@@ -68,15 +68,16 @@ func (a *ProtobufAnswer) Len(msgLen int64) int64 {
 	return int64(len(a.Head(msgLen))) + msgLen + int64(len(a.tail))
 }
 
-// protobufVerbs are the verbs whose answer is an object or a list of them.
-var protobufVerbs = map[string]bool{"get": true, "list": true, "create": true, "update": true, "patch": true}
+// protobufVerbs are the verbs whose answer is an object, a list of them or
+// a stream of watch events about them.
+var protobufVerbs = map[string]bool{"get": true, "list": true, "watch": true, "create": true, "update": true, "patch": true}
 
 // AcceptsProtobuf reports whether the upstream may answer the request in
-// protobuf (see TranslateProtobuf): a get, list, create, update or patch, in
-// one namespace, of a built-in kind that client-go's scheme knows and whose
-// only translation is its namespace (namespaceOnly), for a client whose
-// first choice is plain protobuf (not a Table). Everything else the
-// upstream answers in JSON.
+// protobuf (see TranslateProtobuf and TranslateProtobufWatch): a get, list,
+// watch, create, update or patch, in one namespace, of a built-in kind that
+// client-go's scheme knows and whose only translation is its namespace
+// (namespaceOnly), for a client whose first choice is plain protobuf (not a
+// Table). Everything else the upstream answers in JSON.
 func AcceptsProtobuf(rule *KindRule, info RequestInfo, plan Plan, accept string) bool {
 	if !namespaceOnly(rule) || plan != PlanForward || info.Subresource != "" || info.Namespace == "" ||
 		!protobufVerbs[info.Verb] || !IsBuiltinGroup(rule.Resource.Group) {

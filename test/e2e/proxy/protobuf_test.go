@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,8 +16,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
@@ -151,6 +155,35 @@ func TestProtobufThroughProxy(t *testing.T) {
 		require.True(t, apierrors.IsForbidden(err), "%v", err)
 		_, err = pb.CoreV1().ConfigMaps(ns).Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "elsewhere", Namespace: "other"}}, metav1.CreateOptions{})
 		require.True(t, apierrors.IsBadRequest(err), "the body's namespace must match the URL's: %v", err)
+	})
+	t.Run("watch and a namespaced informer", func(t *testing.T) {
+		w, err := pb.CoreV1().ConfigMaps(ns).Watch(t.Context(), metav1.ListOptions{})
+		require.NoError(t, err)
+		defer w.Stop()
+		assert.Equal(t, runtime.ContentTypeProtobuf+";stream=watch", seen.last())
+
+		cfg, err := clientcmd.BuildConfigFromFlags("", acme.Kubeconfig)
+		require.NoError(t, err)
+		factory := informers.NewSharedInformerFactoryWithOptions(kubernetes.NewForConfigOrDie(cfg), 0, informers.WithNamespace(ns))
+		inf := factory.Core().V1().ConfigMaps().Informer()
+		factory.Start(t.Context().Done())
+		require.True(t, cache.WaitForCacheSync(t.Context().Done(), inf.HasSynced))
+		assert.Len(t, inf.GetStore().ListKeys(), items+2, "ours, written and kube-root-ca.crt")
+
+		_, err = jsonClient.CoreV1().ConfigMaps(ns).Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "watched"}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		for ev := range w.ResultChan() {
+			cm, ok := ev.Object.(*corev1.ConfigMap)
+			require.True(t, ok, "%s %#v", ev.Type, ev.Object)
+			if ev.Type == watch.Added && cm.Name == "watched" {
+				assert.Equal(t, ns, cm.Namespace)
+				break
+			}
+		}
+		require.Eventually(t, func() bool {
+			_, exists, _ := inf.GetStore().GetByKey(ns + "/watched")
+			return exists
+		}, 30*time.Second, 50*time.Millisecond, "the informer sees the new object under the tenant's namespace")
 	})
 	t.Run("not found", func(t *testing.T) {
 		_, err := pb.CoreV1().ConfigMaps(ns).Get(t.Context(), "only-beta", metav1.GetOptions{})
