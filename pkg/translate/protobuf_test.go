@@ -291,16 +291,18 @@ func TestAcceptsProtobuf(t *testing.T) {
 }
 
 // FuzzTranslateProtobuf feeds arbitrary upstream answers to the protobuf
-// path: it must never panic, and what it produces from a well-formed answer
-// must decode.
+// paths: they must never panic, and what TranslateProtobuf produces from a
+// well-formed answer must decode.
 func FuzzTranslateProtobuf(f *testing.F) {
 	f.Add(pbEncode(f, &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: "1"},
 		Items: []corev1.ConfigMap{configMap("a", "acme-default"), configMap("b", "beta-default"), configMap("c", "acme-x", withCROwner)}}))
 	f.Add(pbEncode(f, ptr(configMap("a", "acme-default", withTenantLabel))))
 	f.Add(pbEncode(f, &metav1.Status{Code: 404, Message: "gone"}))
+	f.Add(protobufWatchStream(f, []watchEvent{{"ADDED", ptr(configMap("a", "acme-default"))}, {"ERROR", &metav1.Status{Code: 410}}}))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		tr := New(MustTenant("acme"), Options{})
 		rule := tr.Rule(schema.GroupResource{Resource: "configmaps"}, true)
+		_ = tr.TranslateProtobufWatch(rule, bytes.NewReader(in), io.Discard) // must not panic
 		out, answer, err := pbTranslate(tr, rule, in)
 		if err != nil || answer.JSON != nil {
 			return
