@@ -28,6 +28,7 @@ type spill struct {
 	path    string // set while the file still needs removing
 	enc     cipher.Stream
 	key, iv []byte
+	scratch []byte // encryption buffer
 	n       int64
 	err     error
 }
@@ -90,9 +91,11 @@ func (s *spill) toFile() error {
 
 // writeFile encrypts p into the file.
 func (s *spill) writeFile(p []byte) error {
-	buf := make([]byte, min(len(p), 32<<10))
+	if s.scratch == nil {
+		s.scratch = make([]byte, 32<<10)
+	}
 	for len(p) > 0 {
-		chunk := buf[:min(len(p), len(buf))]
+		chunk := s.scratch[:min(len(p), len(s.scratch))]
 		s.enc.XORKeyStream(chunk, p[:len(chunk)])
 		if _, err := s.file.Write(chunk); err != nil {
 			return fmt.Errorf("spilling a large answer to disk: %w", err)
@@ -124,7 +127,7 @@ func (s *spill) WriteTo(w io.Writer) (int64, error) {
 		return 0, err
 	}
 	dec := cipher.NewCTR(block, s.iv)
-	buf := make([]byte, 32<<10)
+	buf := s.scratch
 	var total int64
 	for {
 		n, err := s.file.Read(buf)
