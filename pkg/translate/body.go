@@ -54,8 +54,9 @@ func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
 	return nil
 }
 
-// UpstreamAccept rewrites a tenant's Accept header for the upstream: the
-// translator reads JSON only, so protobuf and CBOR are dropped while JSON
+// UpstreamAccept rewrites a tenant's Accept header for the upstream when
+// AcceptsProtobuf does not allow protobuf: the general path reads JSON, so
+// protobuf and CBOR are dropped while JSON
 // alternatives (with their as=Table / as=APIGroupDiscoveryList parameters)
 // are kept. client-go accepts a JSON answer to a protobuf request.
 func UpstreamAccept(accept string) string {
