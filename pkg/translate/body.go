@@ -56,9 +56,9 @@ func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
 
 // UpstreamAccept rewrites a tenant's Accept header for the upstream when
 // AcceptsProtobuf does not allow protobuf: the general path reads JSON, so
-// protobuf and CBOR are dropped while JSON
-// alternatives (with their as=Table / as=APIGroupDiscoveryList parameters)
-// are kept. client-go accepts a JSON answer to a protobuf request.
+// protobuf and CBOR are dropped while JSON alternatives (with their as=Table
+// / as=APIGroupDiscoveryList parameters) are kept. client-go accepts a JSON
+// answer to a protobuf request.
 func UpstreamAccept(accept string) string {
 	if accept == "" {
 		return MediaJSON
