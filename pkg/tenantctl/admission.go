@@ -42,31 +42,25 @@ func writes() *admissionv1.MatchResources {
 }
 
 // InstallPolicies returns the ValidatingAdmissionPolicies of the security
-// model and their bindings. TenantPolicy is bound once, with every Tenant
-// record as a parameter (an empty paramRef selector): a new tenant is
-// confined as soon as the API server's informer sees its record, with no
-// policy or binding to recompile. A request that matches no tenant is not
-// judged by it ("Allow" when there is no parameter at all, since a "Deny"
-// would then refuse every write in the cluster).
+// model and their bindings. Neither takes parameters: each derives the
+// tenant from the request's identity, so a write costs one evaluation of
+// each policy however many tenants exist, and a new tenant is confined from
+// its first request, with nothing to recompile.
 func InstallPolicies() ([]*admissionv1.ValidatingAdmissionPolicy, []*admissionv1.ValidatingAdmissionPolicyBinding) {
 	policies := []*admissionv1.ValidatingAdmissionPolicy{tenantPolicy(), identityPolicy()}
-	binding := func(name string, ref *admissionv1.ParamRef) *admissionv1.ValidatingAdmissionPolicyBinding {
+	binding := func(name string) *admissionv1.ValidatingAdmissionPolicyBinding {
 		return &admissionv1.ValidatingAdmissionPolicyBinding{
 			TypeMeta:   policyBindingType,
 			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: managedLabels()},
 			Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
 				PolicyName:        name,
-				ParamRef:          ref,
 				ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
 			},
 		}
 	}
 	return policies, []*admissionv1.ValidatingAdmissionPolicyBinding{
-		binding(TenantPolicy, &admissionv1.ParamRef{
-			Selector:                &metav1.LabelSelector{},
-			ParameterNotFoundAction: ptr.To(admissionv1.AllowAction),
-		}),
-		binding(IdentityPolicy, nil),
+		binding(TenantPolicy),
+		binding(IdentityPolicy),
 	}
 }
 

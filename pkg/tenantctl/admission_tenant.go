@@ -6,11 +6,43 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// tenantPolicy confines the writes of one tenant (its Tenant record is the
-// parameter; its binding has every Tenant record as one). It judges requests from
-// the tenant's users (zoo:<t>:*), from anyone in the tenant's groups
-// (zoo:tenant:<t>, zoo:<t>:*), and from the ServiceAccounts of the tenant's
-// namespaces (system:serviceaccount:<t>-*), which carry no zoo group.
+// TenantPolicy judges a request (variable judged) and names its tenant
+// (variable tenant) Both are derived from the request alone, so
+// a request costs the same whatever the number of tenants:
+//   - zoo: identities (user zoo:<t>:<u>, groups zoo:tenant:<t> and
+//     zoo:<t>:<g>): the tenant is the one the identity names (IdentityPolicy
+//     refuses an identity that names two tenants, or a tenant that does not
+//     exist);
+//   - ServiceAccounts (system:serviceaccount:<ns>:<name>, which carry no zoo
+//     group) writing into a namespace that is labeled as a tenant's, when
+//     their own namespace has that tenant's prefix: the tenant is the one of
+//     that label. Tenant names contain no "-", so the prefix is unambiguous.
+//     A tenant's ServiceAccounts hold no rights outside the tenant's
+//     namespaces (RBAC: a tenant can only bind them with RoleBindings there,
+//     and its ClusterRoleBindings carry no subjects upstream), so RBAC alone
+//     confines their other requests; no Tenant record has to be looked up.
+const (
+	zooIdentityExpr = `request.userInfo.username.startsWith('zoo:') || (has(request.userInfo.groups) && request.userInfo.groups.exists(g, g.startsWith('zoo:')))`
+	// claimsExpr is every tenant a zoo: identity names, in order.
+	claimsExpr = `(request.userInfo.username.startsWith('zoo:') ? [request.userInfo.username.split(':')[1]] : []) +
+  (has(request.userInfo.groups) ? request.userInfo.groups : []).filter(g, g.startsWith('zoo:')).map(g, g.startsWith('$TENANTGROUP') ? g.substring(size('$TENANTGROUP')) : g.split(':')[1])`
+	// saTenantExpr is the tenant of a ServiceAccount writing into one of its
+	// tenant's namespaces, else ''.
+	saTenantExpr = `request.userInfo.username.startsWith('system:serviceaccount:') && size(request.userInfo.username.split(':')) == 4 &&
+  namespaceObject != null && has(namespaceObject.metadata.labels) && '$LABEL' in namespaceObject.metadata.labels &&
+  request.userInfo.username.split(':')[2].startsWith(namespaceObject.metadata.labels['$LABEL'] + '-') ?
+  namespaceObject.metadata.labels['$LABEL'] : ''`
+)
+
+// tenantPolicy confines the writes of every tenant with one evaluation per
+// request: it takes no parameters, and derives the tenant from the request's
+// identity (see the expressions above). Every rule holds only for judged
+// requests.
+//
+// Ownership is the label, not only the name: a namespaced write needs a
+// target namespace labeled as the tenant's (so a platform namespace that
+// happens to carry a tenant's prefix is not the tenant's), and an update or
+// delete of a cluster-scoped object needs the object labeled as the tenant's.
 func tenantPolicy() *admissionv1.ValidatingAdmissionPolicy {
 	forbidden := ptr.To(metav1.StatusReasonForbidden)
 	v := func(name, expr string) admissionv1.Variable {
@@ -21,22 +53,27 @@ func tenantPolicy() *admissionv1.ValidatingAdmissionPolicy {
 		ObjectMeta: metav1.ObjectMeta{Name: TenantPolicy, Labels: managedLabels()},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy:    ptr.To(admissionv1.Fail),
-			ParamKind:        &admissionv1.ParamKind{APIVersion: TenantGVR.GroupVersion().String(), Kind: TenantKind},
 			MatchConstraints: writes(),
 			MatchConditions: []admissionv1.MatchCondition{{
 				Name: "tenant-identity",
-				Expression: cel(`request.userInfo.username.startsWith('zoo:' + params.metadata.name + ':') ||
-  request.userInfo.username.startsWith('system:serviceaccount:' + params.metadata.name + '-') ||
-  (has(request.userInfo.groups) && request.userInfo.groups.exists(g, g == '$TENANTGROUP' + params.metadata.name || g.startsWith('zoo:' + params.metadata.name + ':')))`),
+				// Match conditions see neither variables nor namespaceObject:
+				// a cheap superset here (a zoo: identity, or a ServiceAccount
+				// outside kube-system, which no tenant can own); the variable
+				// judged decides exactly.
+				Expression: zooIdentityExpr + ` ||
+  (request.userInfo.username.startsWith('system:serviceaccount:') && !request.userInfo.username.startsWith('system:serviceaccount:kube-system:'))`,
 			}},
 			Variables: []admissionv1.Variable{
+				v("isZoo", zooIdentityExpr),
+				v("saTenant", saTenantExpr),
+				v("judged", "variables.isZoo || variables.saTenant != ''"),
+				v("tenant", "variables.isZoo ? ("+claimsExpr+")[0] : variables.saTenant"),
 				// Empty request fields are absent in CEL, hence the has().
 				v("ns", "has(request.namespace) ? request.namespace : ''"),
 				v("subres", "has(request.subResource) ? request.subResource : ''"),
 				v("reqName", "has(request.name) ? request.name : ''"),
 				v("reqGroup", "has(request.resource.group) ? request.resource.group : ''"),
-				v("tenant", "params.metadata.name"),
-				v("prefix", "params.metadata.name + '-'"),
+				v("prefix", "variables.tenant + '-'"),
 				v("isNamespace", "variables.reqGroup == '' && request.resource.resource == 'namespaces'"),
 				v("isCRD", "variables.reqGroup == 'apiextensions.k8s.io' && request.resource.resource == 'customresourcedefinitions'"),
 				v("isRBAC", "variables.reqGroup == 'rbac.authorization.k8s.io' && variables.subres == ''"),
@@ -48,53 +85,73 @@ func tenantPolicy() *admissionv1.ValidatingAdmissionPolicy {
   !variables.clusterScoped ? variables.ns :
   variables.reqName != '' ? variables.reqName :
   (object != null && has(object.metadata) && has(object.metadata.name) ? object.metadata.name : '')`),
+				v("nsLabels", "namespaceObject != null && has(namespaceObject.metadata.labels) ? namespaceObject.metadata.labels : {}"),
 				v("labels", "object != null && has(object.metadata) && has(object.metadata.labels) ? object.metadata.labels : {}"),
 				v("oldLabels", "oldObject != null && has(oldObject.metadata) && has(oldObject.metadata.labels) ? oldObject.metadata.labels : {}"),
 			},
-			Validations: []admissionv1.Validation{{
-				Expression: "variables.target.startsWith(variables.prefix) && size(variables.target) > size(variables.prefix)",
-				MessageExpression: `'tenant ' + variables.tenant + ' may only write ' +
+			Validations: tenantValidations(forbidden),
+		},
+	}
+}
+
+// tenantValidations are TenantPolicy's rules, in the order docs/security.md
+// lists them; each holds only for requests the policy judges.
+func tenantValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {
+	rules := []admissionv1.Validation{{
+		Expression: "variables.tenant != '' && variables.target.startsWith(variables.prefix) && size(variables.target) > size(variables.prefix)",
+		MessageExpression: `'tenant ' + variables.tenant + ' may only write ' +
   (variables.isCRD ? 'CustomResourceDefinitions whose group' : variables.clusterScoped ? 'cluster-scoped objects whose name' : 'in namespaces whose name') +
   ' starts with ' + variables.prefix + ', not ' + (variables.target == '' ? '(no name)' : variables.target)`,
-				Reason: forbidden,
-			}, {
-				Expression: cel("!('$LABEL' in variables.labels) || variables.labels['$LABEL'] == variables.tenant"),
-				Message:    cel("the label $LABEL marks ownership: a tenant may only set it to its own name"),
-				Reason:     forbidden,
-			}, {
-				Expression: cel(`request.operation != 'UPDATE' || !('$LABEL' in variables.oldLabels) ||
+		Reason: forbidden,
+	}, {
+		Expression:        cel("variables.clusterScoped || ('$LABEL' in variables.nsLabels && variables.nsLabels['$LABEL'] == variables.tenant)"),
+		MessageExpression: cel("'namespace ' + variables.ns + ' is not labeled $LABEL=' + variables.tenant + ': tenant ' + variables.tenant + ' may only write in its own namespaces'"),
+		Reason:            forbidden,
+	}, {
+		Expression: cel(`!variables.clusterScoped || request.operation == 'CREATE' ||
+  ('$LABEL' in variables.oldLabels && variables.oldLabels['$LABEL'] == variables.tenant)`),
+		MessageExpression: cel("'tenant ' + variables.tenant + ' may only change cluster-scoped objects labeled $LABEL=' + variables.tenant"),
+		Reason:            forbidden,
+	}, {
+		Expression: cel("!('$LABEL' in variables.labels) || variables.labels['$LABEL'] == variables.tenant"),
+		Message:    cel("the label $LABEL marks ownership: a tenant may only set it to its own name"),
+		Reason:     forbidden,
+	}, {
+		Expression: cel(`request.operation != 'UPDATE' || !('$LABEL' in variables.oldLabels) ||
   ('$LABEL' in variables.labels && variables.labels['$LABEL'] == variables.oldLabels['$LABEL'])`),
-				Message: cel("the label $LABEL marks ownership and may not be changed or removed"),
-				Reason:  forbidden,
-			}, {
-				Expression:        cel("request.operation != 'CREATE' || !variables.clusterScoped || variables.subres != '' || '$LABEL' in variables.labels"),
-				MessageExpression: cel("'cluster-scoped objects of tenant ' + variables.tenant + ' must carry the label $LABEL=' + variables.tenant"),
-				Reason:            forbidden,
-			}, {
-				Expression: cel(`!variables.isRBAC || !(request.resource.resource in ['rolebindings', 'clusterrolebindings']) || object == null ||
+		Message: cel("the label $LABEL marks ownership and may not be changed or removed"),
+		Reason:  forbidden,
+	}, {
+		Expression:        cel("request.operation != 'CREATE' || !variables.clusterScoped || variables.subres != '' || '$LABEL' in variables.labels"),
+		MessageExpression: cel("'cluster-scoped objects of tenant ' + variables.tenant + ' must carry the label $LABEL=' + variables.tenant"),
+		Reason:            forbidden,
+	}, {
+		Expression: cel(`!variables.isRBAC || !(request.resource.resource in ['rolebindings', 'clusterrolebindings']) || object == null ||
   object.roleRef.kind == 'Role' || object.roleRef.name.startsWith(variables.prefix) || object.roleRef.name == '$ADMINROLE'`),
-				MessageExpression: cel(`'bindings of tenant ' + variables.tenant + ' may only refer to its own ClusterRoles (' + variables.prefix + '*) or to $ADMINROLE, not to ' + object.roleRef.name`),
-				Reason:            forbidden,
-			}, {
-				Expression: cel(`!variables.isRBAC || !(request.resource.resource in ['rolebindings', 'clusterrolebindings']) || object == null || !has(object.subjects) ||
+		MessageExpression: cel(`'bindings of tenant ' + variables.tenant + ' may only refer to its own ClusterRoles (' + variables.prefix + '*) or to $ADMINROLE, not to ' + object.roleRef.name`),
+		Reason:            forbidden,
+	}, {
+		Expression: cel(`!variables.isRBAC || !(request.resource.resource in ['rolebindings', 'clusterrolebindings']) || object == null || !has(object.subjects) ||
   object.subjects.all(s,
     s.kind == 'ServiceAccount' ? has(s.namespace) && s.namespace.startsWith(variables.prefix) :
     s.kind == 'User' ? s.name.startsWith('zoo:' + variables.tenant + ':') || s.name.startsWith('system:serviceaccount:' + variables.prefix) :
     s.name == '$TENANTGROUP' + variables.tenant || s.name.startsWith('zoo:' + variables.tenant + ':') || s.name.startsWith('system:serviceaccounts:' + variables.prefix))`),
-				MessageExpression: "'bindings of tenant ' + variables.tenant + ' may only name the tenant\\'s own users, groups and ServiceAccounts'",
-				Reason:            forbidden,
-			}, {
-				Expression: `!variables.isRBAC || request.resource.resource != 'clusterrolebindings' || object == null || !has(object.subjects) || size(object.subjects) == 0`,
-				Message:    "a tenant's ClusterRoleBindings carry no subjects upstream (they would grant cluster-wide); kubectl-zoo grants their subjects with RoleBindings in the tenant's namespaces",
-				Reason:     forbidden,
-			}, {
-				Expression: cel(`!variables.isRBAC || request.resource.resource != 'clusterroles' || object == null ||
+		MessageExpression: "'bindings of tenant ' + variables.tenant + ' may only name the tenant\\'s own users, groups and ServiceAccounts'",
+		Reason:            forbidden,
+	}, {
+		Expression: `!variables.isRBAC || request.resource.resource != 'clusterrolebindings' || object == null || !has(object.subjects) || size(object.subjects) == 0`,
+		Message:    "a tenant's ClusterRoleBindings carry no subjects upstream (they would grant cluster-wide); kubectl-zoo grants their subjects with RoleBindings in the tenant's namespaces",
+		Reason:     forbidden,
+	}, {
+		Expression: cel(`!variables.isRBAC || request.resource.resource != 'clusterroles' || object == null ||
   (!variables.labels.exists(k, k.startsWith('rbac.authorization.k8s.io/aggregate-to-')) &&
    (!has(object.aggregationRule) || !has(object.aggregationRule.clusterRoleSelectors) ||
     object.aggregationRule.clusterRoleSelectors.all(s, has(s.matchLabels) && '$LABEL' in s.matchLabels && s.matchLabels['$LABEL'] == variables.tenant)))`),
-				MessageExpression: cel("'ClusterRoles of tenant ' + variables.tenant + ' may not aggregate into other roles, and may only aggregate roles selected by $LABEL=' + variables.tenant"),
-				Reason:            forbidden,
-			}},
-		},
+		MessageExpression: cel("'ClusterRoles of tenant ' + variables.tenant + ' may not aggregate into other roles, and may only aggregate roles selected by $LABEL=' + variables.tenant"),
+		Reason:            forbidden,
+	}}
+	for i := range rules {
+		rules[i].Expression = "!variables.judged || (" + rules[i].Expression + ")"
 	}
+	return rules
 }

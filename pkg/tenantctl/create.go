@@ -176,9 +176,10 @@ func (c *Client) preflight(ctx context.Context, t translate.Tenant) (map[string]
 }
 
 // reconcile applies everything of the tenant in an order that never leaves
-// it with rights before its confinement: the record (the parameter that makes
-// TenantPolicy judge the tenant) first, then namespaces and roles, the
-// admins' cluster-wide rights last.
+// it with rights before its confinement: the record (which IdentityPolicy
+// needs, through TenantRBAC, before a zoo: identity of the tenant may write)
+// first, then namespaces and roles, the admins' cluster-wide rights last.
+// TenantPolicy needs nothing per tenant: it judges by identity and labels.
 func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tenant, rules map[string][]rbacv1.PolicyRule) (*CreateResult, error) {
 	record, err := tenant.ToUnstructured()
 	if err != nil {

@@ -106,8 +106,9 @@ func (c *Client) DeleteTenant(ctx context.Context, name string, opts DeleteOptio
 		}
 	}
 
-	// The record goes last: as TenantPolicy's parameter it keeps the
-	// tenant's ServiceAccounts confined while their namespaces terminate.
+	// The record goes last: while it exists, `tenant create` of the same
+	// name refuses, so no new tenant meets the old one's terminating
+	// namespaces.
 	err = c.Dynamic.Resource(TenantGVR).Delete(ctx, name, metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return res, fmt.Errorf("delete tenant record %q: %w", name, err)

@@ -23,9 +23,9 @@ const (
 	// TenantClusterClusterRole holds the cluster-scoped rights of tenant
 	// admins; admission confines every write to the tenant's prefix.
 	TenantClusterClusterRole = "zoo-tenant-cluster"
-	// TenantPolicy is the ValidatingAdmissionPolicy (paramKind Tenant) that
-	// confines a tenant's writes, and its binding, whose parameters are all
-	// Tenant records.
+	// TenantPolicy is the ValidatingAdmissionPolicy (and its binding) that
+	// confines every tenant's writes; it takes no parameters and derives the
+	// tenant from the request's identity.
 	TenantPolicy = "zoo-tenant"
 	// IdentityPolicy is the ValidatingAdmissionPolicy (and its binding) for
 	// every request made with a zoo: identity: one tenant per request, and

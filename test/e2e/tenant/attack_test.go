@@ -105,6 +105,11 @@ func TestAttackSuite(t *testing.T) {
 		assert.Contains(t, err.Error(), "tenant acme may only write in namespaces whose name starts with acme-")
 	}
 
+	// Platform objects that happen to carry the tenant's prefix, made by the
+	// cluster admin: ownership is the label, not the name.
+	framework.Kubectl(t, "create", "namespace", "acme-platform")
+	framework.Kubectl(t, "create", "clusterrole", "acme-platform-reader", "--verb=get", "--resource=pods")
+
 	before := upstreamSnapshot(t)
 	crd := func(name, group string) string {
 		return `apiVersion: apiextensions.k8s.io/v1
@@ -163,6 +168,14 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: "zoo:acme:adm
 		{name: "admin removes the ownership label", args: append(admin, "label", "namespace", "acme-default", label+"-"), denial: byAdmission},
 		{name: "admin labels another tenant's namespace", args: append(admin, "label", "namespace", "beta-default", "pwned=true"), denial: byAdmission},
 		{name: "admin relabels a ConfigMap into another tenant", args: append(admin, "label", "configmap", "mine", "-n", "acme-default", label+"=beta"), denial: byAdmission},
+		{name: "admin grants itself a platform namespace that has its prefix", args: append(admin, "create", "rolebinding", "pwn", "-n", "acme-platform",
+			"--clusterrole="+tenantctl.TenantAdminClusterRole, "--user=zoo:acme:admin"), denial: "is not labeled zoo.kubectl-zoo.io/tenant=acme"},
+		{name: "admin labels a platform namespace that has its prefix as its own", args: append(admin, "label", "namespace", "acme-platform", label+"=acme"),
+			denial: "may only change cluster-scoped objects labeled"},
+		{name: "admin deletes a platform ClusterRole that has its prefix", args: append(admin, "delete", "clusterrole", "acme-platform-reader"),
+			denial: "may only change cluster-scoped objects labeled"},
+		{name: "admin rewrites a platform ClusterRole that has its prefix", args: append(admin, "patch", "clusterrole", "acme-platform-reader", "--type=json",
+			"-p", `[{"op":"add","path":"/rules/0/verbs/-","value":"delete"}]`), denial: "may only change cluster-scoped objects labeled"},
 		{name: "identity of two tenants", args: []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme", "--as-group", "zoo:tenant:beta", "create", "configmap", "two", "-n", "acme-default"}, denial: "ValidatingAdmissionPolicy 'zoo-"},
 		{name: "identity without its tenant group", args: []string{"--as", "zoo:acme:admin", "create", "configmap", "nogroup", "-n", "acme-default"}, denial: byIdentity},
 		{name: "identity of a tenant that does not exist", args: []string{"--as", "zoo:ghost:admin", "--as-group", "zoo:tenant:ghost", "create", "namespace", "ghost-x"}, denial: byRBAC},
@@ -195,4 +208,6 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: "zoo:acme:adm
 	}
 	assert.Equal(t, before, upstreamSnapshot(t), "the attacks changed the upstream")
 	assert.Equal(t, "dg==", framework.Kubectl(t, "get", "secret", "topsecret", "-n", "beta-default", "-o", "jsonpath={.data.k}"))
+	framework.Kubectl(t, "delete", "namespace", "acme-platform", "--wait=false")
+	framework.Kubectl(t, "delete", "clusterrole", "acme-platform-reader")
 }
