@@ -72,6 +72,14 @@ bench: build kube ## The proxy's cost beside the direct upstream and a pass-thro
 	go test -run='^$$' -bench=. -benchmem ./pkg/translate
 	go run ./test/bench -kube-bin $(KUBE_BIN) -zoo bin/kubectl-zoo -out bench/results.json
 
+# The scale workload: write latency, as the cluster admin, as a tenant
+# identity directly and through serve, with 2 tenants and with TENANTS.
+TENANTS ?= 1000
+
+.PHONY: bench-scale
+bench-scale: build kube ## What the number of tenants costs a write: 2 tenants against TENANTS (1000)
+	go run ./test/bench -kube-bin $(KUBE_BIN) -zoo bin/kubectl-zoo -only scale -tenants $(TENANTS) -out bench/scale-results.json
+
 .PHONY: lint
 lint: $(GORELEASER) ## gofmt, go vet, goreleaser check
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt wants to change:"; echo "$$out"; exit 1; fi

@@ -59,6 +59,17 @@ type Cluster struct {
 	procs []*process
 }
 
+// PID returns the process ID of the named component (kube-apiserver, etcd,
+// ...), for tools that measure what it spends.
+func (c *Cluster) PID(name string) (int, bool) {
+	for _, p := range c.procs {
+		if p.name == name && p.cmd.Process != nil {
+			return p.cmd.Process.Pid, true
+		}
+	}
+	return 0, false
+}
+
 // KubeconfigFileName is the admin kubeconfig's name inside Dir.
 const KubeconfigFileName = "kubeconfig"
 

@@ -51,6 +51,8 @@ type env struct {
 	endpoints []*endpoint
 	admin     *kubernetes.Clientset
 	cluster   *kubecluster.Cluster
+	// dir holds the run's files (kubeconfigs, logs).
+	dir string
 }
 
 func (e *env) close() {
@@ -83,7 +85,7 @@ func setUp(ctx context.Context, c config, cluster *kubecluster.Cluster, dir stri
 	if err != nil {
 		return nil, err
 	}
-	e := &env{admin: admin, cluster: cluster}
+	e := &env{admin: admin, cluster: cluster, dir: dir}
 
 	direct := rest.CopyConfig(cluster.Config)
 	direct.Impersonate = rest.ImpersonationConfig{UserName: "zoo:" + benchTenant + ":admin", Groups: []string{"zoo:tenant:" + benchTenant}}
@@ -240,7 +242,13 @@ func (e *endpoint) cpuSeconds() (float64, bool) {
 	if e.cmd == nil || e.cmd.Process == nil {
 		return 0, false
 	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", e.cmd.Process.Pid))
+	return processCPUSeconds(e.cmd.Process.Pid)
+}
+
+// processCPUSeconds returns the CPU time (user and system, all threads) the
+// process pid has used so far.
+func processCPUSeconds(pid int) (float64, bool) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, false
 	}

@@ -36,6 +36,9 @@ type config struct {
 	watchEvents            int
 	openWatches            int
 	tenantCreates          int
+	tenants                int
+	scaleWrites            int
+	scaleParallel          int
 	only                   map[string]bool
 	profiles               string
 }
@@ -55,8 +58,11 @@ func main() {
 	flag.IntVar(&c.watchEvents, "watch-events", 1000, "events in the WATCH latency workload")
 	flag.IntVar(&c.openWatches, "open-watches", 1000, "watches held open at once")
 	flag.IntVar(&c.tenantCreates, "tenant-creates", 10, "`kubectl zoo tenant create` runs")
+	flag.IntVar(&c.tenants, "tenants", 1000, "tenants in the scale workload")
+	flag.IntVar(&c.scaleWrites, "scale-writes", 300, "create+delete rounds per writer in the scale workload, at each tenant count")
+	flag.IntVar(&c.scaleParallel, "scale-parallel", 8, "`kubectl zoo tenant create` runs at once while the scale workload adds tenants")
 	flag.StringVar(&c.profiles, "profiles", "", "directory to save the proxy's heap and goroutine profiles in while the watches are open")
-	only := flag.String("only", "", "comma-separated workloads to run (get, list, create, watch, watches-open, tenant-create); all by default")
+	only := flag.String("only", "", "comma-separated workloads to run (get, list, create, watch, watches-open, tenant-create, scale); all but scale by default")
 	flag.Parse()
 	if *only != "" {
 		c.only = map[string]bool{}
@@ -128,6 +134,18 @@ func run(ctx context.Context, c config) (err error) {
 			return err
 		}
 		results = append(results, tenantCreate)
+	}
+
+	// scale goes last: it leaves c.tenants tenants behind.
+	if c.only["scale"] {
+		logf("workload scale")
+		t0 := time.Now()
+		rs, err := runScale(ctx, c, env)
+		logf("workload scale took %s", time.Since(t0).Round(time.Millisecond))
+		if err != nil {
+			return fmt.Errorf("workload scale: %w", err)
+		}
+		results = append(results, rs...)
 	}
 
 	printTable(os.Stdout, results)

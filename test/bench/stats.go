@@ -22,6 +22,11 @@ type result struct {
 	Proxied     *float64 `json:"proxied"`
 	// HigherIsBetter tells how to read the ratios.
 	HigherIsBetter bool `json:"higherIsBetter"`
+	// Baseline and Scaled are the figures of a scale workload: measured
+	// with 2 tenants and with Tenants tenants, in the same run.
+	Baseline *float64 `json:"baseline,omitempty"`
+	Scaled   *float64 `json:"scaled,omitempty"`
+	Tenants  int      `json:"tenants,omitempty"`
 }
 
 func (r *result) set(endpoint string, v float64) {
@@ -75,13 +80,34 @@ func cell(v *float64) string {
 }
 
 // printTable prints the figures with the ratios proxied/direct and
-// proxied/pass-through.
+// proxied/pass-through, then the scale figures with the ratio of N tenants
+// to 2.
 func printTable(w io.Writer, results []result) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "WORKLOAD\tMETRIC\tUNIT\tDIRECT\tPASSTHROUGH\tPROXIED\tPROXIED/DIRECT\tPROXIED/PASSTHROUGH")
+	var plain, scale []result
 	for _, r := range results {
+		if r.Scaled != nil {
+			scale = append(scale, r)
+		} else {
+			plain = append(plain, r)
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if len(plain) > 0 {
+		fmt.Fprintln(tw, "WORKLOAD\tMETRIC\tUNIT\tDIRECT\tPASSTHROUGH\tPROXIED\tPROXIED/DIRECT\tPROXIED/PASSTHROUGH")
+	}
+	for _, r := range plain {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Workload, r.Metric, r.Unit,
 			cell(r.Direct), cell(r.Passthrough), cell(r.Proxied), ratio(r.Proxied, r.Direct), ratio(r.Proxied, r.Passthrough))
+	}
+	_ = tw.Flush()
+	if len(scale) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "WORKLOAD\tMETRIC\tUNIT\t2 TENANTS\t%d TENANTS\tRATIO\n", scale[0].Tenants)
+	for _, r := range scale {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Workload, r.Metric, r.Unit, cell(r.Baseline), cell(r.Scaled), ratio(r.Scaled, r.Baseline))
 	}
 	_ = tw.Flush()
 }

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-zoo/kubectl-zoo/internal/kubecluster"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+)
+
+// scaleNamespace is where the cluster admin writes in the scale workload: a
+// namespace of no tenant, so the admin's write is one every cluster user
+// makes, judged by the same admission chain as a tenant's.
+const scaleNamespace = "scale-admin"
+
+// writer is one identity whose write latency the scale workload follows.
+type writer struct {
+	name string
+	cs   kubernetes.Interface
+	ns   string
+}
+
+// side is one of the two clusters of the scale workload.
+type side struct {
+	name    string
+	env     *env
+	writers []*writer
+}
+
+// runScale measures what the number of tenants costs a write: a ConfigMap
+// create+delete, as the cluster admin (every write in the cluster pays the
+// admission policies), as the tenant identity directly upstream, and through
+// `kubectl zoo serve`.
+//
+// It compares two clusters that run side by side, one with 2 tenants and one
+// with c.tenants (made with `kubectl zoo tenant create`), and the writes take
+// turns between them and between the writers, write by write. Measuring the
+// same cluster before and after adding tenants would put minutes between the
+// two samples, and on a shared machine the noise of those minutes is larger
+// than what is measured.
+func runScale(ctx context.Context, c config, few *env) ([]result, error) {
+	dir := filepath.Join(few.dir, "scaled")
+	cluster, err := kubecluster.Start(ctx, kubecluster.Options{BinDir: c.kubeBin, Dir: filepath.Join(dir, "cluster")})
+	if err != nil {
+		return nil, err
+	}
+	defer cluster.Stop()
+	many, err := setUp(ctx, c, cluster, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer many.close()
+
+	sides := []*side{{name: "few", env: few}, {name: "many", env: many}}
+	for _, s := range sides {
+		if err := s.prepare(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := growTo(ctx, c, few, 2); err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	if err := growTo(ctx, c, many, c.tenants); err != nil {
+		return nil, err
+	}
+	logf("scale: %d tenants created in %s", c.tenants, time.Since(t0).Round(time.Second))
+	if err := settle(ctx, many); err != nil {
+		return nil, err
+	}
+	if _, err := timeWrites(ctx, c, sides, "warm-up"); err != nil {
+		return nil, err
+	}
+	times, err := timeWrites(ctx, c, sides, "measured")
+	if err != nil {
+		return nil, err
+	}
+	return scaleResults(c, sides, times), nil
+}
+
+// prepare makes the admin's namespace and the writers of one side.
+func (s *side) prepare(ctx context.Context) error {
+	e := s.env
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: scaleNamespace}}
+	if _, err := e.admin.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	s.writers = []*writer{{name: "cluster admin", cs: e.admin, ns: scaleNamespace}}
+	for _, ep := range e.endpoints {
+		label := map[string]string{"direct": "tenant identity, directly", "proxied": "tenant, through serve"}[ep.name]
+		if label == "" {
+			continue
+		}
+		cs, err := ep.client()
+		if err != nil {
+			return err
+		}
+		s.writers = append(s.writers, &writer{name: label, cs: cs, ns: ep.ns("default")})
+	}
+	return nil
+}
+
+// scaleResults turns the paired samples into one row per figure.
+func scaleResults(c config, sides []*side, times map[string]*writeTimes) []result {
+	few, many := times[sides[0].name], times[sides[1].name]
+	var out []result
+	for _, fig := range controlPlane {
+		b, s := few.cpuPerWrite[fig], many.cpuPerWrite[fig]
+		out = append(out, result{Workload: "write (create+delete ConfigMap)", Metric: fig + " CPU per write, idle rate taken out",
+			Unit: "µs", Baseline: &b, Scaled: &s, Tenants: c.tenants})
+		bi, si := few.idleCPU[fig], many.idleCPU[fig]
+		out = append(out, result{Workload: "idle, no writes", Metric: fig + " CPU", Unit: "ms/s",
+			Baseline: &bi, Scaled: &si, Tenants: c.tenants})
+	}
+	for _, w := range sides[0].writers {
+		for _, p := range []struct {
+			name string
+			pct  float64
+		}{{"p50", 50}, {"p99", 99}} {
+			b, s := ms(percentile(few.latency[w.name], p.pct)), ms(percentile(many.latency[w.name], p.pct))
+			out = append(out, result{
+				Workload: "write (create+delete ConfigMap)", Metric: w.name + ", " + p.name, Unit: "ms",
+				Baseline: &b, Scaled: &s, Tenants: c.tenants,
+			})
+		}
+	}
+	return out
+}
+
+// growTo runs `kubectl zoo tenant create` until the cluster of e has n
+// tenants, c.scaleParallel at a time.
+func growTo(ctx context.Context, c config, e *env, n int) error {
+	have, err := tenantCount(ctx, e)
+	if err != nil {
+		return err
+	}
+	todo := n - have
+	var next atomic.Int64
+	var failed atomic.Value
+	var wg sync.WaitGroup
+	for range c.scaleParallel {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < int64(todo) && ctx.Err() == nil; i = next.Add(1) - 1 {
+				name := fmt.Sprintf("s%d", i)
+				out, err := exec.CommandContext(ctx, c.zoo, "--kubeconfig", e.cluster.Kubeconfig, "tenant", "create", name).CombinedOutput()
+				if err != nil {
+					failed.Store(fmt.Errorf("tenant create %s: %w: %s", name, err, out))
+					return
+				}
+				if done := i + 1; done%250 == 0 {
+					logf("scale: %d of %d tenants created", done, todo)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err, _ := failed.Load().(error); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// settle waits until the controllers have caught up with the new namespaces
+// (each has its default ServiceAccount), and a little more, so that the
+// writes measured after it do not share the machine with that burst.
+func settle(ctx context.Context, e *env) error {
+	t0 := time.Now()
+	err := wait.PollUntilContextTimeout(ctx, time.Second, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
+		nss, err := e.admin.CoreV1().Namespaces().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+		if err != nil {
+			return false, err
+		}
+		sas, err := e.admin.CoreV1().ServiceAccounts("").List(ctx, metav1.ListOptions{ResourceVersion: "0", FieldSelector: "metadata.name=default"})
+		if err != nil {
+			return false, err
+		}
+		return len(sas.Items) >= len(nss.Items), nil
+	})
+	if err != nil {
+		return fmt.Errorf("wait for the controllers to catch up: %w", err)
+	}
+	logf("scale: controllers caught up in %s", time.Since(t0).Round(time.Second))
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(10 * time.Second):
+		return nil
+	}
+}
+
+// tenantCount counts the Tenant records.
+func tenantCount(ctx context.Context, e *env) (int, error) {
+	tc, err := tenantctl.NewClient(e.cluster.Config)
+	if err != nil {
+		return 0, err
+	}
+	infos, _, err := tc.ListTenants(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return len(infos), nil
+}
