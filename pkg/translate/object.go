@@ -26,6 +26,10 @@ func hasNamespace(obj map[string]any) bool {
 
 func (t *Translator) objectIn(rule *KindRule, obj map[string]any) error {
 	m := t.toUp
+	if t.opts.Shared != nil {
+		// Each object gets its own budget of lookups (refs_budget.go).
+		m = &mapper{t: t, in: true, lookups: &lookupBudget{}}
+	}
 	meta := child(obj, "metadata")
 	name := str(meta, "name")
 	switch rule.Treatment {

@@ -39,6 +39,9 @@ func (t *Translator) Tenant() Tenant { return t.tenant }
 type mapper struct {
 	t  *Translator
 	in bool
+	// lookups, when set, counts what resolving this object's references to
+	// shared kinds may still ask the upstream (SharedLookup).
+	lookups *lookupBudget
 }
 
 func (m *mapper) tenant() Tenant { return m.t.tenant }
@@ -118,6 +121,9 @@ func (m *mapper) sharedRef(gr schema.GroupResource, name string) (string, error)
 		return "", nil
 	}
 	if m.in {
+		if err := m.lookups.take(gr, name); err != nil {
+			return "", err
+		}
 		return m.t.ResolveSharedRef(gr, name), nil
 	}
 	if local, ok := m.tenant().TenantClusterName(name); ok {
