@@ -72,6 +72,20 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		p.forward(rec, r, u)
 	}
+	p.forgetSharedAfterWrite(u)
+}
+
+// forgetSharedAfterWrite drops the cached lookups of a shared kind that the
+// request wrote, so that the tenant's next request sees its own class.
+func (p *Proxy) forgetSharedAfterWrite(u *translate.UpstreamRequest) {
+	switch u.Info.Verb {
+	case "get", "list", "watch":
+		return
+	}
+	gr := u.Info.GroupResource()
+	if rule, ok := translate.LookupKind(gr); ok && rule.Treatment == translate.Shared {
+		p.shared.forget(gr)
+	}
 }
 
 // describe names the verb and resource of a request for the log.

@@ -30,6 +30,7 @@ type Proxy struct {
 	upgradeRT apiproxy.UpgradeRequestRoundTripper
 	own       *http.Client // the caller's own identity (namespace lists, discovery)
 	scopes    *scopeCache
+	shared    *sharedLookup // references to shared kinds (shared.go)
 
 	tenantNames tenantNames // for lists of shared kinds (shared_tenants.go)
 
@@ -76,7 +77,8 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	p.closing, p.closeFunc = context.WithCancel(context.Background())
 	p.scopes = newScopeCache(p)
-	p.tr = translate.New(tenant, translate.Options{Scopes: p.scopes, Shared: &sharedLookup{p: p}})
+	p.shared = newSharedLookup(p)
+	p.tr = translate.New(tenant, translate.Options{Scopes: p.scopes, Shared: p.shared})
 	return p, nil
 }
 

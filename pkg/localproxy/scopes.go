@@ -21,27 +21,52 @@ type scopeCache struct {
 	p     *Proxy
 	mu    sync.Mutex
 	known map[schema.GroupResource]bool
-	tried map[string]time.Time
+	// version is the first (the preferred) version that serves a resource.
+	version map[schema.GroupResource]string
+	tried   map[string]time.Time
 }
 
 func newScopeCache(p *Proxy) *scopeCache {
-	return &scopeCache{p: p, known: map[schema.GroupResource]bool{}, tried: map[string]time.Time{}}
+	return &scopeCache{p: p, known: map[schema.GroupResource]bool{}, version: map[schema.GroupResource]string{}, tried: map[string]time.Time{}}
 }
 
 // Namespaced implements translate.ScopeLookup.
 func (s *scopeCache) Namespaced(gr schema.GroupResource) (bool, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if ns, ok := s.known[gr]; ok {
-		return ns, true
+	s.lookup(gr)
+	ns, ok := s.known[gr]
+	return ns, ok
+}
+
+// CollectionPath returns the upstream path of the resource's collection in
+// its preferred version, as discovery tells it.
+func (s *scopeCache) CollectionPath(gr schema.GroupResource) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lookup(gr)
+	v, ok := s.version[gr]
+	switch {
+	case !ok:
+		return "", false
+	case gr.Group == "":
+		return "/api/" + v + "/" + gr.Resource, true
+	default:
+		return "/apis/" + gr.Group + "/" + v + "/" + gr.Resource, true
+	}
+}
+
+// lookup discovers gr's group unless gr is known or the group was looked up
+// less than scopeRefresh ago. s.mu is held.
+func (s *scopeCache) lookup(gr schema.GroupResource) {
+	if _, ok := s.known[gr]; ok {
+		return
 	}
 	if last, ok := s.tried[gr.Group]; ok && time.Since(last) < scopeRefresh {
-		return false, false
+		return
 	}
 	s.tried[gr.Group] = time.Now()
 	s.discover(gr.Group)
-	ns, ok := s.known[gr]
-	return ns, ok
 }
 
 // discover reads the resources of every served version of group.
@@ -70,7 +95,11 @@ func (s *scopeCache) discover(group string) {
 			continue
 		}
 		for _, r := range list.APIResources {
-			s.known[schema.GroupResource{Group: group, Resource: r.Name}] = r.Namespaced
+			gr := schema.GroupResource{Group: group, Resource: r.Name}
+			s.known[gr] = r.Namespaced
+			if _, seen := s.version[gr]; !seen {
+				s.version[gr] = v
+			}
 		}
 	}
 }

@@ -11,18 +11,18 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
-// sharedPaths are the upstream collection paths of the shared kinds.
-var sharedPaths = map[schema.GroupResource]string{
-	{Group: "storage.k8s.io", Resource: "storageclasses"}:     "/apis/storage.k8s.io/v1/storageclasses",
-	{Group: "storage.k8s.io", Resource: "csidrivers"}:         "/apis/storage.k8s.io/v1/csidrivers",
-	{Group: "networking.k8s.io", Resource: "ingressclasses"}:  "/apis/networking.k8s.io/v1/ingressclasses",
-	{Group: "scheduling.k8s.io", Resource: "priorityclasses"}: "/apis/scheduling.k8s.io/v1/priorityclasses",
-	{Group: "node.k8s.io", Resource: "runtimeclasses"}:        "/apis/node.k8s.io/v1/runtimeclasses",
+// sharedLookup answers translate.SharedLookup with GETs of the upstream
+// object under the caller's own identity, cached (sharedCache): a reference
+// costs at most one upstream request per sharedTTL, and the translator bounds
+// the distinct references of one object (translate.MaxSharedRefs).
+type sharedLookup struct {
+	p     *Proxy
+	cache *sharedCache
 }
 
-// sharedLookup answers translate.SharedLookup with GETs of the upstream
-// object under the caller's own identity.
-type sharedLookup struct{ p *Proxy }
+func newSharedLookup(p *Proxy) *sharedLookup {
+	return &sharedLookup{p: p, cache: newSharedCache(sharedTTL, sharedCacheSize)}
+}
 
 // TenantOwns implements translate.SharedLookup.
 func (s *sharedLookup) TenantOwns(gr schema.GroupResource, name string) bool {
@@ -36,22 +36,37 @@ func (s *sharedLookup) SharedExists(gr schema.GroupResource, name string) bool {
 	return ok && labels[translate.TenantLabel] == ""
 }
 
-// get returns the labels of an upstream object and whether it exists.
+// forget drops what the cache knows of gr; the proxy calls it after a write
+// of a shared kind, so that the tenant's next request sees its own write.
+func (s *sharedLookup) forget(gr schema.GroupResource) { s.cache.forget(gr) }
+
+// get returns the labels of an upstream object of a shared kind and whether
+// it exists.
 func (s *sharedLookup) get(gr schema.GroupResource, name string) (map[string]string, bool) {
-	path, known := sharedPaths[gr]
-	if !known || name == "" {
+	if rule, ok := translate.LookupKind(gr); !ok || rule.Treatment != translate.Shared || name == "" {
 		return nil, false
+	}
+	e := s.cache.get(gr, name, func() sharedEntry { return s.fetch(gr, name) })
+	return e.labels, e.exists
+}
+
+// fetch reads one object upstream. A failure to read counts as absent for
+// sharedTTL: the reference then resolves to the cluster's object of the name.
+func (s *sharedLookup) fetch(gr schema.GroupResource, name string) sharedEntry {
+	path, ok := s.p.scopes.CollectionPath(gr)
+	if !ok {
+		return sharedEntry{}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.p.upstreamURL(path+"/"+url.PathEscape(name), nil).String(), nil)
 	if err != nil {
-		return nil, false
+		return sharedEntry{}
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := s.p.own.Do(req)
 	if err != nil {
-		return nil, false
+		return sharedEntry{}
 	}
 	var obj struct {
 		Metadata struct {
@@ -59,7 +74,7 @@ func (s *sharedLookup) get(gr schema.GroupResource, name string) (map[string]str
 		} `json:"metadata"`
 	}
 	if err := decodeResponse(resp, &obj); err != nil {
-		return nil, false
+		return sharedEntry{}
 	}
-	return obj.Metadata.Labels, true
+	return sharedEntry{labels: obj.Metadata.Labels, exists: true}
 }
