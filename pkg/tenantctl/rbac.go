@@ -3,6 +3,7 @@ package tenantctl
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,15 +26,13 @@ var (
 //
 // TenantAdminClusterRole grants everything, but it is only ever bound by
 // RoleBindings inside a tenant's namespaces. TenantClusterClusterRole holds
-// the cluster-scoped rights of a tenant's admins: RBAC cannot limit them to
-// names with a prefix, so the TenantPolicy admission policy confines every
-// write they allow; reads of these cluster-scoped kinds are not confined (see
-// docs/security.md). It grants no namespaced reads cluster-wide, and nothing
-// on admission configuration, APIServices, CSRs or kubectl-zoo's own API.
+// the cluster-scoped rights of tenant admins, derived from the kinds table
+// (tenantClusterRules): RBAC cannot limit them to names with a prefix, so
+// the TenantPolicy admission policy confines every write they allow; reads
+// of these cluster-scoped kinds are not confined (see docs/security.md). It
+// grants no namespaced reads cluster-wide, and nothing on admission
+// configuration, APIServices, CSRs or kubectl-zoo's own API.
 func InstallClusterRoles() []*rbacv1.ClusterRole {
-	rule := func(group string, resources, verbs []string) rbacv1.PolicyRule {
-		return rbacv1.PolicyRule{APIGroups: []string{group}, Resources: resources, Verbs: verbs}
-	}
 	return []*rbacv1.ClusterRole{{
 		TypeMeta:   clusterRoleType,
 		ObjectMeta: metav1.ObjectMeta{Name: TenantAdminClusterRole, Labels: managedLabels()},
@@ -41,25 +40,59 @@ func InstallClusterRoles() []*rbacv1.ClusterRole {
 	}, {
 		TypeMeta:   clusterRoleType,
 		ObjectMeta: metav1.ObjectMeta{Name: TenantClusterClusterRole, Labels: managedLabels()},
-		Rules: []rbacv1.PolicyRule{
-			rule("", []string{"namespaces", "persistentvolumes"}, writeVerbs),
-			rule("", []string{"nodes"}, readVerbs),
-			rule("rbac.authorization.k8s.io", []string{"clusterroles", "clusterrolebindings"}, writeVerbs),
-			// escalate: a tenant ClusterRole may hold rules its author lacks
-			// cluster-wide; bind: RoleBindings in the tenant's namespaces to
-			// the tenant's ClusterRoles (admission checks the roleRef).
-			rule("rbac.authorization.k8s.io", []string{"clusterroles"}, []string{"bind", "escalate"}),
-			// create only: the RoleBinding of a namespace the tenant just
-			// created (NamespaceRBAC); admission confines the namespace.
-			rule("rbac.authorization.k8s.io", []string{"rolebindings"}, []string{"create"}),
-			rule("apiextensions.k8s.io", []string{"customresourcedefinitions"}, writeVerbs),
-			rule("storage.k8s.io", []string{"storageclasses"}, writeVerbs),
-			rule("networking.k8s.io", []string{"ingressclasses"}, writeVerbs),
-			rule("node.k8s.io", []string{"runtimeclasses"}, writeVerbs),
-			rule("scheduling.k8s.io", []string{"priorityclasses"}, readVerbs),
-			rule("storage.k8s.io", []string{"csidrivers", "csinodes"}, readVerbs),
-		},
+		Rules:      tenantClusterRules(),
 	}}
+}
+
+// tenantClusterRules are the rules of TenantClusterClusterRole: for every
+// cluster-scoped kind of the kinds table, the verbs of its UpstreamAccess,
+// one rule per API group and access; then the RBAC verbs a tenant admin
+// needs beyond those.
+func tenantClusterRules() []rbacv1.PolicyRule {
+	type key struct {
+		group  string
+		access translate.Access
+	}
+	resources := map[key][]string{}
+	for _, k := range translate.Kinds() {
+		switch k.Treatment {
+		case translate.Namespaced, translate.Virtual, translate.Hidden, translate.Forbidden:
+			continue
+		}
+		if a := k.UpstreamAccess(); a == translate.AccessRead || a == translate.AccessWrite {
+			kk := key{k.Resource.Group, a}
+			resources[kk] = append(resources[kk], k.Resource.Resource)
+		}
+	}
+	keys := make([]key, 0, len(resources))
+	for k := range resources {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if a.group != b.group {
+			return strings.Compare(a.group, b.group)
+		}
+		return int(a.access) - int(b.access)
+	})
+	var rules []rbacv1.PolicyRule
+	for _, k := range keys {
+		verbs := readVerbs
+		if k.access == translate.AccessWrite {
+			verbs = writeVerbs
+		}
+		res := resources[k]
+		slices.Sort(res)
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{k.group}, Resources: res, Verbs: verbs})
+	}
+	return append(rules,
+		// escalate: a tenant ClusterRole may hold rules its author lacks
+		// cluster-wide; bind: RoleBindings in the tenant's namespaces to
+		// the tenant's ClusterRoles (admission checks the roleRef).
+		rbacv1.PolicyRule{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"clusterroles"}, Verbs: []string{"bind", "escalate"}},
+		// create only: the RoleBinding of a namespace the tenant just
+		// created (NamespaceRBAC); admission confines the namespace.
+		rbacv1.PolicyRule{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"rolebindings"}, Verbs: []string{"create"}},
+	)
 }
 
 // TenantRBAC returns the cluster-wide RBAC of one tenant, all outside its

@@ -69,7 +69,8 @@ func TestTenantClusterGrantsNoNamespacedReads(t *testing.T) {
 	clusterScoped := map[string]bool{
 		"namespaces": true, "persistentvolumes": true, "nodes": true, "clusterroles": true, "clusterrolebindings": true,
 		"customresourcedefinitions": true, "storageclasses": true, "ingressclasses": true, "runtimeclasses": true,
-		"priorityclasses": true, "csidrivers": true, "csinodes": true,
+		"priorityclasses": true, "csidrivers": true, "csinodes": true, "volumeattributesclasses": true,
+		"ipaddresses": true, "servicecidrs": true, "resourceslices": true, "deviceclasses": true,
 	}
 	var role *rbacv1.ClusterRole
 	for _, r := range InstallClusterRoles() {

@@ -81,6 +81,44 @@ type KindRule struct {
 	Refs []Ref
 	// Check validates a tenant object beyond its references (403 on refusal).
 	Check func(m *mapper, obj map[string]any) error
+	// Access overrides what a tenant's admins may do with the kind directly
+	// upstream, cluster-wide; zero means DefaultAccess of the treatment.
+	Access Access
+}
+
+// Access is what a tenant's admins may do with a cluster-scoped kind directly
+// upstream (the RBAC that `kubectl zoo install` grants; admission confines
+// every write to the tenant's own objects). Namespaced kinds are granted
+// inside the tenant's namespaces only, by RoleBindings there.
+type Access int
+
+// The levels of Access.
+const (
+	// AccessDefault takes the treatment's default (DefaultAccess).
+	AccessDefault Access = iota
+	// AccessNone grants nothing upstream.
+	AccessNone
+	// AccessRead grants get, list and watch.
+	AccessRead
+	// AccessWrite grants reads and writes.
+	AccessWrite
+)
+
+// UpstreamAccess is what the tenant's admins may do with the kind upstream:
+// the row's Access, else the treatment's default — tenant-owned and shared
+// kinds are written (admission confines them to the tenant's prefix), the
+// cluster's read-only kinds read, and nothing else granted.
+func (r *KindRule) UpstreamAccess() Access {
+	if r.Access != AccessDefault {
+		return r.Access
+	}
+	switch r.Treatment {
+	case TenantOwned, Shared:
+		return AccessWrite
+	case ReadOnly:
+		return AccessRead
+	}
+	return AccessNone
 }
 
 // Fields lists the JSON paths of the rule's cross references.

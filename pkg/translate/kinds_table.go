@@ -24,6 +24,12 @@ const (
 // subresource (the kubelet API) is refused.
 const nodesReason = "nodes belong to the shared cluster: tenants may read them but not change them"
 
+// Admission configuration, flow control and CSRs are tenant-owned for the
+// proxy, but no tenant identity may write them upstream (AccessNone):
+// Kubernetes never runs admission policies on admission configuration, so
+// nothing upstream could confine such a write. PriorityClasses are read
+// only upstream until admission caps a tenant's value there too.
+
 // kindTable is THE table of built-in kinds. Adding a kind is adding a row here
 // and a golden test case in testdata/translate.
 var kindTable = []KindRule{
@@ -87,28 +93,28 @@ var kindTable = []KindRule{
 		Refs: []Ref{sharedNameRef("", "storageClassName", grStorageClass)}},
 	{Resource: gr("storage.k8s.io", "volumeattachments"), Kind: "VolumeAttachment", Treatment: Hidden},
 	// scheduling, node, resource
-	{Resource: grPriorityClass, Kind: "PriorityClass", Treatment: Shared, Refs: []Ref{priorityClassConfinement}},
+	{Resource: grPriorityClass, Kind: "PriorityClass", Treatment: Shared, Refs: []Ref{priorityClassConfinement}, Access: AccessRead},
 	{Resource: grRuntimeClass, Kind: "RuntimeClass", Treatment: Shared},
 	{Resource: gr("resource.k8s.io", "deviceclasses"), Kind: "DeviceClass", Treatment: Shared},
 	{Resource: gr("resource.k8s.io", "resourceslices"), Kind: "ResourceSlice", Treatment: ReadOnly, Reason: "resource slices are published by the shared cluster's drivers"},
 	{Resource: gr("resource.k8s.io", "resourceclaims"), Kind: "ResourceClaim", Treatment: Namespaced},
 	{Resource: gr("resource.k8s.io", "resourceclaimtemplates"), Kind: "ResourceClaimTemplate", Treatment: Namespaced},
 	// admission
-	{Resource: gr(admissionGroup, "mutatingwebhookconfigurations"), Kind: "MutatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs},
-	{Resource: gr(admissionGroup, "validatingwebhookconfigurations"), Kind: "ValidatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs},
-	{Resource: grVAP, Kind: "ValidatingAdmissionPolicy", Treatment: TenantOwned, Refs: admissionPolicyRefs},
-	{Resource: gr(admissionGroup, "validatingadmissionpolicybindings"), Kind: "ValidatingAdmissionPolicyBinding", Treatment: TenantOwned, Refs: policyBindingRefs("validating")},
-	{Resource: grMAP, Kind: "MutatingAdmissionPolicy", Treatment: TenantOwned, Refs: admissionPolicyRefs},
-	{Resource: gr(admissionGroup, "mutatingadmissionpolicybindings"), Kind: "MutatingAdmissionPolicyBinding", Treatment: TenantOwned, Refs: policyBindingRefs("mutating")},
+	{Resource: gr(admissionGroup, "mutatingwebhookconfigurations"), Kind: "MutatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs, Access: AccessNone},
+	{Resource: gr(admissionGroup, "validatingwebhookconfigurations"), Kind: "ValidatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs, Access: AccessNone},
+	{Resource: grVAP, Kind: "ValidatingAdmissionPolicy", Treatment: TenantOwned, Refs: admissionPolicyRefs, Access: AccessNone},
+	{Resource: gr(admissionGroup, "validatingadmissionpolicybindings"), Kind: "ValidatingAdmissionPolicyBinding", Treatment: TenantOwned, Refs: policyBindingRefs("validating"), Access: AccessNone},
+	{Resource: grMAP, Kind: "MutatingAdmissionPolicy", Treatment: TenantOwned, Refs: admissionPolicyRefs, Access: AccessNone},
+	{Resource: gr(admissionGroup, "mutatingadmissionpolicybindings"), Kind: "MutatingAdmissionPolicyBinding", Treatment: TenantOwned, Refs: policyBindingRefs("mutating"), Access: AccessNone},
 	// API extension
 	{Resource: grCRD, Kind: "CustomResourceDefinition", Treatment: TenantOwned, Refs: crdRefs},
 	{Resource: gr("apiregistration.k8s.io", "apiservices"), Kind: "APIService", Treatment: Forbidden,
 		Reason: "APIService registration serves an API group to the whole shared cluster and cannot be confined to a tenant"},
 	// flow control
-	{Resource: gr(flowGroup, "flowschemas"), Kind: "FlowSchema", Treatment: TenantOwned, Refs: flowSchemaRefs},
-	{Resource: grPLC, Kind: "PriorityLevelConfiguration", Treatment: TenantOwned, Check: checkPriorityLevel},
+	{Resource: gr(flowGroup, "flowschemas"), Kind: "FlowSchema", Treatment: TenantOwned, Refs: flowSchemaRefs, Access: AccessNone},
+	{Resource: grPLC, Kind: "PriorityLevelConfiguration", Treatment: TenantOwned, Check: checkPriorityLevel, Access: AccessNone},
 	// certificates
-	{Resource: grCSR, Kind: "CertificateSigningRequest", Treatment: TenantOwned, Check: checkCSR},
+	{Resource: grCSR, Kind: "CertificateSigningRequest", Treatment: TenantOwned, Check: checkCSR, Access: AccessNone},
 	{Resource: gr("certificates.k8s.io", "clustertrustbundles"), Kind: "ClusterTrustBundle", Treatment: Forbidden,
 		Reason: "cluster trust bundles are published to every pod of the shared cluster"},
 	// reviews (virtual, create-only)
