@@ -51,3 +51,40 @@ func TestYAMLAnswers(t *testing.T) {
 		})
 	}
 }
+
+// TestAcceptVariants: what comes back for Accept headers with several types
+// and conversions is what was asked for, whichever type carries the as=.
+func TestAcceptVariants(t *testing.T) {
+	acme := serve(t, "acme")
+	c, host := rawClient(t, acme)
+	const table = ";as=Table;v=v1;g=meta.k8s.io"
+	const meta = ";as=PartialObjectMetadataList;v=v1;g=meta.k8s.io"
+	for _, tc := range []struct {
+		name, path, accept, wantKind, wantType string
+	}{
+		{"kubectl's Table", "/api/v1/namespaces/default/configmaps", "application/json" + table + ", application/json", "Table", "application/json"},
+		{"protobuf Table only", "/api/v1/namespaces/default/configmaps", "application/vnd.kubernetes.protobuf" + table, "Table", "application/json"},
+		{"protobuf Table, JSON Table", "/api/v1/configmaps", "application/vnd.kubernetes.protobuf" + table + ", application/json" + table, "Table", "application/json"},
+		{"metadata only", "/api/v1/namespaces/default/configmaps", "application/vnd.kubernetes.protobuf" + meta + ", application/json" + meta + ", application/json",
+			"PartialObjectMetadataList", "application/json"},
+		{"YAML Table after JSON", "/api/v1/namespaces/default/configmaps", "application/json" + table + ", application/yaml" + table, "Table", "application/json"},
+		{"YAML Table preferred", "/api/v1/namespaces/default/configmaps", "application/json" + table + ";q=0.5, application/yaml" + table, "Table", "application/yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequestWithContext(t.Context(), "GET", host+tc.path, nil)
+			require.NoError(t, err)
+			req.Header.Set("Accept", tc.accept)
+			resp, err := c.Do(req)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			body, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+			assert.Equal(t, tc.wantType, resp.Header.Get("Content-Type"))
+			var doc map[string]any
+			require.NoError(t, yaml.Unmarshal(body, &doc))
+			assert.Equal(t, tc.wantKind, doc["kind"])
+			assert.NotContains(t, string(body), "acme-")
+		})
+	}
+}
