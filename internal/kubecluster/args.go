@@ -32,7 +32,7 @@ func apiserverArgs(p *pki, etcdPort, port int) []string {
 	return []string{
 		"--etcd-servers=http://127.0.0.1:" + strconv.Itoa(etcdPort),
 		"--bind-address=127.0.0.1",
-		"--advertise-address=127.0.0.1",
+		"--advertise-address=" + advertiseAddress(),
 		"--secure-port=" + strconv.Itoa(port),
 		"--tls-cert-file=" + p.path("apiserver.crt"),
 		"--tls-private-key-file=" + p.path("apiserver.key"),

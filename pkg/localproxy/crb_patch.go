@@ -82,8 +82,8 @@ func (p *Proxy) patchClusterRoleBinding(w http.ResponseWriter, r *http.Request, 
 // stored binding in stored (upstream JSON) and returns the result in upstream
 // names with its subjects, and the resourceVersion that was read.
 func (p *Proxy) patchedClusterRoleBinding(stored []byte, ct string, patch []byte) (*rbacv1.ClusterRoleBinding, string, *metav1.Status) {
-	var obj map[string]any
-	if err := json.Unmarshal(stored, &obj); err != nil {
+	obj, err := translate.DecodeDocument(stored)
+	if err != nil {
 		return nil, "", badRequest(fmt.Sprintf("decoding the stored ClusterRoleBinding: %v", err))
 	}
 	p.restoreObject(obj)
@@ -101,8 +101,7 @@ func (p *Proxy) patchedClusterRoleBinding(stored []byte, ct string, patch []byte
 		return nil, "", &metav1.Status{Code: http.StatusUnprocessableEntity, Reason: metav1.StatusReasonInvalid,
 			Message: fmt.Sprintf("the patch cannot be applied to the ClusterRoleBinding: %v", err)}
 	}
-	obj = nil
-	if err := json.Unmarshal(patched, &obj); err != nil {
+	if obj, err = translate.DecodeDocument(patched); err != nil {
 		return nil, "", badRequest(fmt.Sprintf("decoding the patched ClusterRoleBinding: %v", err))
 	}
 	if err := p.tr.ObjectToUpstream(grClusterRoleBindings, obj); err != nil {

@@ -1,7 +1,6 @@
 package localproxy
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
@@ -112,7 +111,7 @@ legs:
 	doc["metadata"] = meta
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	_ = json.NewEncoder(w).Encode(doc)
+	_ = translate.EncodeDocument(w, doc)
 }
 
 // fetchJSON sends one leg of a fan-out and decodes its JSON answer.
@@ -133,8 +132,8 @@ func (p *Proxy) fetchJSON(w http.ResponseWriter, r *http.Request, u *translate.U
 	if resp.StatusCode != http.StatusOK {
 		return nil, resp.StatusCode, body, nil
 	}
-	var doc map[string]any
-	if err := json.Unmarshal(body, &doc); err != nil {
+	doc, err := translate.DecodeDocument(body) // numbers stay exact
+	if err != nil {
 		return nil, http.StatusBadGateway, body, nil
 	}
 	return doc, resp.StatusCode, body, nil
@@ -142,8 +141,8 @@ func (p *Proxy) fetchJSON(w http.ResponseWriter, r *http.Request, u *translate.U
 
 // writeTranslated answers with an upstream error body, translated.
 func (p *Proxy) writeTranslated(w http.ResponseWriter, u *translate.UpstreamRequest, code int, body []byte) {
-	var doc map[string]any
-	if err := json.Unmarshal(body, &doc); err != nil || doc["kind"] != "Status" {
+	doc, err := translate.DecodeDocument(body)
+	if err != nil || doc["kind"] != "Status" {
 		writeStatus(w, unavailable(p.base.Host, errUpstream(code, body)))
 		return
 	}
@@ -153,7 +152,7 @@ func (p *Proxy) writeTranslated(w http.ResponseWriter, u *translate.UpstreamRequ
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(doc)
+	_ = translate.EncodeDocument(w, doc)
 }
 
 // emptyList is the answer of a fan-out over no namespace at all.

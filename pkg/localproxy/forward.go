@@ -67,6 +67,9 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 		return
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusForbidden && p.answerMissingNamespace(w, r, u) { // missing_namespace.go
+		return
+	}
 	copyHeaders(w.Header(), resp.Header)
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") && u.Response != translate.ResponseRaw {
 		w.Header().Set("Content-Type", "application/json")

@@ -38,7 +38,19 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	upgrade := httpstream.IsUpgradeRequest(r)
 	sanitizeHeaders(r.Header, upgrade)
+	var w2 http.ResponseWriter = rec
+	var yw *yamlWriter
+	if !upgrade && preferYAML(r.Header.Get("Accept")) { // yaml.go
+		yw = &yamlWriter{ResponseWriter: rec}
+		defer yw.finish()
+		w2 = yw
+	}
+	p.serve(w2, r, upgrade, yw, &verb, &resource)
+}
 
+// serve reads, translates and carries out an authenticated request; yw, when
+// set, turns JSON answers into YAML. verb and resource are set for the log.
+func (p *Proxy) serve(rec http.ResponseWriter, r *http.Request, upgrade bool, yw *yamlWriter, verb, resource *string) {
 	var body []byte
 	if !upgrade && r.Body != nil {
 		var err error
@@ -58,7 +70,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeStatus(rec, translate.ToStatus(err))
 		return
 	}
-	verb, resource = describe(u)
+	*verb, *resource = describe(u)
+	if yw != nil && streamed(u) {
+		yw.pass = true
+	}
 	if !upgrade && p.serveClusterRoleBindings(rec, r, u, body) { // crb.go
 		return
 	}

@@ -58,6 +58,9 @@ var resources = map[schema.GroupKind]string{
 	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}:        "validatingadmissionpolicies",
 	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicyBinding"}: "validatingadmissionpolicybindings",
 	{Group: "", Kind: "Namespace"}:                                                    "namespaces",
+	{Group: "", Kind: "Service"}:                                                      "services",
+	{Group: "", Kind: "Endpoints"}:                                                    "endpoints",
+	{Group: "discovery.k8s.io", Kind: "EndpointSlice"}:                                "endpointslices",
 	{Group: "zoo.kubectl-zoo.io", Kind: TenantKind}:                                   TenantResource,
 }
 

@@ -236,6 +236,9 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tena
 			return nil, err
 		}
 	}
+	if err := c.applyKubernetesService(ctx, t); err != nil { // apiservice.go
+		return nil, err
+	}
 	if err := c.waitEnforced(ctx, t, tenant.Spec.Admins[0]); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -56,25 +57,41 @@ func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
 
 // UpstreamAccept rewrites a tenant's Accept header for the upstream when
 // AcceptsProtobuf does not allow protobuf: the general path reads JSON, so
-// protobuf and CBOR are dropped while JSON alternatives (with their as=Table
-// / as=APIGroupDiscoveryList parameters) are kept. client-go accepts a JSON
-// answer to a protobuf request.
+// every alternative becomes its JSON form with its parameters (as=Table,
+// as=PartialObjectMetadataList, as=APIGroupDiscoveryList, ...) kept: YAML and
+// wildcards, and protobuf or CBOR asking for a conversion (as=), which the
+// upstream would otherwise answer with the plain object instead of the
+// Table the client asked for. Plain protobuf and CBOR are dropped. client-go
+// accepts a JSON answer to a protobuf request.
 func UpstreamAccept(accept string) string {
 	if accept == "" {
 		return MediaJSON
 	}
 	var keep []string
 	for _, part := range strings.Split(accept, ",") {
-		mt, _, err := ParseMediaType(strings.TrimSpace(part))
+		part = strings.TrimSpace(part)
+		mt, params, err := ParseMediaType(part)
 		if err != nil {
 			continue
 		}
 		switch mt {
 		case MediaJSON, "application/json-seq", "*/*", "application/*", MediaYAML:
-			if mt != MediaJSON {
-				part = strings.Replace(part, mt, MediaJSON, 1)
+		case MediaProtobuf, "application/cbor":
+			if params["as"] == "" {
+				continue
 			}
-			keep = append(keep, strings.TrimSpace(part))
+		default:
+			continue
+		}
+		if mt != MediaJSON {
+			_, rest, _ := strings.Cut(part, ";")
+			part = MediaJSON
+			if rest != "" {
+				part += ";" + rest
+			}
+		}
+		if !slices.Contains(keep, part) {
+			keep = append(keep, part)
 		}
 	}
 	if len(keep) == 0 {

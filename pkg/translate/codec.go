@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
 )
 
@@ -106,10 +104,8 @@ func mediaType(contentType string) string {
 	return mt
 }
 
-var protobufCodecs = serializer.NewCodecFactory(scheme.Scheme)
-
 // DecodeBody decodes a request body sent as JSON, YAML or protobuf (built-in
-// types only, using client-go's scheme) into generic JSON.
+// types only, using bodyScheme) into generic JSON.
 func DecodeBody(contentType string, body []byte) (map[string]any, error) {
 	var data []byte
 	switch mt := mediaType(contentType); mt {

@@ -231,11 +231,16 @@ func encodeProtobuf(t *testing.T, obj runtime.Object) []byte {
 func TestUpstreamAccept(t *testing.T) {
 	cases := map[string]string{
 		"": MediaJSON,
-		"application/vnd.kubernetes.protobuf, */*":                      MediaJSON,
-		"application/json;as=Table;v=v1;g=meta.k8s.io,application/json": "application/json;as=Table;v=v1;g=meta.k8s.io, application/json",
-		"application/vnd.kubernetes.protobuf":                           MediaJSON,
-		"application/yaml":                                              MediaJSON,
-		"application/cbor, bad;;":                                       MediaJSON,
+		"application/vnd.kubernetes.protobuf, */*":                        MediaJSON,
+		"application/json;as=Table;v=v1;g=meta.k8s.io,application/json":   "application/json;as=Table;v=v1;g=meta.k8s.io, application/json",
+		"application/vnd.kubernetes.protobuf":                             MediaJSON,
+		"application/yaml":                                                MediaJSON,
+		"application/cbor, bad;;":                                         MediaJSON,
+		"application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io": "application/json;as=Table;v=v1;g=meta.k8s.io",
+		"application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io, application/json;as=Table;v=v1;g=meta.k8s.io, application/json":                                       "application/json;as=Table;v=v1;g=meta.k8s.io, application/json",
+		"application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json": "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1, application/json",
+		"Application/YAML;as=Table;v=v1;g=meta.k8s.io":     "application/json;as=Table;v=v1;g=meta.k8s.io",
+		"application/vnd.kubernetes.protobuf;stream=watch": MediaJSON,
 	}
 	for in, want := range cases {
 		t.Run(in, func(t *testing.T) { assert.Equal(t, want, UpstreamAccept(in)) })
