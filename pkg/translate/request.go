@@ -96,6 +96,10 @@ func (u *UpstreamRequest) upstreamGroup() string {
 // TranslateRequest translates a tenant request into the upstream request.
 func (t *Translator) TranslateRequest(r Request) (*UpstreamRequest, error) {
 	info := ParseRequestInfo(r.Method, r.Path, r.Query)
+	if err := checkPath(r.Method, r.Path, info); err != nil {
+		return nil, err
+	}
+	r.Query = canonicalQuery(info, r.Query) // requestcheck.go
 	if !info.IsResourceRequest {
 		return t.translateNonResource(r, info)
 	}
@@ -135,8 +139,7 @@ func (t *Translator) TranslateRequest(r Request) (*UpstreamRequest, error) {
 		if info.Verb == "create" || info.Verb == "update" {
 			u.Response = ResponseObjects
 		}
-		if info.Subresource == "log" || info.Subresource == "exec" || info.Subresource == "attach" ||
-			info.Subresource == "portforward" || info.Subresource == "proxy" {
+		if info.Subresource == "log" || streamingSubresources[info.Subresource] {
 			u.Response = ResponseRaw
 		}
 	}
@@ -144,7 +147,7 @@ func (t *Translator) TranslateRequest(r Request) (*UpstreamRequest, error) {
 	if u.Response == ResponseObjects && AcceptsProtobuf(rule, info, u.Plan, r.Header.Get("Accept")) {
 		u.Header.Set("Accept", MediaProtobuf+", "+MediaJSON) // TranslateProtobuf reads the answer
 	}
-	if len(r.Body) > 0 {
+	if len(r.Body) > 0 && info.Verb != "get" && info.Verb != "list" && info.Verb != "watch" { // reads carry none
 		if err := t.translateBody(r, u); err != nil {
 			return nil, err
 		}
