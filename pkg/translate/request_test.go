@@ -83,7 +83,7 @@ func TestTranslateRequestPaths(t *testing.T) {
 		{name: "metrics", method: "GET", path: "/metrics", code: 403},
 		{name: "post to discovery", method: "POST", path: "/apis", code: 403},
 		{name: "repeated field selectors: only the translated first is forwarded", method: "GET", path: "/api/v1/namespaces/default/configmaps",
-			query: "fieldSelector=metadata.namespace=default&fieldSelector=metadata.namespace=beta-default",
+			query:    "fieldSelector=metadata.namespace=default&fieldSelector=metadata.namespace=beta-default",
 			wantPath: "/api/v1/namespaces/acme-default/configmaps", wantQuery: "fieldSelector=metadata.namespace%3Dacme-default"},
 		{name: "an empty first field selector hides no second one", method: "GET", path: "/api/v1/namespaces/default/configmaps",
 			query: "fieldSelector=&fieldSelector=metadata.namespace=beta-default", wantPath: "/api/v1/namespaces/acme-default/configmaps", wantQuery: "fieldSelector="},
