@@ -59,6 +59,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	verb, resource = describe(u)
+	if upgrade {
+		if st := upgradeRefusal(r, u); st != nil { // upgrade.go
+			writeStatus(rec, st)
+			return
+		}
+	}
 	if !upgrade && p.serveClusterRoleBindings(rec, r, u, body) { // crb.go
 		return
 	}
