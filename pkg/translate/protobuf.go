@@ -21,18 +21,19 @@ var protobufMagic = []byte("k8s\x00")
 
 // Field numbers of the messages the translator walks.
 const (
-	unknownTypeMeta  protowire.Number = 1
-	unknownRaw       protowire.Number = 2
-	unknownEncoding  protowire.Number = 3
-	typeMetaVersion  protowire.Number = 1
-	typeMetaKind     protowire.Number = 2
-	listItems        protowire.Number = 2
-	objectMeta       protowire.Number = 1
-	metaName         protowire.Number = 1
-	metaNamespace    protowire.Number = 3
-	metaOwners       protowire.Number = 13
-	metaManaged      protowire.Number = 17
-	managedFieldsAPI protowire.Number = 3
+	unknownTypeMeta    protowire.Number = 1
+	unknownRaw         protowire.Number = 2
+	unknownEncoding    protowire.Number = 3
+	unknownContentType protowire.Number = 4
+	typeMetaVersion    protowire.Number = 1
+	typeMetaKind       protowire.Number = 2
+	listItems          protowire.Number = 2
+	objectMeta         protowire.Number = 1
+	metaName           protowire.Number = 1
+	metaNamespace      protowire.Number = 3
+	metaOwners         protowire.Number = 13
+	metaManaged        protowire.Number = 17
+	managedFieldsAPI   protowire.Number = 3
 )
 
 // maxProtobufField bounds one field of an upstream protobuf answer read into
