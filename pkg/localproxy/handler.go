@@ -75,6 +75,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.fanOutWatch(rec, r, u)
 	case u.Plan == translate.PlanFanOut:
 		p.fanOutList(rec, r, u)
+	case u.Plan == translate.PlanPatchInView:
+		p.patchInView(rec, r, u, body) // patch_view.go
 	default:
 		p.forward(rec, r, u)
 	}

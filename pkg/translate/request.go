@@ -29,6 +29,12 @@ const (
 	// the request to each (UpstreamRequest.ForNamespace), joining the results;
 	// pages are resumed with composite continue tokens (EncodeContinue).
 	PlanFanOut
+	// PlanPatchInView applies a json, merge or strategic merge patch in the
+	// tenant's view: the proxy GETs u.Path (JSON), calls PatchInView and
+	// sends the merge patch it returns to u.Path, reading again on a
+	// retryable conflict. Body then holds the per-operation translation of
+	// the patch, which screens it (refusals) but is never sent.
+	PlanPatchInView
 )
 
 // ResponseKind says how the proxy translates the upstream's answer.
@@ -142,6 +148,9 @@ func (t *Translator) TranslateRequest(r Request) (*UpstreamRequest, error) {
 		if info.Subresource == "log" || streamingSubresources[info.Subresource] {
 			u.Response = ResponseRaw
 		}
+	}
+	if info.Verb == "patch" && patchedInView(r.Header.Get("Content-Type")) {
+		u.Plan = PlanPatchInView // patch_view.go
 	}
 	u.Header.Set("Accept", UpstreamAccept(r.Header.Get("Accept")))
 	if u.Response == ResponseObjects && AcceptsProtobuf(rule, info, u.Plan, r.Header.Get("Accept")) {
