@@ -119,3 +119,34 @@ func dotted(doc map[string]any, path string) any {
 	}
 	return cur
 }
+
+// TestApplyNeedsCompleteReferences: server-side apply merges an owner
+// reference into the stored one by uid, so a name without its kind would
+// stay untranslated; such apply configurations are refused.
+func TestApplyNeedsCompleteReferences(t *testing.T) {
+	tr := newTestTranslator(t)
+	for _, tc := range []struct {
+		name, body string
+		code       int32
+	}{
+		{"owner reference by uid and name only", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  ownerReferences:\n  - uid: u1\n    name: cluster-admin\n", 403},
+		{"event reference without kind", `{"apiVersion":"v1","kind":"Event","metadata":{"name":"e"},"involvedObject":{"name":"default"}}`, 403},
+		{"complete owner reference", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  ownerReferences:\n  - uid: u1\n    name: viewer\n    kind: ClusterRole\n    apiVersion: rbac.authorization.k8s.io/v1\n", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := "/api/v1/namespaces/default/configmaps/c"
+			if strings.Contains(tc.body, "Event") {
+				path = "/api/v1/namespaces/default/events/e"
+			}
+			u, err := tr.TranslateRequest(Request{Method: http.MethodPatch, Path: path, Header: http.Header{"Content-Type": {MediaApplyPatch}}, Body: []byte(tc.body)})
+			if tc.code != 0 {
+				require.Error(t, err)
+				assert.Equal(t, tc.code, ToStatus(err).Code)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, PlanForward, u.Plan)
+			assert.Contains(t, string(u.Body), `"name":"acme-viewer"`)
+		})
+	}
+}
