@@ -1,11 +1,18 @@
 package translate
 
 import (
+	"fmt"
+	"net/http"
 	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // translateBody translates the body of a create, update, patch or delete.
 func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
+	if err := checkBodyHeaders(r.Header); err != nil {
+		return err
+	}
 	ct := r.Header.Get("Content-Type")
 	if u.Info.Verb == "patch" {
 		body, err := t.translatePatch(u.Rule, u.Info.Subresource, ct, r.Body)
@@ -51,6 +58,22 @@ func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
 	}
 	u.Body = body
 	u.Header.Set("Content-Type", MediaJSON)
+	return nil
+}
+
+// checkBodyHeaders refuses a body the translator could read differently
+// from what its headers say: an encoded body (Content-Encoding; the
+// translator reads bytes as they are) and several Content-Types.
+func checkBodyHeaders(h http.Header) error {
+	for _, ce := range h.Values("Content-Encoding") {
+		if ce != "" && !strings.EqualFold(strings.TrimSpace(ce), "identity") {
+			return &Error{Code: http.StatusUnsupportedMediaType, Reason: metav1.StatusReasonUnsupportedMediaType,
+				Message: fmt.Sprintf("request bodies with Content-Encoding %q cannot be translated; send them unencoded", ce)}
+		}
+	}
+	if len(h.Values("Content-Type")) > 1 {
+		return badRequest("the request has %d Content-Type headers", len(h.Values("Content-Type")))
+	}
 	return nil
 }
 
