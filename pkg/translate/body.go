@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kjson "sigs.k8s.io/json"
 )
 
 // translateBody translates the body of a create, update, patch or delete.
@@ -41,6 +42,9 @@ func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
 	if err != nil {
 		return err
 	}
+	if u.Info.Verb == "delete" || u.Info.Verb == "deletecollection" {
+		return deleteOptionsBody(obj, u)
+	}
 	if u.Info.Verb == "create" || u.Info.Verb == "update" {
 		rule := bodyRule(u.Rule, u.Info.Subresource)
 		if u.Info.Verb == "create" && u.Info.Subresource == "" {
@@ -57,6 +61,25 @@ func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
 		return err
 	}
 	u.Body = body
+	u.Header.Set("Content-Type", MediaJSON)
+	return nil
+}
+
+// deleteOptionsBody sets u.Body to the DeleteOptions of a delete's body as
+// the API server reads them (case-sensitive, unknown fields dropped), so
+// that nothing else the tenant put in the body reaches the upstream.
+func deleteOptionsBody(obj map[string]any, u *UpstreamRequest) error {
+	data, err := marshalJSON(obj)
+	if err != nil {
+		return err
+	}
+	var opts metav1.DeleteOptions
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &opts); err != nil {
+		return badRequest("the body of a delete is not DeleteOptions: %w", err)
+	}
+	if u.Body, err = marshalJSON(&opts); err != nil {
+		return err
+	}
 	u.Header.Set("Content-Type", MediaJSON)
 	return nil
 }
