@@ -77,6 +77,9 @@ func deleteOptionsBody(obj map[string]any, u *UpstreamRequest) error {
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &opts); err != nil {
 		return badRequest("the body of a delete is not DeleteOptions: %w", err)
 	}
+	if opts.Kind != "" && opts.Kind != "DeleteOptions" {
+		return badRequest("the body of a delete must be DeleteOptions, not %s", opts.Kind)
+	}
 	if u.Body, err = marshalJSON(&opts); err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ func TestBodyHeaders(t *testing.T) {
 		{"content type with parameters", http.MethodPost, http.Header{"Content-Type": {"application/json; charset=utf-8"}}, 0, true},
 		{"a GET with a body", http.MethodGet, http.Header{"Content-Type": {MediaJSON}}, 0, false},
 		{"a list with a gzip body", http.MethodGet, http.Header{"Content-Encoding": {"gzip"}}, 0, false},
+		{"a delete whose body is an object", http.MethodDelete, nil, 400, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := "/api/v1/namespaces/default/configmaps"
