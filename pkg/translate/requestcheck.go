@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -49,7 +50,10 @@ func (i RequestInfo) IsStreaming() bool {
 // checkPath refuses what ParseRequestInfo and the API server could read
 // differently, or what must not reach the upstream at all.
 func checkPath(method, path string, info RequestInfo) error {
-	for _, seg := range splitPath(path) {
+	trimmed := strings.Trim(path, "/") // as splitPath, without allocating
+	for rest, more := trimmed, trimmed != ""; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, "/")
 		if seg == "" || seg == "." || seg == ".." {
 			return badRequest("the path %q has an empty or dot segment", path)
 		}
