@@ -215,9 +215,15 @@ func (p *Proxy) answer(w http.ResponseWriter, u *translate.UpstreamRequest, a *u
 	for _, msg := range warnings {
 		w.Header().Add("Warning", fmt.Sprintf("299 - %q", msg))
 	}
-	if !translatable(a.header.Get("Content-Type")) || len(a.body) == 0 {
+	if len(a.body) == 0 {
 		w.WriteHeader(a.code)
-		_, _ = w.Write(a.body)
+		return
+	}
+	if ct := a.header.Get("Content-Type"); !translatable(ct) {
+		// Never pass what the translator cannot read (as forward).
+		w.Header().Del("Content-Type")
+		writeStatus(w, &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusBadGateway, Reason: metav1.StatusReasonInternalError,
+			Message: fmt.Sprintf("the upstream answered in %q, which kubectl-zoo cannot translate", ct)})
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -14,7 +15,8 @@ import (
 // merge or strategic merge patch is applied by the translator to the
 // tenant's view of the object just read, and only the merge patch the
 // translator derived from that (conditional on the resourceVersion read)
-// goes upstream. A conflict caused by a concurrent write starts over, as
+// goes upstream; the answer comes back in protobuf when the client and the
+// kind allow it (translate.AcceptsProtobuf). A conflict caused by a concurrent write starts over, as
 // the API server itself retries a patch. patch is the tenant's body.
 func (p *Proxy) patchInView(w http.ResponseWriter, r *http.Request, u *translate.UpstreamRequest, patch []byte) {
 	ct := r.Header.Get("Content-Type")
@@ -40,6 +42,11 @@ func (p *Proxy) patchInView(w http.ResponseWriter, r *http.Request, u *translate
 		}
 		if a.code == http.StatusConflict && vp.Retry && attempt < patchRetries {
 			continue
+		}
+		if askedForProtobuf(u) && strings.HasPrefix(a.header.Get("Content-Type"), translate.MediaProtobuf) {
+			copyHeaders(w.Header(), a.header)
+			p.forwardProtobuf(w, r, &http.Response{StatusCode: a.code, Header: a.header, Body: io.NopCloser(bytes.NewReader(a.body))}, u)
+			return
 		}
 		p.answer(w, u, a, nil)
 		return

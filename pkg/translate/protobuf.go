@@ -80,7 +80,7 @@ var protobufVerbs = map[string]bool{"get": true, "list": true, "watch": true, "c
 // (namespaceOnly), for a client whose first choice is plain protobuf (not a
 // Table). Everything else the upstream answers in JSON.
 func AcceptsProtobuf(rule *KindRule, info RequestInfo, plan Plan, accept string) bool {
-	if !namespaceOnly(rule) || plan != PlanForward || info.Subresource != "" || info.Namespace == "" ||
+	if !namespaceOnly(rule) || (plan != PlanForward && plan != PlanPatchInView) || info.Subresource != "" || info.Namespace == "" ||
 		!protobufVerbs[info.Verb] || !IsBuiltinGroup(rule.Resource.Group) {
 		return false
 	}
