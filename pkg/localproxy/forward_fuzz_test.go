@@ -98,7 +98,7 @@ func genRequest(t *testing.T, rng *rand.Rand, raw []byte) *http.Request {
 	path := group + pick("", "", "", "", "", "/watch", "/proxy") + "/namespaces/" + ns + "/" + res +
 		pick("", "/c", "/c", "/c", "/c", "/c/status", "/c/exec", "/c/attach", "/c/portforward", "/c/proxy", "/c/log", "/c/x/y", "/")
 	if rng.Intn(10) == 0 {
-		path = pick("/api/v1/namespaces", "/api/v1/namespaces/prod", "/apis/storage.k8s.io/v1/storageclasses/fast", "/api/v1/nodes/n/proxy", "/version", "/metrics")
+		path = pick("/api/v1/namespaces", "/api/v1/namespaces/prod", "/api/v1/configmaps", "/apis/rbac.authorization.k8s.io/v1/rolebindings", "/apis/storage.k8s.io/v1/storageclasses/fast", "/api/v1/nodes/n/proxy", "/version", "/metrics")
 	}
 	query := pick("", "?watch=yes", "?watch=1", "?watch=True", "?watch=false&watch=true", "?dryRun=All&fieldManager=x",
 		"?fieldSelector=metadata.namespace%3Ddefault&fieldSelector=metadata.namespace%3Dbeta-default", "?labelSelector=a&labelSelector=zoo.kubectl-zoo.io%2Ftenant%3Dbeta",

@@ -130,6 +130,10 @@ func (t *Translator) TranslateRequest(r Request) (*UpstreamRequest, error) {
 		return nil, err
 	}
 	if rule.Treatment == Namespaced && info.Namespace == "" && info.Name == "" && rule.Resource != grNamespace {
+		if info.Verb != "list" && info.Verb != "watch" && info.Verb != "deletecollection" {
+			// The API server serves nothing else on the all-namespaces path.
+			return nil, methodNotAllowed(r.Method, r.Path)
+		}
 		u.Plan = PlanFanOut
 		if c := r.Query.Get("continue"); c != "" {
 			tok, err := t.DecodeContinue(c)

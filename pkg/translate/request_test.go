@@ -106,6 +106,10 @@ func TestTranslateRequestPaths(t *testing.T) {
 		{name: "OPTIONS", method: "OPTIONS", path: "/api/v1/namespaces/default/configmaps", code: 405},
 		{name: "CONNECT", method: "CONNECT", path: "/api/v1/namespaces/default/pods/p/exec", code: 405},
 		{name: "watch path without a resource", method: "GET", path: "/api/v1/watch", code: 400},
+		{name: "create on the all-namespaces path", method: "POST", path: "/api/v1/configmaps", code: 405},
+		{name: "patch of a collection", method: "PATCH", path: "/api/v1/namespaces/default/configmaps", code: 405},
+		{name: "update of a collection", method: "PUT", path: "/apis/rbac.authorization.k8s.io/v1/clusterroles", code: 405},
+		{name: "deletecollection on the all-namespaces path fans out", method: "DELETE", path: "/api/v1/configmaps", wantPath: "/api/v1/configmaps", plan: PlanFanOut},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

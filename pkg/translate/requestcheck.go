@@ -61,9 +61,8 @@ func checkPath(method, path string, info RequestInfo) error {
 	if !info.IsResourceRequest {
 		return nil
 	}
-	if !resourceMethods[method] {
-		return &Error{Code: http.StatusMethodNotAllowed, Reason: metav1.StatusReasonMethodNotAllowed,
-			Message: fmt.Sprintf("the method %s is not allowed on %s", method, path)}
+	if !resourceMethods[method] || ((info.Verb == "update" || info.Verb == "patch") && info.Name == "") {
+		return methodNotAllowed(method, path)
 	}
 	gr := info.GroupResource()
 	switch {
@@ -98,4 +97,11 @@ func canonicalQuery(info RequestInfo, q url.Values) url.Values {
 		out["watch"] = []string{"true"}
 	}
 	return out
+}
+
+// methodNotAllowed is the 405 the API server answers for a method it does
+// not serve on a path.
+func methodNotAllowed(method, path string) *Error {
+	return &Error{Code: http.StatusMethodNotAllowed, Reason: metav1.StatusReasonMethodNotAllowed,
+		Message: fmt.Sprintf("the method %s is not allowed on %s", method, path)}
 }

@@ -202,6 +202,8 @@ subjects:
 		{name: "the deprecated proxy verb/refused by the proxy (403)", method: "GET", path: "/api/v1/proxy/namespaces/strongroom/pods/p"},
 		{name: "service proxy/refused by the proxy (403)", method: "GET", path: "/api/v1/namespaces/strongroom/services/https:kubernetes:443/proxy/"},
 		{name: "pod proxy/refused by the proxy (403)", method: "GET", path: "/api/v1/namespaces/strongroom/pods/p:80/proxy/x"},
+		{name: "create on the all-namespaces path/refused by the proxy (405)", method: "POST", path: "/api/v1/configmaps",
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"everywhere"}}`, direct: "/api/v1/configmaps"},
 		{name: "OPTIONS/refused by the proxy (405)", method: "OPTIONS", path: "/api/v1/namespaces/strongroom/configmaps"},
 		{name: "gzip body/refused by the proxy (415)", method: "POST", path: "/api/v1/namespaces/strongroom/configmaps",
 			header: map[string]string{"Content-Encoding": "gzip"}, body: cmEvil},
