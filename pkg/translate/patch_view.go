@@ -88,14 +88,15 @@ func (t *Translator) PatchInView(u *UpstreamRequest, contentType string, patch, 
 	if err != nil {
 		return nil, &Error{Code: http.StatusUnprocessableEntity, Reason: metav1.StatusReasonInvalid, Message: "the patched object is not a JSON object"}
 	}
-	patchedRV := str(child(result, "metadata"), "resourceVersion")
+	meta := ensureChild(result, "metadata") // a patch that removed it still gets the ownership label back
+	patchedRV := str(meta, "resourceVersion")
 	if err := t.objectIn(rule, result); err != nil {
 		return nil, err
 	}
 	if patchedRV == "" {
 		patchedRV = readRV
 	}
-	ensureChild(result, "metadata")["resourceVersion"] = patchedRV
+	meta["resourceVersion"] = patchedRV
 	up, err := marshalJSON(result)
 	if err != nil {
 		return nil, err
