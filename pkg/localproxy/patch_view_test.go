@@ -69,6 +69,20 @@ func TestPatchAppliedInView(t *testing.T) {
 			assert.Equal(t, tc.wantPatches, patches)
 		})
 	}
+	t.Run("an answer the translator cannot read is not passed on", func(t *testing.T) {
+		p, _ := newRecordingProxy(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, storedConfigMap)
+				return
+			}
+			w.Header().Set("Content-Type", "application/cbor")
+			_, _ = io.WriteString(w, "acme-default beta-default")
+		})
+		rec := request(p, http.MethodPatch, "/api/v1/namespaces/default/configmaps/c", map[string]string{"Content-Type": translate.MediaMergePatch}, `{}`)
+		assert.Equal(t, http.StatusBadGateway, rec.Code)
+		assert.NotContains(t, rec.Body.String(), "beta-default")
+	})
 	t.Run("the object is gone", func(t *testing.T) {
 		p, up := newRecordingProxy(t, jsonHandler(http.StatusNotFound, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`))
 		rec := request(p, http.MethodPatch, "/api/v1/namespaces/default/configmaps/c", map[string]string{"Content-Type": translate.MediaMergePatch}, `{}`)
