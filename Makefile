@@ -54,13 +54,18 @@ test-unit: ## Unit tests (no cluster), with a few seconds of fuzzing
 # The translator's fuzz targets: round trip backward(forward(x)) == x,
 # injectivity of the tenant name mapping, and the protobuf answer path.
 FUZZ_TARGETS := FuzzRoundTrip FuzzInjective FuzzTranslateProtobuf
+# The proxy's: every body that reaches the upstream is the translator's.
+FUZZ_PROXY_TARGETS := FuzzProxyForwardsOnlyTranslated
 FUZZ_TIME ?= 60s
 TEST_FUZZ_TIME ?= 3s
 
 .PHONY: fuzz
-fuzz: ## Fuzz the translator (FUZZ_TIME per target, 60s by default)
+fuzz: ## Fuzz the translator and the proxy (FUZZ_TIME per target, 60s by default)
 	for target in $(FUZZ_TARGETS); do \
 		go test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZ_TIME) ./pkg/translate || exit 1; \
+	done
+	for target in $(FUZZ_PROXY_TARGETS); do \
+		go test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZ_TIME) ./pkg/localproxy || exit 1; \
 	done
 
 .PHONY: test-e2e

@@ -208,21 +208,30 @@ func (p *Proxy) sendAsTenant(ctx context.Context, r *http.Request, u *translate.
 	return &upstreamAnswer{code: resp.StatusCode, header: resp.Header, body: data}, nil
 }
 
-// answer writes an upstream answer about ClusterRoleBindings to the tenant:
-// subjects restored, translated, with extra Warning headers.
+// answer writes a whole upstream answer to the tenant: translated (with
+// the subjects of ClusterRoleBindings restored), with extra Warning headers.
 func (p *Proxy) answer(w http.ResponseWriter, u *translate.UpstreamRequest, a *upstreamAnswer, warnings []string) {
 	copyHeaders(w.Header(), a.header)
 	for _, msg := range warnings {
 		w.Header().Add("Warning", fmt.Sprintf("299 - %q", msg))
 	}
-	if !translatable(a.header.Get("Content-Type")) || len(a.body) == 0 {
+	if len(a.body) == 0 {
 		w.WriteHeader(a.code)
-		_, _ = w.Write(a.body)
+		return
+	}
+	if ct := a.header.Get("Content-Type"); !translatable(ct) {
+		// Never pass what the translator cannot read (as forward).
+		w.Header().Del("Content-Type")
+		writeStatus(w, &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusBadGateway, Reason: metav1.StatusReasonInternalError,
+			Message: fmt.Sprintf("the upstream answered in %q, which kubectl-zoo cannot translate", ct)})
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	lw := &lazyWriter{w: w, code: a.code}
-	in := p.restoreSubjects(io.NopCloser(bytes.NewReader(a.body)))
+	var in io.Reader = bytes.NewReader(a.body)
+	if isClusterRoleBindings(u) {
+		in = p.restoreSubjects(io.NopCloser(in))
+	}
 	if err := p.tr.TranslateResponse(u, in, lw); err != nil && !lw.wrote {
 		writeStatus(w, translate.ToStatus(err))
 	}

@@ -74,6 +74,12 @@ func (p *Proxy) serve(rec http.ResponseWriter, r *http.Request, upgrade bool, yw
 	if yw != nil && streamed(u) {
 		yw.pass = true
 	}
+	if upgrade {
+		if st := upgradeRefusal(r, u); st != nil { // upgrade.go
+			writeStatus(rec, st)
+			return
+		}
+	}
 	if !upgrade && p.serveClusterRoleBindings(rec, r, u, body) { // crb.go
 		return
 	}
@@ -84,6 +90,8 @@ func (p *Proxy) serve(rec http.ResponseWriter, r *http.Request, upgrade bool, yw
 		p.fanOutWatch(rec, r, u)
 	case u.Plan == translate.PlanFanOut:
 		p.fanOutList(rec, r, u)
+	case u.Plan == translate.PlanPatchInView:
+		p.patchInView(rec, r, u, body) // patch_view.go
 	default:
 		p.forward(rec, r, u)
 	}

@@ -1,12 +1,20 @@
 package translate
 
 import (
+	"fmt"
+	"net/http"
 	"slices"
 	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kjson "sigs.k8s.io/json"
 )
 
 // translateBody translates the body of a create, update, patch or delete.
 func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
+	if err := checkBodyHeaders(r.Header); err != nil {
+		return err
+	}
 	ct := r.Header.Get("Content-Type")
 	if u.Info.Verb == "patch" {
 		body, err := t.translatePatch(u.Rule, u.Info.Subresource, ct, r.Body)
@@ -35,6 +43,9 @@ func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
 	if err != nil {
 		return err
 	}
+	if u.Info.Verb == "delete" || u.Info.Verb == "deletecollection" {
+		return deleteOptionsBody(obj, u)
+	}
 	if u.Info.Verb == "create" || u.Info.Verb == "update" {
 		rule := bodyRule(u.Rule, u.Info.Subresource)
 		if u.Info.Verb == "create" && u.Info.Subresource == "" {
@@ -52,6 +63,44 @@ func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
 	}
 	u.Body = body
 	u.Header.Set("Content-Type", MediaJSON)
+	return nil
+}
+
+// deleteOptionsBody sets u.Body to the DeleteOptions of a delete's body as
+// the API server reads them (case-sensitive, unknown fields dropped), so
+// that nothing else the tenant put in the body reaches the upstream.
+func deleteOptionsBody(obj map[string]any, u *UpstreamRequest) error {
+	data, err := marshalJSON(obj)
+	if err != nil {
+		return err
+	}
+	var opts metav1.DeleteOptions
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &opts); err != nil {
+		return badRequest("the body of a delete is not DeleteOptions: %w", err)
+	}
+	if opts.Kind != "" && opts.Kind != "DeleteOptions" {
+		return badRequest("the body of a delete must be DeleteOptions, not %s", opts.Kind)
+	}
+	if u.Body, err = marshalJSON(&opts); err != nil {
+		return err
+	}
+	u.Header.Set("Content-Type", MediaJSON)
+	return nil
+}
+
+// checkBodyHeaders refuses a body the translator could read differently
+// from what its headers say: an encoded body (Content-Encoding; the
+// translator reads bytes as they are) and several Content-Types.
+func checkBodyHeaders(h http.Header) error {
+	for _, ce := range h.Values("Content-Encoding") {
+		if ce != "" && !strings.EqualFold(strings.TrimSpace(ce), "identity") {
+			return &Error{Code: http.StatusUnsupportedMediaType, Reason: metav1.StatusReasonUnsupportedMediaType,
+				Message: fmt.Sprintf("request bodies with Content-Encoding %q cannot be translated; send them unencoded", ce)}
+		}
+	}
+	if len(h.Values("Content-Type")) > 1 {
+		return badRequest("the request has %d Content-Type headers", len(h.Values("Content-Type")))
+	}
 	return nil
 }
 

@@ -60,6 +60,11 @@ func (t *Translator) metadataIn(rule *KindRule, meta map[string]any) error {
 	if _, set := labels[TenantLabel]; set {
 		return forbidden(rule.Resource, str(meta, "name"), fmt.Sprintf("the label %s is managed by kubectl-zoo and may not be set", TenantLabel))
 	}
+	if rule.Treatment != Namespaced {
+		// The API server clears the namespace of a cluster-scoped object;
+		// the proxy does not forward it untranslated either.
+		delete(meta, "namespace")
+	}
 	switch rule.Treatment {
 	case Namespaced:
 		if err := m.mapString(meta, "namespace", m.namespace); err != nil {

@@ -42,6 +42,11 @@ func (t *Translator) translatePatch(rule *KindRule, sub, contentType string, bod
 				}
 			}
 		}
+		if mt == MediaApplyPatch || mt == MediaYAML {
+			if err := completeApplyRefs(rule, obj); err != nil {
+				return nil, err
+			}
+		}
 		if err := t.objectIn(rule, obj); err != nil {
 			return nil, err
 		}
@@ -131,4 +136,30 @@ func readSkeleton(doc any, tokens []string) any {
 func isIndex(tok string) bool {
 	_, err := strconv.Atoi(tok)
 	return err == nil || tok == "-"
+}
+
+// contextRefs are the object references whose name is translated by the
+// kind and apiVersion next to it: metadata.ownerReferences and the
+// references of events.
+var contextRefs = []string{"metadata.ownerReferences[]", "involvedObject", "regarding", "related"}
+
+// completeApplyRefs refuses an apply configuration that names an object
+// reference without its apiVersion and kind. Server-side apply merges such
+// an entry into the stored one (ownerReferences by uid), which would
+// supply the kind the translator did not see, leaving the name
+// untranslated.
+func completeApplyRefs(rule *KindRule, obj map[string]any) error {
+	for _, path := range contextRefs {
+		err := walk(obj, path, func(ref map[string]any) error {
+			if _, named := ref["name"]; named && (str(ref, "kind") == "" || str(ref, "apiVersion") == "") {
+				return forbidden(rule.Resource, "", fmt.Sprintf("%s: an apply configuration must give the apiVersion and kind of "+
+					"every reference it names, so that kubectl-zoo can translate the name", strings.TrimSuffix(path, "[]")))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

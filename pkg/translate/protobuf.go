@@ -21,18 +21,19 @@ var protobufMagic = []byte("k8s\x00")
 
 // Field numbers of the messages the translator walks.
 const (
-	unknownTypeMeta  protowire.Number = 1
-	unknownRaw       protowire.Number = 2
-	unknownEncoding  protowire.Number = 3
-	typeMetaVersion  protowire.Number = 1
-	typeMetaKind     protowire.Number = 2
-	listItems        protowire.Number = 2
-	objectMeta       protowire.Number = 1
-	metaName         protowire.Number = 1
-	metaNamespace    protowire.Number = 3
-	metaOwners       protowire.Number = 13
-	metaManaged      protowire.Number = 17
-	managedFieldsAPI protowire.Number = 3
+	unknownTypeMeta    protowire.Number = 1
+	unknownRaw         protowire.Number = 2
+	unknownEncoding    protowire.Number = 3
+	unknownContentType protowire.Number = 4
+	typeMetaVersion    protowire.Number = 1
+	typeMetaKind       protowire.Number = 2
+	listItems          protowire.Number = 2
+	objectMeta         protowire.Number = 1
+	metaName           protowire.Number = 1
+	metaNamespace      protowire.Number = 3
+	metaOwners         protowire.Number = 13
+	metaManaged        protowire.Number = 17
+	managedFieldsAPI   protowire.Number = 3
 )
 
 // maxProtobufField bounds one field of an upstream protobuf answer read into
@@ -79,7 +80,7 @@ var protobufVerbs = map[string]bool{"get": true, "list": true, "watch": true, "c
 // (namespaceOnly), for a client whose first choice is plain protobuf (not a
 // Table). Everything else the upstream answers in JSON.
 func AcceptsProtobuf(rule *KindRule, info RequestInfo, plan Plan, accept string) bool {
-	if !namespaceOnly(rule) || plan != PlanForward || info.Subresource != "" || info.Namespace == "" ||
+	if !namespaceOnly(rule) || (plan != PlanForward && plan != PlanPatchInView) || info.Subresource != "" || info.Namespace == "" ||
 		!protobufVerbs[info.Verb] || !IsBuiltinGroup(rule.Resource.Group) {
 		return false
 	}

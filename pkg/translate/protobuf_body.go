@@ -12,13 +12,16 @@ import (
 // the upstream gets protobuf as the client sent it. ok is false, with no
 // error, when the general path (DecodeBody, objectIn) must translate the
 // body instead: another kind than the URL's, a tenant label, owner
-// references, content encodings, or anything that does not parse.
+// references, content encodings, a repeated field, or anything that does
+// not parse. The general path decodes the body as the API server does (the
+// last of a repeated field wins) and forwards JSON it encoded itself.
 func (t *Translator) protobufBodyIn(rule *KindRule, info RequestInfo, body []byte) (out []byte, ok bool, err error) {
 	if !namespaceOnly(rule) || !bytes.HasPrefix(body, protobufMagic) {
 		return nil, false, nil
 	}
 	var typeMeta, raw, tail []byte
 	sawRaw, simple := false, true
+	var sawTail [unknownContentType + 1]bool
 	err = eachField(body[len(protobufMagic):], func(num protowire.Number, typ protowire.Type, val []byte, start, end int) error {
 		field := body[len(protobufMagic)+start : len(protobufMagic)+end]
 		switch {
@@ -30,7 +33,11 @@ func (t *Translator) protobufBodyIn(rule *KindRule, info RequestInfo, body []byt
 			raw, sawRaw = val, true
 		case num == unknownEncoding && len(val) > 0:
 			simple = false
-		case sawRaw:
+		case sawRaw && (num == unknownEncoding || num == unknownContentType) && !sawTail[num]:
+			// Each at most once: protobuf keeps the last of a repeated
+			// field, so a second raw or typeMeta (or anything else) after
+			// the translated one would be what the API server decodes.
+			sawTail[num] = true
 			tail = append(tail, field...)
 		default:
 			simple = false

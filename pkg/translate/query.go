@@ -15,29 +15,26 @@ import (
 // tenant's cluster-scoped objects (its namespaces above all).
 func (t *Translator) TenantSelector() string { return TenantLabel + "=" + t.tenant.Name() }
 
-// translateQuery maps labelSelector and fieldSelector of a request; continue
-// and everything else stay untouched.
+// translateQuery maps labelSelector and fieldSelector of a request in q (a
+// copy the request owns, see canonicalQuery) and returns it; continue and
+// everything else stay untouched.
 func (t *Translator) translateQuery(rule *KindRule, verb string, q url.Values) (url.Values, error) {
-	out := url.Values{}
-	for k, v := range q {
-		out[k] = append([]string(nil), v...)
-	}
 	others := t.otherTenants(rule, verb)
 	if s := q.Get("labelSelector"); s != "" || addsTenantSelector(rule, verb) || len(others) > 0 {
 		ls, err := t.labelSelectorQuery(rule, s, addsTenantSelector(rule, verb), others)
 		if err != nil {
 			return nil, err
 		}
-		out.Set("labelSelector", ls)
+		q.Set("labelSelector", ls)
 	}
 	if s := q.Get("fieldSelector"); s != "" {
 		fs, err := t.fieldSelectorQuery(rule, s)
 		if err != nil {
 			return nil, err
 		}
-		out.Set("fieldSelector", fs)
+		q.Set("fieldSelector", fs)
 	}
-	return out, nil
+	return q, nil
 }
 
 func addsTenantSelector(rule *KindRule, verb string) bool {

@@ -29,6 +29,12 @@ const (
 	// the request to each (UpstreamRequest.ForNamespace), joining the results;
 	// pages are resumed with composite continue tokens (EncodeContinue).
 	PlanFanOut
+	// PlanPatchInView applies a json, merge or strategic merge patch in the
+	// tenant's view: the proxy GETs u.Path (JSON), calls PatchInView and
+	// sends the merge patch it returns to u.Path, reading again on a
+	// retryable conflict. Body then holds the per-operation translation of
+	// the patch, which screens it (refusals) but is never sent.
+	PlanPatchInView
 )
 
 // ResponseKind says how the proxy translates the upstream's answer.
@@ -96,6 +102,10 @@ func (u *UpstreamRequest) upstreamGroup() string {
 // TranslateRequest translates a tenant request into the upstream request.
 func (t *Translator) TranslateRequest(r Request) (*UpstreamRequest, error) {
 	info := ParseRequestInfo(r.Method, r.Path, r.Query)
+	if err := checkPath(r.Method, r.Path, info); err != nil {
+		return nil, err
+	}
+	r.Query = canonicalQuery(info, r.Query) // requestcheck.go
 	if !info.IsResourceRequest {
 		return t.translateNonResource(r, info)
 	}
@@ -120,6 +130,10 @@ func (t *Translator) TranslateRequest(r Request) (*UpstreamRequest, error) {
 		return nil, err
 	}
 	if rule.Treatment == Namespaced && info.Namespace == "" && info.Name == "" && rule.Resource != grNamespace {
+		if info.Verb != "list" && info.Verb != "watch" && info.Verb != "deletecollection" {
+			// The API server serves nothing else on the all-namespaces path.
+			return nil, methodNotAllowed(r.Method, r.Path)
+		}
 		u.Plan = PlanFanOut
 		if c := r.Query.Get("continue"); c != "" {
 			tok, err := t.DecodeContinue(c)
@@ -135,16 +149,18 @@ func (t *Translator) TranslateRequest(r Request) (*UpstreamRequest, error) {
 		if info.Verb == "create" || info.Verb == "update" {
 			u.Response = ResponseObjects
 		}
-		if info.Subresource == "log" || info.Subresource == "exec" || info.Subresource == "attach" ||
-			info.Subresource == "portforward" || info.Subresource == "proxy" {
+		if info.Subresource == "log" || streamingSubresources[info.Subresource] {
 			u.Response = ResponseRaw
 		}
+	}
+	if info.Verb == "patch" && patchedInView(r.Header.Get("Content-Type")) {
+		u.Plan = PlanPatchInView // patch_view.go
 	}
 	u.Header.Set("Accept", UpstreamAccept(r.Header.Get("Accept")))
 	if u.Response == ResponseObjects && AcceptsProtobuf(rule, info, u.Plan, r.Header.Get("Accept")) {
 		u.Header.Set("Accept", MediaProtobuf+", "+MediaJSON) // TranslateProtobuf reads the answer
 	}
-	if len(r.Body) > 0 {
+	if len(r.Body) > 0 && info.Verb != "get" && info.Verb != "list" && info.Verb != "watch" { // reads carry none
 		if err := t.translateBody(r, u); err != nil {
 			return nil, err
 		}

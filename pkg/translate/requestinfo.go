@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -87,19 +88,26 @@ func ParseRequestInfo(method, path string, query url.Values) RequestInfo {
 	switch {
 	case info.Name == "" && info.Verb == "get":
 		info.Verb = "list"
+		if WatchParam(query) {
+			info.Verb = "watch"
+		}
 	case info.Name == "" && info.Verb == "delete":
 		info.Verb = "deletecollection"
-	}
-	if info.Verb == "list" && isTrue(query.Get("watch")) {
-		info.Verb = "watch"
-	}
-	if info.Verb == "get" && info.Subresource == "" && isTrue(query.Get("watch")) {
-		info.Verb = "watch"
 	}
 	return info
 }
 
-func isTrue(s string) bool { return s == "true" || s == "1" }
+// WatchParam reports whether the query asks a list to watch, exactly as the
+// API server decides it (metav1.ListOptions' conversion from the query):
+// the first watch value counts, and anything but "0" or "false" (in any
+// case) is true — "yes", "True" and an empty value included. A GET of one
+// object (by name in the path) never watches, whatever the query says.
+func WatchParam(query url.Values) bool {
+	values := query["watch"]
+	var watch bool
+	_ = runtime.Convert_Slice_string_To_bool(&values, &watch, nil) // never fails
+	return watch
+}
 
 func splitPath(path string) []string {
 	path = strings.Trim(path, "/")
