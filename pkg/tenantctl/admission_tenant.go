@@ -1,10 +1,25 @@
 package tenantctl
 
 import (
+	"strconv"
+	"strings"
+
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
+
+// platformStatusList is the CEL list of "group/resource" of the kinds whose
+// status is the platform's (translate.PlatformStatusResources).
+func platformStatusList() string {
+	var items []string
+	for _, gr := range translate.PlatformStatusResources() {
+		items = append(items, strconv.Quote(gr.Group+"/"+gr.Resource))
+	}
+	return "[" + strings.Join(items, ", ") + "]"
+}
 
 // TenantPolicy judges a request (variable judged) and names its tenant
 // (variable tenant) Both are derived from the request alone, so
@@ -150,6 +165,15 @@ func tenantValidations(forbidden *metav1.StatusReason) []admissionv1.Validation 
 		MessageExpression: cel("'ClusterRoles of tenant ' + variables.tenant + ' may not aggregate into other roles, and may only aggregate roles selected by $LABEL=' + variables.tenant"),
 		Reason:            forbidden,
 	}}
+	rules = append(rules, admissionv1.Validation{
+		Expression:        "variables.subres != 'status' || !((variables.reqGroup + '/' + request.resource.resource) in " + platformStatusList() + ")",
+		MessageExpression: "'the status of ' + request.resource.resource + ' is written by the shared cluster\\'s controllers; tenant ' + variables.tenant + ' may read it but not write it'",
+		Reason:            forbidden,
+	}, admissionv1.Validation{
+		Expression:        "variables.subres != 'proxy'",
+		MessageExpression: "'tenant ' + variables.tenant + ' may not use ' + request.resource.resource + '/proxy: it makes the API server dial an address'",
+		Reason:            forbidden,
+	})
 	for i := range rules {
 		rules[i].Expression = "!variables.judged || (" + rules[i].Expression + ")"
 	}

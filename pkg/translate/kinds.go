@@ -84,6 +84,11 @@ type KindRule struct {
 	// Access overrides what a tenant's admins may do with the kind directly
 	// upstream, cluster-wide; zero means DefaultAccess of the treatment.
 	Access Access
+	// PlatformStatus marks a kind whose status the platform's controllers
+	// and kubelets write, and that others act on (pod and service
+	// addresses, claims' bound volumes, quota usage): tenants may read it but
+	// never write it, through the proxy or directly upstream.
+	PlatformStatus bool
 }
 
 // Access is what a tenant's admins may do with a cluster-scoped kind directly
@@ -182,6 +187,18 @@ func LookupKind(gr schema.GroupResource) (*KindRule, bool) {
 func LookupKindByKind(gk schema.GroupKind) (*KindRule, bool) {
 	r, ok := kindsByKind[gk]
 	return r, ok
+}
+
+// PlatformStatusResources returns the group/resource of every kind whose
+// status is the platform's (KindRule.PlatformStatus), in table order.
+func PlatformStatusResources() []schema.GroupResource {
+	var out []schema.GroupResource
+	for i := range kindTable {
+		if kindTable[i].PlatformStatus {
+			out = append(out, kindTable[i].Resource)
+		}
+	}
+	return out
 }
 
 // Kinds returns every row of the kinds table, in table order.

@@ -30,27 +30,33 @@ const nodesReason = "nodes belong to the shared cluster: tenants may read them b
 // nothing upstream could confine such a write. PriorityClasses are read
 // only upstream until admission caps a tenant's value there too.
 
+// PlatformStatus: the status of pods (podIP: the API server's pods/proxy
+// dials it), Services and Ingresses (load balancer addresses that DNS and
+// traffic controllers publish), claims and volumes (what is bound to what),
+// quotas (usage) and namespaces is written by the platform's controllers and
+// kubelets; a tenant that wrote it could make the platform act on a lie.
+
 // kindTable is THE table of built-in kinds. Adding a kind is adding a row here
 // and a golden test case in testdata/translate.
 var kindTable = []KindRule{
 	// core, namespaced
-	{Resource: gr("", "pods"), Kind: "Pod", Treatment: Namespaced, Refs: podSpecRefs("spec")},
+	{Resource: gr("", "pods"), Kind: "Pod", Treatment: Namespaced, Refs: podSpecRefs("spec"), PlatformStatus: true},
 	{Resource: gr("", "podtemplates"), Kind: "PodTemplate", Treatment: Namespaced, Refs: podSpecRefs("template.spec")},
 	{Resource: gr("", "replicationcontrollers"), Kind: "ReplicationController", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec")},
-	{Resource: gr("", "services"), Kind: "Service", Treatment: Namespaced},
+	{Resource: gr("", "services"), Kind: "Service", Treatment: Namespaced, PlatformStatus: true},
 	{Resource: gr("", "endpoints"), Kind: "Endpoints", Treatment: Namespaced, Refs: []Ref{
 		objectRefAt("subsets[].addresses[].targetRef"), objectRefAt("subsets[].notReadyAddresses[].targetRef")}},
 	{Resource: gr("", "configmaps"), Kind: "ConfigMap", Treatment: Namespaced},
 	{Resource: gr("", "secrets"), Kind: "Secret", Treatment: Namespaced},
 	{Resource: gr("", "serviceaccounts"), Kind: "ServiceAccount", Treatment: Namespaced},
-	{Resource: gr("", "persistentvolumeclaims"), Kind: "PersistentVolumeClaim", Treatment: Namespaced, Refs: pvcSpecRefs},
+	{Resource: gr("", "persistentvolumeclaims"), Kind: "PersistentVolumeClaim", Treatment: Namespaced, Refs: pvcSpecRefs, PlatformStatus: true},
 	{Resource: gr("", "events"), Kind: "Event", Treatment: Namespaced, Refs: []Ref{objectRefAt("involvedObject"), objectRefAt("related")}},
 	{Resource: gr("", "limitranges"), Kind: "LimitRange", Treatment: Namespaced},
-	{Resource: gr("", "resourcequotas"), Kind: "ResourceQuota", Treatment: Namespaced},
+	{Resource: gr("", "resourcequotas"), Kind: "ResourceQuota", Treatment: Namespaced, PlatformStatus: true},
 	{Resource: gr("", "bindings"), Kind: "Binding", Treatment: Namespaced},
 	// core, cluster-scoped
-	{Resource: grNamespace, Kind: "Namespace", Treatment: TenantOwned, NameIsNamespace: true},
-	{Resource: grPV, Kind: "PersistentVolume", Treatment: TenantOwned, Refs: pvRefs},
+	{Resource: grNamespace, Kind: "Namespace", Treatment: TenantOwned, NameIsNamespace: true, PlatformStatus: true},
+	{Resource: grPV, Kind: "PersistentVolume", Treatment: TenantOwned, Refs: pvRefs, PlatformStatus: true},
 	{Resource: grNode, Kind: "Node", Treatment: ReadOnly, Reason: nodesReason},
 	{Resource: gr("", "componentstatuses"), Kind: "ComponentStatus", Treatment: Hidden},
 	// workloads
@@ -67,7 +73,7 @@ var kindTable = []KindRule{
 	{Resource: gr("policy", "poddisruptionbudgets"), Kind: "PodDisruptionBudget", Treatment: Namespaced},
 	// networking and discovery
 	{Resource: gr("networking.k8s.io", "networkpolicies"), Kind: "NetworkPolicy", Treatment: Namespaced, Refs: networkPolicyRefs},
-	{Resource: gr("networking.k8s.io", "ingresses"), Kind: "Ingress", Treatment: Namespaced, Refs: ingressRefs},
+	{Resource: gr("networking.k8s.io", "ingresses"), Kind: "Ingress", Treatment: Namespaced, Refs: ingressRefs, PlatformStatus: true},
 	{Resource: grIngressClass, Kind: "IngressClass", Treatment: Shared, Refs: []Ref{
 		apiGroupRef("spec.parameters", "apiGroup"), namespaceRef("spec.parameters", "namespace")}},
 	{Resource: gr("networking.k8s.io", "ipaddresses"), Kind: "IPAddress", Treatment: ReadOnly, Reason: "service IP addresses are allocated by the shared cluster"},

@@ -180,6 +180,11 @@ func (t *Translator) checkVerb(rule *KindRule, info RequestInfo) error {
 		if !read || (info.Subresource != "" && info.Subresource != "status") {
 			return forbidden(rule.Resource, info.Name, rule.Reason)
 		}
+	case Namespaced, TenantOwned:
+		if !read && info.Subresource == "status" && rule.PlatformStatus {
+			return forbidden(rule.Resource, info.Name, fmt.Sprintf(
+				"the status of %s is written by the shared cluster's controllers; tenants may read it but not write it", rule.Resource.String()))
+		}
 	case Virtual:
 		if info.Verb != "create" {
 			return forbidden(rule.Resource, info.Name, fmt.Sprintf("%s can only be created", rule.Resource.String()))

@@ -67,6 +67,9 @@ func TestAttackSuite(t *testing.T) {
 		require.NoError(t, res.Err, "kubectl %v: %s", args, res.Stderr)
 	}
 	mustKubectl(append(admin, "create", "configmap", "mine", "-n", "acme-default")...)
+	mustKubectl(append(admin, "run", "web", "-n", "acme-default", "--image=busybox", "--restart=Never")...)
+	mustKubectl(append(admin, "create", "service", "clusterip", "web", "-n", "acme-default", "--tcp=80:80")...)
+	mustKubectl(append(admin, "create", "quota", "q", "-n", "acme-default", "--hard=pods=50")...)
 	mustKubectl(append(admin, "create", "serviceaccount", "builder", "-n", "acme-default")...)
 	mustKubectl(append(admin, "create", "rolebinding", "builder", "-n", "acme-default",
 		"--clusterrole="+tenantctl.TenantAdminClusterRole, "--serviceaccount=acme-default:builder")...)
@@ -176,6 +179,12 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: "zoo:acme:adm
 			denial: "may only change cluster-scoped objects labeled"},
 		{name: "admin rewrites a platform ClusterRole that has its prefix", args: append(admin, "patch", "clusterrole", "acme-platform-reader", "--type=json",
 			"-p", `[{"op":"add","path":"/rules/0/verbs/-","value":"delete"}]`), denial: "may only change cluster-scoped objects labeled"},
+		{name: "admin rewrites its pod's status (the address pods/proxy dials)", args: append(admin, "patch", "pod", "web", "-n", "acme-default",
+			"--subresource=status", "--type=merge", "-p", `{"status":{"podIP":"10.9.9.9","podIPs":[{"ip":"10.9.9.9"}]}}`), denial: "is written by the shared cluster's controllers"},
+		{name: "admin fakes its quota's usage", args: append(admin, "patch", "resourcequota", "q", "-n", "acme-default",
+			"--subresource=status", "--type=merge", "-p", `{"status":{"used":{"pods":"0"}}}`), denial: "is written by the shared cluster's controllers"},
+		{name: "admin proxies through its pod", args: append(admin, "get", "--raw", "/api/v1/namespaces/acme-default/pods/web/proxy/"), denial: "may not use pods/proxy"},
+		{name: "admin proxies through a service", args: append(admin, "get", "--raw", "/api/v1/namespaces/acme-default/services/web:80/proxy/"), denial: "may not use services/proxy"},
 		{name: "identity of two tenants", args: []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme", "--as-group", "zoo:tenant:beta", "create", "configmap", "two", "-n", "acme-default"}, denial: "ValidatingAdmissionPolicy 'zoo-"},
 		{name: "identity without its tenant group", args: []string{"--as", "zoo:acme:admin", "create", "configmap", "nogroup", "-n", "acme-default"}, denial: byIdentity},
 		{name: "identity of a tenant that does not exist", args: []string{"--as", "zoo:ghost:admin", "--as-group", "zoo:tenant:ghost", "create", "namespace", "ghost-x"}, denial: byRBAC},
@@ -197,6 +206,9 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: "zoo:acme:adm
 		{name: "ServiceAccount binds cluster-admin in its namespace", args: []string{"create", "rolebinding", "pwn", "-n", "acme-default", "--clusterrole=cluster-admin", "--serviceaccount=acme-default:builder"}, denial: byAdmission},
 		{name: "ServiceAccount edits the admission policy", args: []string{"delete", "validatingadmissionpolicy", "zoo-tenant"}, denial: byRBAC},
 		{name: "ServiceAccount relabels a ConfigMap into another tenant", args: []string{"label", "configmap", "mine", "-n", "acme-default", label + "=beta"}, denial: byAdmission},
+		{name: "ServiceAccount rewrites a pod's status", args: []string{"patch", "pod", "web", "-n", "acme-default",
+			"--subresource=status", "--type=merge", "-p", `{"status":{"podIP":"10.9.9.9","podIPs":[{"ip":"10.9.9.9"}]}}`}, denial: "is written by the shared cluster's controllers"},
+		{name: "ServiceAccount proxies through a pod", args: []string{"get", "--raw", "/api/v1/namespaces/acme-default/pods/web/proxy/"}, denial: "may not use pods/proxy"},
 		{name: "ServiceAccount writes into another tenant's namespace", args: []string{"create", "configmap", "x", "-n", "beta-default"}, denial: byRBAC},
 	}
 	for _, a := range saAttacks {
