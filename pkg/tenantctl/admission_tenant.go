@@ -165,6 +165,7 @@ func tenantValidations(forbidden *metav1.StatusReason) []admissionv1.Validation 
 		MessageExpression: cel("'ClusterRoles of tenant ' + variables.tenant + ' may not aggregate into other roles, and may only aggregate roles selected by $LABEL=' + variables.tenant"),
 		Reason:            forbidden,
 	}}
+	rules = append(rules, refValidations(forbidden)...)
 	rules = append(rules, admissionv1.Validation{
 		Expression:        "variables.subres != 'status' || !((variables.reqGroup + '/' + request.resource.resource) in " + platformStatusList() + ")",
 		MessageExpression: "'the status of ' + request.resource.resource + ' is written by the shared cluster\\'s controllers; tenant ' + variables.tenant + ' may read it but not write it'",

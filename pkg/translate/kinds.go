@@ -62,6 +62,8 @@ type Ref struct {
 	Field string
 	// apply translates the reference in the direction of m.
 	apply func(m *mapper, obj map[string]any) error
+	// refused marks a field that tenants may not set at all (refusedField).
+	refused bool
 }
 
 // KindRule is one row of the kinds table.
@@ -126,11 +128,25 @@ func (r *KindRule) UpstreamAccess() Access {
 	return AccessNone
 }
 
-// Fields lists the JSON paths of the rule's cross references.
+// Fields lists the JSON paths of the rule's cross references that are
+// translated (not those refused outright: RefusedFields).
 func (r *KindRule) Fields() []string {
 	out := make([]string, 0, len(r.Refs))
 	for _, ref := range r.Refs {
-		out = append(out, ref.Field)
+		if !ref.refused {
+			out = append(out, ref.Field)
+		}
+	}
+	return out
+}
+
+// RefusedFields lists the JSON paths that tenants may not set on the kind.
+func (r *KindRule) RefusedFields() []string {
+	var out []string
+	for _, ref := range r.Refs {
+		if ref.refused {
+			out = append(out, ref.Field)
+		}
 	}
 	return out
 }

@@ -43,7 +43,8 @@ var kindTable = []KindRule{
 	{Resource: gr("", "pods"), Kind: "Pod", Treatment: Namespaced, Refs: podSpecRefs("spec"), PlatformStatus: true},
 	{Resource: gr("", "podtemplates"), Kind: "PodTemplate", Treatment: Namespaced, Refs: podSpecRefs("template.spec")},
 	{Resource: gr("", "replicationcontrollers"), Kind: "ReplicationController", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec")},
-	{Resource: gr("", "services"), Kind: "Service", Treatment: Namespaced, PlatformStatus: true},
+	{Resource: gr("", "services"), Kind: "Service", Treatment: Namespaced, PlatformStatus: true, Refs: []Ref{
+		refusedField(gr("", "services"), "spec", "externalIPs", "kube-proxy on every machine would capture the traffic of those addresses, other tenants' included")}},
 	{Resource: gr("", "endpoints"), Kind: "Endpoints", Treatment: Namespaced, Refs: []Ref{
 		objectRefAt("subsets[].addresses[].targetRef"), objectRefAt("subsets[].notReadyAddresses[].targetRef")}},
 	{Resource: gr("", "configmaps"), Kind: "ConfigMap", Treatment: Namespaced},
@@ -91,7 +92,7 @@ var kindTable = []KindRule{
 	{Resource: gr(rbacGroup, "clusterrolebindings"), Kind: "ClusterRoleBinding", Treatment: TenantOwned, Refs: []Ref{
 		{Field: "subjects", apply: rbacSubjects}, {Field: "roleRef", apply: roleRef}}},
 	// storage
-	{Resource: grStorageClass, Kind: "StorageClass", Treatment: Shared},
+	{Resource: grStorageClass, Kind: "StorageClass", Treatment: Shared, Refs: []Ref{storageClassSecretParams}},
 	{Resource: grVolumeAttrClass, Kind: "VolumeAttributesClass", Treatment: Shared},
 	{Resource: gr("storage.k8s.io", "csidrivers"), Kind: "CSIDriver", Treatment: Shared},
 	{Resource: gr("storage.k8s.io", "csinodes"), Kind: "CSINode", Treatment: ReadOnly, Reason: "CSI nodes describe the shared cluster's machines"},

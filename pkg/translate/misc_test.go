@@ -26,7 +26,14 @@ func TestKindTable(t *testing.T) {
 				require.True(t, ok)
 				assert.Same(t, r, byKind)
 			}
-			assert.Len(t, r.Fields(), len(r.Refs))
+			assert.Len(t, append(r.Fields(), r.RefusedFields()...), len(r.Refs), "every reference is either translated or refused")
+			for _, ref := range r.Refs {
+				// The raw answer path decodes only the top-level fields
+				// that references start with (topKeys): a Field must start
+				// with one.
+				first, _, _ := strings.Cut(ref.Field, ".")
+				assert.Regexp(t, `^[a-zA-Z]+(\[\])?$`, first, "reference %q must start with a top-level field", ref.Field)
+			}
 			if r.Treatment == Forbidden || r.Treatment == ReadOnly {
 				assert.NotEmpty(t, r.Reason, "a refusal names its reason")
 			}

@@ -92,4 +92,6 @@ var crdRefs = []Ref{
 		return m.apiGroup(g)
 	}),
 	namespaceRef("spec.conversion.webhook.clientConfig.service", "namespace"),
+	refusedField(grCRD, "spec.conversion.webhook.clientConfig", "url",
+		"the API server would dial that address; serve the conversion webhook from a Service of the tenant"),
 }

@@ -35,11 +35,11 @@ var pvcSpecRefs = []Ref{
 	sharedNameRef("spec", "volumeAttributesClassName", grVolumeAttrClass),
 }
 
-var pvRefs = []Ref{
+var pvRefs = append([]Ref{
 	objectRefAt("spec.claimRef"),
 	sharedNameRef("spec", "storageClassName", grStorageClass),
 	sharedNameRef("spec", "volumeAttributesClassName", grVolumeAttrClass),
-}
+}, pvOutsideRefs()...)
 
 // networkPolicyRefs confine NetworkPolicy namespace selectors to the tenant's
 // namespaces (an empty selector means "all my namespaces").

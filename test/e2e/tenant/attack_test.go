@@ -47,6 +47,18 @@ func upstreamSnapshot(t *testing.T) string {
 	return b.String()
 }
 
+// outsidePV is a PersistentVolume of tenant acme with the given source.
+func outsidePV(source string) string {
+	return `apiVersion: v1
+kind: PersistentVolume
+metadata: {name: acme-outside, labels: {zoo.kubectl-zoo.io/tenant: acme}}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOnce]
+  storageClassName: acme-fast
+  ` + source + "\n"
+}
+
 // TestAttackSuite uses tenant identities DIRECTLY against the upstream — a
 // tenant user, a tenant admin, a ServiceAccount token from a tenant
 // namespace, mixed and non-existent tenants — and checks that every attack is
@@ -185,6 +197,24 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: "zoo:acme:adm
 			"--subresource=status", "--type=merge", "-p", `{"status":{"used":{"pods":"0"}}}`), denial: "is written by the shared cluster's controllers"},
 		{name: "admin proxies through its pod", args: append(admin, "get", "--raw", "/api/v1/namespaces/acme-default/pods/web/proxy/"), denial: "may not use pods/proxy"},
 		{name: "admin proxies through a service", args: append(admin, "get", "--raw", "/api/v1/namespaces/acme-default/services/web:80/proxy/"), denial: "may not use services/proxy"},
+		{name: "admin makes a volume on a machine's root", stdin: outsidePV(`hostPath: {path: /}`), args: append(admin, "create", "-f", "-"),
+			denial: "may not be on a path of the machines"},
+		{name: "admin makes a volume whose driver reads another tenant's secret", stdin: outsidePV(`csi: {driver: d.example.com, volumeHandle: h, nodePublishSecretRef: {name: gold, namespace: beta-default}}`),
+			args: append(admin, "create", "-f", "-"), denial: "the secrets they name must be in namespaces starting with acme-"},
+		{name: "admin makes a StorageClass whose provisioner reads the platform's secret", stdin: `apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: acme-sneaky, labels: {zoo.kubectl-zoo.io/tenant: acme}}
+provisioner: d.example.com
+parameters: {csi.storage.k8s.io/provisioner-secret-name: creds, csi.storage.k8s.io/provisioner-secret-namespace: kube-system}
+`, args: append(admin, "create", "-f", "-"), denial: "names must be in namespaces starting with acme-"},
+		{name: "admin captures traffic with external IPs", stdin: `apiVersion: v1
+kind: Service
+metadata: {name: mitm, namespace: acme-default}
+spec: {ports: [{port: 443}], externalIPs: [203.0.113.10]}
+`, args: append(admin, "create", "-f", "-"), denial: "may not set spec.externalIPs"},
+		{name: "admin makes the API server dial a conversion URL", stdin: strings.Replace(crd("dials", "acme-dial.example.com"), "  scope: Namespaced",
+			"  scope: Namespaced\n  conversion: {strategy: Webhook, webhook: {conversionReviewVersions: [v1], clientConfig: {url: \"https://203.0.113.11/convert\"}}}", 1),
+			args: append(admin, "create", "-f", "-"), denial: "may not name a conversion webhook URL"},
 		{name: "identity of two tenants", args: []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme", "--as-group", "zoo:tenant:beta", "create", "configmap", "two", "-n", "acme-default"}, denial: "ValidatingAdmissionPolicy 'zoo-"},
 		{name: "identity without its tenant group", args: []string{"--as", "zoo:acme:admin", "create", "configmap", "nogroup", "-n", "acme-default"}, denial: byIdentity},
 		{name: "identity of a tenant that does not exist", args: []string{"--as", "zoo:ghost:admin", "--as-group", "zoo:tenant:ghost", "create", "namespace", "ghost-x"}, denial: byRBAC},

@@ -1,0 +1,67 @@
+package tenantctl
+
+import (
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// refValidations are TenantPolicy's rules for fields that point outside the
+// object: the upstream twin of pkg/translate/refs_outside.go, from the same
+// lists, so that a tenant identity used directly upstream meets the same
+// limits as one going through the proxy.
+func refValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {
+	isPV := "variables.reqGroup == '' && request.resource.resource == 'persistentvolumes' && variables.subres == '' && object != null"
+	var pv []string
+	for _, src := range translate.PVHostSources {
+		pv = append(pv, "!has(object.spec."+src+")")
+	}
+	for _, path := range translate.PVSecretRefs {
+		pv = append(pv, optionalPrefixed("object."+path, "namespace"))
+	}
+	pv = append(pv, optionalPrefixed("object.spec.azureFile", "secretNamespace"))
+	conversion := "object.spec.conversion.webhook.clientConfig"
+	return []admissionv1.Validation{{
+		Expression:        "!(" + isPV + ") || (" + strings.Join(pv, " && ") + ")",
+		MessageExpression: "'volumes of tenant ' + variables.tenant + ' may not be on a path of the machines (hostPath, local), and the secrets they name must be in namespaces starting with ' + variables.prefix",
+		Reason:            forbidden,
+	}, {
+		Expression: "!(variables.reqGroup == '' && request.resource.resource == 'services' && variables.subres == '' && object != null) || " +
+			"!has(object.spec.externalIPs) || size(object.spec.externalIPs) == 0",
+		Message: "tenants may not set spec.externalIPs: kube-proxy on every machine would capture the traffic of those addresses",
+		Reason:  forbidden,
+	}, {
+		Expression: "!(variables.isCRD && variables.subres == '' && object != null) || (" + absent(conversion+".url") + " && " + optionalPrefixed(conversion+".service", "namespace") + ")",
+		MessageExpression: "'CustomResourceDefinitions of tenant ' + variables.tenant + ' may not name a conversion webhook URL (the API server would dial it); " +
+			"a conversion webhook Service must be in a namespace starting with ' + variables.prefix",
+		Reason: forbidden,
+	}, {
+		Expression: "!(variables.reqGroup == 'storage.k8s.io' && request.resource.resource == 'storageclasses' && variables.subres == '' && object != null) || !has(object.parameters) || " +
+			"object.parameters.all(k, !(k.lowerAscii().endsWith('secret-namespace') || k.lowerAscii().endsWith('secretnamespace')) || " +
+			"object.parameters[k] == '" + translate.PVCNamespaceTemplate + "' || object.parameters[k].startsWith(variables.prefix))",
+		MessageExpression: "'the secrets a StorageClass of tenant ' + variables.tenant + ' names must be in namespaces starting with ' + variables.prefix",
+		Reason:            forbidden,
+	}}
+}
+
+// optionalPrefixed is a CEL condition that holds when the string field key of
+// the object at path (a dotted CEL path) is absent, at any level, or starts
+// with the tenant's prefix.
+func optionalPrefixed(path, key string) string {
+	return "(" + absent(path+"."+key) + " || " + path + "." + key + ".startsWith(variables.prefix))"
+}
+
+// absent is a CEL condition that holds when any step of the dotted path
+// (object.a.b.c) is missing; has() of a deeper step alone would fail on a
+// missing parent.
+func absent(path string) string {
+	parts := strings.Split(path, ".")
+	var conds []string
+	for i := 2; i <= len(parts); i++ {
+		conds = append(conds, "!has("+strings.Join(parts[:i], ".")+")")
+	}
+	return "(" + strings.Join(conds, " || ") + ")"
+}
