@@ -62,6 +62,9 @@ type Ref struct {
 	Field string
 	// apply translates the reference in the direction of m.
 	apply func(m *mapper, obj map[string]any) error
+	// podSpec marks the priorityClassName reference of a pod spec (Field is
+	// "<pod spec path>.priorityClassName"): checkPriority walks these.
+	podSpec bool
 }
 
 // KindRule is one row of the kinds table.
