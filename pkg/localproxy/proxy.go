@@ -76,7 +76,7 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	p.closing, p.closeFunc = context.WithCancel(context.Background())
 	p.scopes = newScopeCache(p)
-	p.tr = translate.New(tenant, translate.Options{Scopes: p.scopes, Shared: &sharedLookup{p: p}})
+	p.tr = translate.New(tenant, translate.Options{Scopes: p.scopes, Shared: &sharedLookup{p: p}, Platform: newPlatformLookup(p)})
 	return p, nil
 }
 

@@ -168,11 +168,13 @@ type PlatformLookup interface {
 	AllowedPriorityClasses(ns string) ([]string, error)
 }
 
-// ParsePriorityClasses splits the value of PriorityClassesAnnotation.
+// ParsePriorityClasses splits the value of PriorityClassesAnnotation: class
+// names separated by commas, without spaces (the upstream's admission policy
+// reads it the same way).
 func ParsePriorityClasses(v string) []string {
 	var out []string
 	for _, s := range strings.Split(v, ",") {
-		if s = strings.TrimSpace(s); s != "" {
+		if s != "" {
 			out = append(out, s)
 		}
 	}

@@ -303,7 +303,7 @@ func TestPlatformTable(t *testing.T) {
 	assert.True(t, ok)
 	_, ok = platformKey(grNamespace, false, "app.kubernetes.io/name")
 	assert.False(t, ok, "recommended labels stay the tenant's")
-	assert.Equal(t, []string{"a", "b"}, ParsePriorityClasses(" a, ,b,"))
+	assert.Equal(t, []string{"a", " b"}, ParsePriorityClasses("a,, b,"))
 	require.NoError(t, ValidatePodSecurityLevel("baseline"))
 	require.Error(t, ValidatePodSecurityLevel("Baseline"))
 }
