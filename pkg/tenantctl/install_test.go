@@ -38,7 +38,7 @@ func TestInstallObjects(t *testing.T) {
 		if u.GetKind() == "ValidatingAdmissionPolicy" && u.GetName() != PriorityPolicy { // it judges namespaces, not identities
 			assert.Contains(t, string(raw), translate.TenantGroupPrefix)
 		}
-		if u.GetName() == PriorityPolicy {
+		if u.GetKind() == "ValidatingAdmissionPolicy" && u.GetName() == PriorityPolicy {
 			assert.Contains(t, string(raw), translate.TenantLabel)
 		}
 	}
