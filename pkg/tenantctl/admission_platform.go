@@ -161,7 +161,11 @@ func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
   variables.oldLabels['$LABEL'] : ''`),
 				v("judged", "variables.isZoo || variables.saTenant != '' || variables.saNsTenant != ''"),
 				v("tenant", "variables.isZoo ? ("+claimsExpr+")[0] : variables.saTenant != '' ? variables.saTenant : variables.saNsTenant"),
-				v("nsCreate", "variables.isNamespace && request.operation == 'CREATE'"),
+				// A create of one of the tenant's own namespaces; zoo-tenant
+				// refuses the others (unprefixed, unlabeled) with its own
+				// message.
+				v("nsCreate", `variables.isNamespace && request.operation == 'CREATE' && '$LABEL' in variables.labels &&
+  variables.labels['$LABEL'] == variables.tenant && object.metadata.name.startsWith(variables.tenant + '-')`),
 				v("level", "'"+translate.PodSecurityEnforce+"' in variables.labels ? variables.labels['"+translate.PodSecurityEnforce+"'] : ''"),
 				v("badLabels", bad("variables.labels", "variables.oldLabels", false)),
 				v("badAnnotations", bad("variables.annotations", "variables.oldAnnotations", true)),
