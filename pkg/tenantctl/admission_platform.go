@@ -129,7 +129,7 @@ func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
 		p := platformKeyCEL(annotation)
 		exempt := "false"
 		if !annotation {
-			exempt = "variables.nsCreate && k in [" + strings.Join(psKeys, ", ") + "] && variables.labels[k] == variables.level"
+			exempt = "variables.isNamespace && request.operation == 'CREATE' && k in [" + strings.Join(psKeys, ", ") + "] && variables.labels[k] == variables.level"
 		}
 		return fmt.Sprintf(`%[1]s.filter(k, (%[3]s) && !(k in %[2]s && %[2]s[k] == %[1]s[k]) && !(%[4]s)) +
   %[2]s.filter(k, (%[3]s) && !(k in %[1]s))`, cur, old, p, exempt)
@@ -163,7 +163,8 @@ func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				v("tenant", "variables.isZoo ? ("+claimsExpr+")[0] : variables.saTenant != '' ? variables.saTenant : variables.saNsTenant"),
 				// A create of one of the tenant's own namespaces; zoo-tenant
 				// refuses the others (unprefixed, unlabeled) with its own
-				// message.
+				// message, so neither the level check nor the Pod Security
+				// labels (exempt on every namespace create) judge them.
 				v("nsCreate", `variables.isNamespace && request.operation == 'CREATE' && '$LABEL' in variables.labels &&
   variables.labels['$LABEL'] == variables.tenant && object.metadata.name.startsWith(variables.tenant + '-')`),
 				v("level", "'"+translate.PodSecurityEnforce+"' in variables.labels ? variables.labels['"+translate.PodSecurityEnforce+"'] : ''"),
