@@ -64,9 +64,11 @@ func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
 func (t *Translator) platformWrite(u *UpstreamRequest, rule *KindRule, obj map[string]any, create bool) error {
 	level := ""
 	if create && hasPlatformMetadata(rule.Resource) {
-		var err error
-		if level, err = t.podSecurityLevel(); err != nil {
-			return err
+		if rule.Resource == grNamespace {
+			var err error
+			if level, err = t.podSecurityLevel(); err != nil {
+				return err
+			}
 		}
 		if err := t.newPlatformJudge(rule, u).createBody(obj, level); err != nil {
 			return err

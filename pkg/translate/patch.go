@@ -125,9 +125,12 @@ func (t *Translator) platformPatch(u *UpstreamRequest, rule *KindRule, mt string
 	if j.found {
 		return j.wholeObject(obj)
 	}
-	level, err := t.podSecurityLevel()
-	if err != nil {
-		return err
+	level := ""
+	if rule.Resource == grNamespace {
+		var err error
+		if level, err = t.podSecurityLevel(); err != nil {
+			return err
+		}
 	}
 	if err := j.createBody(obj, level); err != nil {
 		return err
