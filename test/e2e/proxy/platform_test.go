@@ -159,8 +159,9 @@ func TestPriorityThroughProxy(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return admin(t, "get", "pods", "-n", "acme-prio", "-l", "app=plain", "-o", "name") != ""
 	}, 60*time.Second, 250*time.Millisecond)
-	acme.apply(t, "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: batch}\nvalue: 1000000\n")
-	assert.Equal(t, "0 Never false", acme.k(t, "get", "priorityclass", "batch", "-o", "jsonpath={.value} {.preemptionPolicy} {.globalDefault}"))
+	acme.apply(t, "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: batch}\nvalue: 1000000\nglobalDefault: true\n")
+	assert.Equal(t, "0 Never ", acme.k(t, "get", "priorityclass", "batch", "-o", "jsonpath={.value} {.preemptionPolicy} {.globalDefault}"),
+		"capped: value 0, never preempting, not the global default (false is omitted)")
 	res := acme.run(t, template("Deployment", "batch"), "create", "-f", "-")
 	require.NoError(t, res.Err, res.Stderr)
 	require.Eventually(t, func() bool {
