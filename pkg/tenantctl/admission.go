@@ -47,7 +47,8 @@ func writes() *admissionv1.MatchResources {
 // each policy however many tenants exist, and a new tenant is confined from
 // its first request, with nothing to recompile.
 func InstallPolicies() ([]*admissionv1.ValidatingAdmissionPolicy, []*admissionv1.ValidatingAdmissionPolicyBinding) {
-	policies := []*admissionv1.ValidatingAdmissionPolicy{tenantPolicy(), identityPolicy()}
+	policies := []*admissionv1.ValidatingAdmissionPolicy{tenantPolicy(), identityPolicy(),
+		metadataPolicy(), priorityPolicy()} // admission_platform.go
 	binding := func(name string) *admissionv1.ValidatingAdmissionPolicyBinding {
 		return &admissionv1.ValidatingAdmissionPolicyBinding{
 			TypeMeta:   policyBindingType,
@@ -61,6 +62,7 @@ func InstallPolicies() ([]*admissionv1.ValidatingAdmissionPolicy, []*admissionv1
 	return policies, []*admissionv1.ValidatingAdmissionPolicyBinding{
 		binding(TenantPolicy),
 		binding(IdentityPolicy),
+		binding(MetadataPolicy), binding(PriorityPolicy),
 	}
 }
 

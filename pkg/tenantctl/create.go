@@ -92,6 +92,11 @@ func (c *Client) CreateTenant(ctx context.Context, opts CreateOptions) (*CreateR
 		ObjectMeta: metav1.ObjectMeta{Name: t.Name(), Labels: managedLabels()},
 		Spec:       TenantSpec{DisplayName: opts.DisplayName, Admins: opts.Admins},
 	}
+	if existing != nil { // the Pod Security level is the platform's to change (PodSecurityLevel)
+		if level, ok := existing.Annotations[translate.PodSecurityLevelAnnotation]; ok {
+			tenant.Annotations = map[string]string{translate.PodSecurityLevelAnnotation: level}
+		}
+	}
 	res, err := c.reconcile(ctx, t, tenant, rules)
 	if err != nil && existing == nil {
 		klog.V(1).InfoS("rolling back failed tenant create", "tenant", t.Name(), "err", err)
@@ -193,13 +198,17 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tena
 	if err != nil {
 		return nil, err
 	}
+	level, err := PodSecurityLevel(tenant)
+	if err != nil {
+		return nil, err
+	}
 	first := []runtime.Object{roles[0], bindings[0]}
 	var second []runtime.Object
 	var namespaces []string
 	for _, local := range StandardNamespaces {
 		ns := &corev1.Namespace{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-			ObjectMeta: metav1.ObjectMeta{Name: t.Prefix() + local, Labels: tenantManagedLabels(t)},
+			ObjectMeta: metav1.ObjectMeta{Name: t.Prefix() + local, Labels: namespaceLabels(t, level)},
 		}
 		namespaces = append(namespaces, ns.Name)
 		first = append(first, ns)
@@ -239,7 +248,7 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tena
 	if err := c.applyKubernetesService(ctx, t); err != nil { // apiservice.go
 		return nil, err
 	}
-	if err := c.waitEnforced(ctx, t, tenant.Spec.Admins[0]); err != nil {
+	if err := c.waitEnforced(ctx, t, tenant.Spec.Admins[0], level); err != nil {
 		return nil, err
 	}
 	if err := c.setReady(ctx, tenant, int32(len(namespaces))); err != nil {
@@ -258,4 +267,14 @@ func (c *Client) applyParallel(ctx context.Context, objs []runtime.Object) error
 		})
 	}
 	return g.Wait()
+}
+
+// namespaceLabels are the labels of a standard namespace of the tenant:
+// ownership and the platform's Pod Security labels at level.
+func namespaceLabels(t translate.Tenant, level string) map[string]string {
+	l := tenantManagedLabels(t)
+	for k, v := range translate.PodSecurityLabels(level) {
+		l[k] = v
+	}
+	return l
 }

@@ -17,7 +17,7 @@ import (
 // left).
 func TestInstallObjects(t *testing.T) {
 	objs := InstallObjects()
-	require.Len(t, objs, 7)
+	require.Len(t, objs, 11)
 	for i, obj := range objs {
 		u, err := ToUnstructured(obj)
 		require.NoError(t, err)
@@ -35,8 +35,11 @@ func TestInstallObjects(t *testing.T) {
 		raw, err := yaml.Marshal(u.Object)
 		require.NoError(t, err)
 		assert.NotRegexp(t, `\$[A-Z]+`, string(raw), "unreplaced CEL placeholder in %s", u.GetName())
-		if u.GetKind() == "ValidatingAdmissionPolicy" {
+		if u.GetKind() == "ValidatingAdmissionPolicy" && u.GetName() != PriorityPolicy { // it judges namespaces, not identities
 			assert.Contains(t, string(raw), translate.TenantGroupPrefix)
+		}
+		if u.GetKind() == "ValidatingAdmissionPolicy" && u.GetName() == PriorityPolicy {
+			assert.Contains(t, string(raw), translate.TenantLabel)
 		}
 	}
 	tenantPolicy, _ := yaml.Marshal(tenantPolicy())

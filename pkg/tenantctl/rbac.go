@@ -100,10 +100,17 @@ func tenantClusterRules() []rbacv1.PolicyRule {
 //   - ClusterRole and ClusterRoleBinding TenantBindingName: the tenant group
 //     may get its own Tenant record. The IdentityPolicy checks exactly this
 //     right to tell that a zoo: identity belongs to an existing tenant.
+//     It also grants `use` of the tenant's Pod Security level
+//     (PodSecurityLevelResource), which MetadataPolicy checks when the
+//     tenant creates a namespace.
 //   - ClusterRoleBinding AdminsBindingName: the admins get
 //     TenantClusterClusterRole.
 func TenantRBAC(tenant *Tenant) ([]*rbacv1.ClusterRole, []*rbacv1.ClusterRoleBinding, error) {
 	t, err := tenant.TenantOf()
+	if err != nil {
+		return nil, nil, err
+	}
+	level, err := PodSecurityLevel(tenant)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -113,6 +120,9 @@ func TenantRBAC(tenant *Tenant) ([]*rbacv1.ClusterRole, []*rbacv1.ClusterRoleBin
 		Rules: []rbacv1.PolicyRule{{
 			APIGroups: []string{translate.APIGroup}, Resources: []string{TenantResource},
 			ResourceNames: []string{t.Name()}, Verbs: []string{"get"},
+		}, {
+			APIGroups: []string{translate.APIGroup}, Resources: []string{PodSecurityLevelResource},
+			ResourceNames: []string{level}, Verbs: []string{"use"},
 		}},
 	}
 	members := &rbacv1.ClusterRoleBinding{

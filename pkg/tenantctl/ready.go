@@ -27,7 +27,7 @@ const EnforcementTimeout = 30 * time.Second
 // stored): creating a namespace inside the tenant's prefix must be admitted
 // (RBAC and the IdentityPolicy know the tenant), one outside must be denied
 // by TenantPolicy for this tenant.
-func (c *Client) waitEnforced(ctx context.Context, t translate.Tenant, admin string) error {
+func (c *Client) waitEnforced(ctx context.Context, t translate.Tenant, admin, level string) error {
 	cfg := rest.CopyConfig(c.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: t.UpstreamUser(admin), Groups: []string{t.TenantGroup()}}
 	as, err := kubernetes.NewForConfig(cfg)
@@ -35,7 +35,11 @@ func (c *Client) waitEnforced(ctx context.Context, t translate.Tenant, admin str
 		return fmt.Errorf("create impersonating client: %w", err)
 	}
 	probe := func(name string) error {
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: OwnerLabels(t)}}
+		labels := OwnerLabels(t)
+		for k, v := range translate.PodSecurityLabels(level) { // MetadataPolicy asks for them
+			labels[k] = v
+		}
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
 		_, err := as.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		if apierrors.IsAlreadyExists(err) {
 			return nil

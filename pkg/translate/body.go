@@ -17,7 +17,7 @@ func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
 	}
 	ct := r.Header.Get("Content-Type")
 	if u.Info.Verb == "patch" {
-		body, err := t.translatePatch(u.Rule, u.Info.Subresource, ct, r.Body)
+		body, err := t.translatePatch(u, ct, r.Body)
 		if err != nil {
 			return err
 		}
@@ -48,12 +48,13 @@ func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
 	}
 	if u.Info.Verb == "create" || u.Info.Verb == "update" {
 		rule := bodyRule(u.Rule, u.Info.Subresource)
-		if u.Info.Verb == "create" && u.Info.Subresource == "" {
+		create := u.Info.Verb == "create" && u.Info.Subresource == ""
+		if create {
 			if err := t.checkShadow(rule, str(child(obj, "metadata"), "name")); err != nil {
 				return err
 			}
 		}
-		if err := t.objectIn(rule, obj); err != nil {
+		if err := t.platformWrite(u, rule, obj, create); err != nil {
 			return err
 		}
 	}
@@ -102,6 +103,66 @@ func checkBodyHeaders(h http.Header) error {
 		return badRequest("the request has %d Content-Type headers", len(h.Values("Content-Type")))
 	}
 	return nil
+}
+
+// platformWrite translates the object of a create or update (objectIn) and
+// judges its platform-owned metadata: a create may set none (a namespace
+// gets the Pod Security labels of the tenant's level), an update keeps
+// every platform-owned key at its current value, restoring those it omits.
+// Pods and pod templates may not name a cluster PriorityClass of positive
+// value (checkPriority).
+func (t *Translator) platformWrite(u *UpstreamRequest, rule *KindRule, obj map[string]any, create bool) error {
+	level := ""
+	if create && hasPlatformMetadata(rule.Resource) {
+		if rule.Resource == grNamespace {
+			var err error
+			if level, err = t.podSecurityLevel(); err != nil {
+				return err
+			}
+		}
+		if err := t.newPlatformJudge(rule, u).createBody(obj, level); err != nil {
+			return err
+		}
+	}
+	if err := t.objectIn(rule, obj); err != nil {
+		return err
+	}
+	switch {
+	case create && rule.Resource == grNamespace:
+		setPodSecurity(obj, level)
+	case !create && rule == u.Rule && hasPlatformMetadata(rule.Resource) && u.objectPath != "":
+		j := t.newPlatformJudge(rule, u)
+		if err := j.current(); err != nil {
+			return err
+		}
+		if j.found {
+			if err := j.wholeObject(obj); err != nil {
+				return err
+			}
+		}
+	}
+	if create || rule.Resource != grPod {
+		return t.checkPriority(rule, t.upstreamNamespaceOf(u), obj)
+	}
+	return nil
+}
+
+// podSecurityLevel is the tenant's Pod Security level.
+func (t *Translator) podSecurityLevel() (string, error) {
+	if t.opts.Platform == nil {
+		return DefaultPodSecurityLevel, nil
+	}
+	level, err := t.opts.Platform.PodSecurityLevel()
+	if err != nil {
+		return "", lookupError("read the tenant's Pod Security level", err)
+	}
+	return level, nil
+}
+
+// upstreamNamespaceOf is the upstream namespace a request writes in.
+func (t *Translator) upstreamNamespaceOf(u *UpstreamRequest) string {
+	ns, _ := t.tenant.UpstreamNamespace(u.Info.Namespace)
+	return ns
 }
 
 // UpstreamAccept rewrites a tenant's Accept header for the upstream when

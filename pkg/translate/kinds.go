@@ -64,6 +64,9 @@ type Ref struct {
 	apply func(m *mapper, obj map[string]any) error
 	// refused marks a field that tenants may not set at all (refusedField).
 	refused bool
+	// podSpec marks the priorityClassName reference of a pod spec (Field is
+	// "<pod spec path>.priorityClassName"): checkPriority walks these.
+	podSpec bool
 }
 
 // KindRule is one row of the kinds table.

@@ -27,8 +27,8 @@ const nodesReason = "nodes belong to the shared cluster: tenants may read them b
 // Admission configuration, flow control and CSRs are tenant-owned for the
 // proxy, but no tenant identity may write them upstream (AccessNone):
 // Kubernetes never runs admission policies on admission configuration, so
-// nothing upstream could confine such a write. PriorityClasses are read
-// only upstream until admission caps a tenant's value there too.
+// nothing upstream could confine such a write. A tenant's PriorityClasses
+// are written upstream too: zoo-tenant-priority caps their value there.
 
 // PlatformStatus: the status of pods (podIP: the API server's pods/proxy
 // dials it), Services and Ingresses (load balancer addresses that DNS and
@@ -100,7 +100,7 @@ var kindTable = []KindRule{
 		Refs: []Ref{sharedNameRef("", "storageClassName", grStorageClass)}},
 	{Resource: gr("storage.k8s.io", "volumeattachments"), Kind: "VolumeAttachment", Treatment: Hidden},
 	// scheduling, node, resource
-	{Resource: grPriorityClass, Kind: "PriorityClass", Treatment: Shared, Refs: []Ref{priorityClassConfinement}, Access: AccessRead},
+	{Resource: grPriorityClass, Kind: "PriorityClass", Treatment: Shared, Refs: []Ref{priorityClassConfinement}},
 	{Resource: grRuntimeClass, Kind: "RuntimeClass", Treatment: Shared},
 	{Resource: gr("resource.k8s.io", "deviceclasses"), Kind: "DeviceClass", Treatment: Shared},
 	{Resource: gr("resource.k8s.io", "resourceslices"), Kind: "ResourceSlice", Treatment: ReadOnly, Reason: "resource slices are published by the shared cluster's drivers"},

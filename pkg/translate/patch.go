@@ -9,8 +9,10 @@ import (
 // translatePatch translates a patch body: json-patch operations one by one,
 // merge and strategic-merge patches and server-side apply configurations as
 // (partial) objects. A patch that touches TenantLabel is refused.
-func (t *Translator) translatePatch(rule *KindRule, sub, contentType string, body []byte) ([]byte, error) {
-	rule = bodyRule(rule, sub)
+func (t *Translator) translatePatch(u *UpstreamRequest, contentType string, body []byte) ([]byte, error) {
+	rule := bodyRule(u.Rule, u.Info.Subresource)
+	platform := rule == u.Rule && hasPlatformMetadata(rule.Resource) && u.objectPath != ""
+	ns := t.upstreamNamespaceOf(u)
 	switch mt := mediaType(contentType); mt {
 	case MediaJSONPatch:
 		var ops []any
@@ -22,7 +24,12 @@ func (t *Translator) translatePatch(rule *KindRule, sub, contentType string, bod
 			if !ok {
 				return nil, badRequest("json-patch operation %d is not an object", i)
 			}
-			if err := t.jsonPatchOp(rule, o); err != nil {
+			if err := t.jsonPatchOp(rule, ns, o); err != nil {
+				return nil, err
+			}
+		}
+		if platform {
+			if err := t.newPlatformJudge(rule, u).jsonPatch(ops); err != nil {
 				return nil, err
 			}
 		}
@@ -50,6 +57,16 @@ func (t *Translator) translatePatch(rule *KindRule, sub, contentType string, bod
 		if err := t.objectIn(rule, obj); err != nil {
 			return nil, err
 		}
+		if platform {
+			if err := t.platformPatch(u, rule, mt, obj); err != nil {
+				return nil, err
+			}
+		}
+		if rule.Resource != grPod {
+			if err := t.checkPriority(rule, ns, obj); err != nil {
+				return nil, err
+			}
+		}
 		return marshalJSON(obj)
 	default:
 		return nil, unsupportedMedia(contentType)
@@ -63,7 +80,7 @@ func (t *Translator) labelPatchError(rule *KindRule) error {
 // jsonPatchOp translates one RFC 6902 operation in place: its value is
 // translated as the field it lands in, by placing it in an otherwise empty
 // object and running the object translation over that.
-func (t *Translator) jsonPatchOp(rule *KindRule, op map[string]any) error {
+func (t *Translator) jsonPatchOp(rule *KindRule, ns string, op map[string]any) error {
 	path := str(op, "path")
 	tokens := pointerTokens(path)
 	for _, p := range []string{path, str(op, "from")} {
@@ -88,7 +105,44 @@ func (t *Translator) jsonPatchOp(rule *KindRule, op map[string]any) error {
 	if err := t.objectIn(rule, obj); err != nil {
 		return err
 	}
+	if rule.Resource != grPod {
+		if err := t.checkPriority(rule, ns, obj); err != nil {
+			return err
+		}
+	}
 	op["value"] = readSkeleton(obj, tokens)
+	return nil
+}
+
+// platformPatch judges the platform-owned metadata of a merge, strategic
+// merge or apply patch (upstream form). An apply patch is the whole intent
+// of its field manager: platform-owned keys it omits are added at their
+// current value (so the manager never drops them), and one that creates the
+// object is judged as a create.
+func (t *Translator) platformPatch(u *UpstreamRequest, rule *KindRule, mt string, obj map[string]any) error {
+	j := t.newPlatformJudge(rule, u)
+	if mt != MediaApplyPatch && mt != MediaYAML {
+		return j.mergeMeta(obj)
+	}
+	if err := j.current(); err != nil {
+		return err
+	}
+	if j.found {
+		return j.wholeObject(obj)
+	}
+	level := ""
+	if rule.Resource == grNamespace {
+		var err error
+		if level, err = t.podSecurityLevel(); err != nil {
+			return err
+		}
+	}
+	if err := j.createBody(obj, level); err != nil {
+		return err
+	}
+	if rule.Resource == grNamespace {
+		setPodSecurity(obj, level)
+	}
 	return nil
 }
 

@@ -96,8 +96,10 @@ func (m *mapper) ownerReferences(meta map[string]any) error {
 
 // podSpecRefs are the references of a pod spec found at path.
 func podSpecRefs(path string) []Ref {
+	priority := sharedNameRef(path, "priorityClassName", grPriorityClass)
+	priority.podSpec = true
 	return []Ref{
-		sharedNameRef(path, "priorityClassName", grPriorityClass),
+		priority,
 		sharedNameRef(path, "runtimeClassName", grRuntimeClass),
 	}
 }
@@ -117,4 +119,5 @@ var (
 	grMAP             = schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "mutatingadmissionpolicies"}
 	grPLC             = schema.GroupResource{Group: "flowcontrol.apiserver.k8s.io", Resource: "prioritylevelconfigurations"}
 	grNode            = schema.GroupResource{Resource: "nodes"}
+	grPod             = schema.GroupResource{Resource: "pods"}
 )

@@ -75,6 +75,9 @@ type UpstreamRequest struct {
 	Body []byte
 	// Start is where a fanned-out list resumes (from the tenant's continue).
 	Start *ContinueToken
+	// objectPath is the upstream path of the addressed object without its
+	// subresource (PlatformLookup.CurrentMetadata).
+	objectPath string
 }
 
 // ForNamespace returns the upstream path and query of one leg of a fan-out:
@@ -144,6 +147,11 @@ func (t *Translator) TranslateRequest(r Request) (*UpstreamRequest, error) {
 		}
 	}
 	u.Path = buildPath(info, group, ns, name)
+	if name != "" {
+		whole := info
+		whole.Subresource, whole.Rest = "", nil
+		u.objectPath = buildPath(whole, group, ns, name)
+	}
 	if info.Subresource != "" && info.Subresource != "status" && info.Subresource != "scale" {
 		u.Response = ResponseRaw
 		if info.Verb == "create" || info.Verb == "update" {

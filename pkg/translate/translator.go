@@ -13,6 +13,11 @@ type Options struct {
 	// Shared resolves references to shared kinds (storage classes, ...).
 	// Without it, references to shared kinds stay unprefixed (the cluster's).
 	Shared SharedLookup
+	// Platform reads what platform-owned metadata and pod priorities are
+	// judged against. Without it, updates keep no platform-owned metadata
+	// of their own accord, namespaces get DefaultPodSecurityLevel and pod
+	// priorities are left to the upstream's admission.
+	Platform PlatformLookup
 }
 
 // Translator translates requests and responses for one tenant. It is safe for

@@ -99,8 +99,10 @@ func TestAttackSuite(t *testing.T) {
 	ctx := t.Context()
 	adminClient, _ := impersonating(t, "zoo:acme:admin", "zoo:tenant:acme")
 	tenant := &tenantctl.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme"}, Spec: tenantctl.TenantSpec{Admins: []string{"admin"}}}
+	freshLabels := tenantctl.OwnerLabels(translate.MustTenant("acme"))
+	freshLabels[translate.PodSecurityEnforce] = translate.DefaultPodSecurityLevel // zoo-tenant-metadata asks for the level
 	_, err := adminClient.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		Name: "acme-fresh", Labels: tenantctl.OwnerLabels(translate.MustTenant("acme"))}}, metav1.CreateOptions{})
+		Name: "acme-fresh", Labels: freshLabels}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	rbs, err := tenantctl.NamespaceRBAC(tenant, "acme-fresh")
 	require.NoError(t, err)

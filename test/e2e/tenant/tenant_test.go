@@ -84,7 +84,7 @@ func TestTenantCreateIsIdempotent(t *testing.T) {
 	// A namespace the tenant made itself gets the new admins too.
 	res := kubectl(t, "", "--as", "zoo:idem:admin", "--as-group", "zoo:tenant:idem", "create", "namespace", "idem-own", "--dry-run=client", "-o", "yaml")
 	require.NoError(t, res.Err)
-	res = kubectl(t, strings.Replace(res.Stdout, "metadata:\n", "metadata:\n  labels: {zoo.kubectl-zoo.io/tenant: idem}\n", 1),
+	res = kubectl(t, strings.Replace(res.Stdout, "metadata:\n", "metadata:\n  labels: {zoo.kubectl-zoo.io/tenant: idem, pod-security.kubernetes.io/enforce: baseline}\n", 1),
 		"--as", "zoo:idem:admin", "--as-group", "zoo:tenant:idem", "create", "-f", "-")
 	require.NoError(t, res.Err, res.Stderr)
 	out := mustZoo(t, "tenant", "create", "idem", "--admin", "alice", "--admin", "bob")
@@ -107,7 +107,7 @@ func seed(t *testing.T, tenant string) {
 kind: Namespace
 metadata:
   name: %[1]s-extra
-  labels: {zoo.kubectl-zoo.io/tenant: %[1]s}
+  labels: {zoo.kubectl-zoo.io/tenant: %[1]s, pod-security.kubernetes.io/enforce: baseline}
 ---
 apiVersion: v1
 kind: ConfigMap

@@ -1,0 +1,160 @@
+package localproxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// platformTTL bounds how stale a cached Pod Security level or PriorityClass
+// value may be. The upstream's admission judges every write anyway; the
+// proxy's answers only come first, with clearer messages.
+const platformTTL = 30 * time.Second
+
+// maxCachedClasses bounds the PriorityClass cache (a tenant can name any
+// number of classes that do not exist).
+const maxCachedClasses = 256
+
+// platformLookup answers translate.PlatformLookup with upstream reads: the
+// object a write changes as the tenant identity, the tenant's record as the
+// tenant identity (it may get its own), PriorityClasses and namespaces with
+// the caller's own identity, as the shared lookups do.
+type platformLookup struct {
+	p *Proxy
+
+	mu        sync.Mutex
+	level     string
+	levelAt   time.Time
+	classes   map[string]classValue
+	lookupCtx func() (context.Context, context.CancelFunc)
+}
+
+type classValue struct {
+	value int64
+	found bool
+	at    time.Time
+}
+
+func newPlatformLookup(p *Proxy) *platformLookup {
+	return &platformLookup{p: p, classes: map[string]classValue{}, lookupCtx: func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.Background(), 5*time.Second)
+	}}
+}
+
+type objectMeta struct {
+	Metadata struct {
+		Labels      map[string]string `json:"labels"`
+		Annotations map[string]string `json:"annotations"`
+	} `json:"metadata"`
+}
+
+// CurrentMetadata implements translate.PlatformLookup.
+func (l *platformLookup) CurrentMetadata(path string) (translate.Metadata, bool, error) {
+	ctx, cancel := l.lookupCtx()
+	defer cancel()
+	var obj objectMeta
+	err := l.p.tenantJSON(ctx, http.MethodGet, path, nil, nil, &obj)
+	var se *statusError
+	if errors.As(err, &se) && se.code == http.StatusNotFound {
+		return translate.Metadata{}, false, nil
+	}
+	if err != nil {
+		return translate.Metadata{}, false, err
+	}
+	return translate.Metadata{Labels: obj.Metadata.Labels, Annotations: obj.Metadata.Annotations}, true, nil
+}
+
+// PodSecurityLevel implements translate.PlatformLookup: the level the
+// tenant's record names (translate.PodSecurityLevelAnnotation), cached.
+func (l *platformLookup) PodSecurityLevel() (string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.level != "" && time.Since(l.levelAt) < platformTTL {
+		return l.level, nil
+	}
+	ctx, cancel := l.lookupCtx()
+	defer cancel()
+	var rec tenantctl.Tenant
+	path := fmt.Sprintf("/apis/%s/%s/%s/%s", tenantctl.TenantGVR.Group, tenantctl.TenantGVR.Version, tenantctl.TenantResource, l.p.tenant.Name())
+	if err := l.p.tenantJSON(ctx, http.MethodGet, path, nil, nil, &rec); err != nil {
+		return "", fmt.Errorf("reading the tenant record: %w", err)
+	}
+	level, err := tenantctl.PodSecurityLevel(&rec)
+	if err != nil {
+		return "", err
+	}
+	l.level, l.levelAt = level, time.Now()
+	return level, nil
+}
+
+// PriorityClassValue implements translate.PlatformLookup, cached.
+func (l *platformLookup) PriorityClassValue(name string) (int64, bool, error) {
+	l.mu.Lock()
+	if c, ok := l.classes[name]; ok && time.Since(c.at) < platformTTL {
+		l.mu.Unlock()
+		return c.value, c.found, nil
+	}
+	l.mu.Unlock()
+	ctx, cancel := l.lookupCtx()
+	defer cancel()
+	var pc struct {
+		Value int64 `json:"value"`
+	}
+	err := l.ownJSON(ctx, "/apis/scheduling.k8s.io/v1/priorityclasses/"+url.PathEscape(name), &pc)
+	found := true
+	var se *statusError
+	if errors.As(err, &se) && se.code == http.StatusNotFound {
+		found, err = false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	l.mu.Lock()
+	if len(l.classes) >= maxCachedClasses {
+		clear(l.classes)
+	}
+	l.classes[name] = classValue{value: pc.Value, found: found, at: time.Now()}
+	l.mu.Unlock()
+	return pc.Value, found, nil
+}
+
+// AllowedPriorityClasses implements translate.PlatformLookup. It is asked
+// only for a class of positive value, so it is not cached.
+func (l *platformLookup) AllowedPriorityClasses(ns string) ([]string, error) {
+	ctx, cancel := l.lookupCtx()
+	defer cancel()
+	var obj objectMeta
+	if err := l.ownJSON(ctx, "/api/v1/namespaces/"+url.PathEscape(ns), &obj); err != nil {
+		var se *statusError
+		if errors.As(err, &se) && se.code == http.StatusNotFound {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return translate.ParsePriorityClasses(obj.Metadata.Annotations[translate.PriorityClassesAnnotation]), nil
+}
+
+// ownJSON GETs path with the caller's own identity.
+func (l *platformLookup) ownJSON(ctx context.Context, path string, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, l.p.upstreamURL(path, nil).String(), nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", translate.MediaJSON)
+	resp, err := l.p.own.Do(req)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode == http.StatusNotFound {
+		resp.Body.Close()
+		return &statusError{code: http.StatusNotFound}
+	}
+	return decodeResponse(resp, out)
+}

@@ -1,0 +1,249 @@
+package tenantctl
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// Names of the policies of platform-owned metadata and pod priority.
+const (
+	// MetadataPolicy keeps tenants off platform-owned labels and annotations
+	// (translate.PlatformMetadata) and makes a tenant's new namespace carry
+	// its Pod Security level.
+	MetadataPolicy = "zoo-tenant-metadata"
+	// PriorityPolicy keeps every pod in a tenant namespace, whoever creates
+	// it, at priority 0 or less unless the namespace allows its class, and
+	// caps tenants' own PriorityClasses.
+	PriorityPolicy = "zoo-tenant-priority"
+	// PodSecurityLevelResource is the virtual resource (in kubectl-zoo's API
+	// group) whose `use` on a level's name lets a tenant create namespaces at
+	// that level; TenantRBAC grants it for the tenant's level.
+	PodSecurityLevelResource = "podsecuritylevels"
+)
+
+// PodSecurityLevel returns the Pod Security level of a tenant's namespaces:
+// translate.PodSecurityLevelAnnotation on its record, or
+// translate.DefaultPodSecurityLevel.
+func PodSecurityLevel(t *Tenant) (string, error) {
+	level, ok := t.Annotations[translate.PodSecurityLevelAnnotation]
+	if !ok {
+		return translate.DefaultPodSecurityLevel, nil
+	}
+	if err := translate.ValidatePodSecurityLevel(level); err != nil {
+		return "", fmt.Errorf("tenant %s: annotation %s: %w", t.Name, translate.PodSecurityLevelAnnotation, err)
+	}
+	return level, nil
+}
+
+// quote is a CEL string literal of s (the keys of the table hold no quotes
+// or backslashes; kinds_table and the table's test keep it so).
+func quote(s string) string { return "'" + s + "'" }
+
+// platformKeyCEL is the CEL predicate over k (a label key, or an annotation
+// key) that says k is platform-owned on the object of the request, built
+// from translate.PlatformMetadata. It costs a few string comparisons per key.
+func platformKeyCEL(annotation bool) string {
+	byResource := map[schema.GroupResource][]string{}
+	var order []schema.GroupResource
+	for _, row := range translate.PlatformMetadata() {
+		if row.Annotation != annotation || row.APIServer {
+			continue
+		}
+		if _, seen := byResource[row.Resource]; !seen {
+			order = append(order, row.Resource)
+		}
+		test := "k == " + quote(row.Key)
+		if strings.HasSuffix(row.Key, "/") {
+			test = "k.startsWith(" + quote(row.Key) + ")"
+		}
+		byResource[row.Resource] = append(byResource[row.Resource], test)
+	}
+	var terms []string
+	for _, gr := range order {
+		terms = append(terms, fmt.Sprintf("(variables.res == %s && (%s))", quote(gr.Group+"/"+gr.Resource), strings.Join(byResource[gr], " || ")))
+	}
+	if len(terms) == 0 {
+		return "false"
+	}
+	out := strings.Join(terms, " || ")
+	if !annotation {
+		out = cel("k != '$LABEL' && (" + out + ")")
+	}
+	return out
+}
+
+// platformResources are the resource rules of the resources that carry
+// platform-owned metadata, with their subresources.
+func platformResources() []admissionv1.NamedRuleWithOperations {
+	byGroup := map[string][]string{}
+	var groups []string
+	for _, row := range translate.PlatformMetadata() {
+		if row.APIServer {
+			continue
+		}
+		g, r := row.Resource.Group, row.Resource.Resource
+		if _, seen := byGroup[g]; !seen {
+			groups = append(groups, g)
+		}
+		if !slices.Contains(byGroup[g], r) {
+			byGroup[g] = append(byGroup[g], r, r+"/*")
+		}
+	}
+	var out []admissionv1.NamedRuleWithOperations
+	for _, g := range groups {
+		out = append(out, admissionv1.NamedRuleWithOperations{RuleWithOperations: admissionv1.RuleWithOperations{
+			Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
+			Rule:       admissionv1.Rule{APIGroups: []string{g}, APIVersions: []string{"*"}, Resources: byGroup[g]},
+		}})
+	}
+	return out
+}
+
+// metadataPolicy refuses a tenant's write that adds, changes or removes a
+// platform-owned label or annotation, comparing object with oldObject (on a
+// create every such key is an addition), and a tenant's namespace created
+// without the Pod Security level the tenant is granted. It judges the
+// requests zoo-tenant judges (zoo: identities, a tenant's ServiceAccounts in
+// its namespaces) and also a tenant's ServiceAccounts writing the Namespace
+// object of their own tenant, which RoleBindings in that namespace can allow
+// and for which namespaceObject is null. One evaluation per request; the
+// Pod Security check asks the authorizer once, for a namespace create only.
+func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
+	forbidden := ptr.To(metav1.StatusReasonForbidden)
+	v := func(name, expr string) admissionv1.Variable {
+		return admissionv1.Variable{Name: name, Expression: cel(expr)}
+	}
+	psKeys := make([]string, len(translate.PodSecurityLabelKeys))
+	for i, k := range translate.PodSecurityLabelKeys {
+		psKeys[i] = quote(k)
+	}
+	bad := func(cur, old string, annotation bool) string {
+		p := platformKeyCEL(annotation)
+		exempt := "false"
+		if !annotation {
+			exempt = "variables.isNamespace && request.operation == 'CREATE' && k in [" + strings.Join(psKeys, ", ") + "] && variables.labels[k] == variables.level"
+		}
+		return fmt.Sprintf(`%[1]s.filter(k, (%[3]s) && !(k in %[2]s && %[2]s[k] == %[1]s[k]) && !(%[4]s)) +
+  %[2]s.filter(k, (%[3]s) && !(k in %[1]s))`, cur, old, p, exempt)
+	}
+	return &admissionv1.ValidatingAdmissionPolicy{
+		TypeMeta:   policyType,
+		ObjectMeta: metav1.ObjectMeta{Name: MetadataPolicy, Labels: managedLabels()},
+		Spec: admissionv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy:    ptr.To(admissionv1.Fail),
+			MatchConstraints: &admissionv1.MatchResources{ResourceRules: platformResources()},
+			MatchConditions: []admissionv1.MatchCondition{{
+				Name: "tenant-identity",
+				Expression: zooIdentityExpr + ` ||
+  (request.userInfo.username.startsWith('system:serviceaccount:') && !request.userInfo.username.startsWith('system:serviceaccount:kube-system:'))`,
+			}},
+			Variables: []admissionv1.Variable{
+				v("reqGroup", "has(request.resource.group) ? request.resource.group : ''"),
+				v("res", "variables.reqGroup + '/' + request.resource.resource"),
+				v("isNamespace", "variables.res == '/namespaces'"),
+				v("labels", "object != null && has(object.metadata) && has(object.metadata.labels) ? object.metadata.labels : {}"),
+				v("oldLabels", "oldObject != null && has(oldObject.metadata) && has(oldObject.metadata.labels) ? oldObject.metadata.labels : {}"),
+				v("annotations", "object != null && has(object.metadata) && has(object.metadata.annotations) ? object.metadata.annotations : {}"),
+				v("oldAnnotations", "oldObject != null && has(oldObject.metadata) && has(oldObject.metadata.annotations) ? oldObject.metadata.annotations : {}"),
+				v("isZoo", zooIdentityExpr),
+				v("saTenant", saTenantExpr),
+				// A ServiceAccount writing its own tenant's Namespace object.
+				v("saNsTenant", `variables.isNamespace && request.userInfo.username.startsWith('system:serviceaccount:') && size(request.userInfo.username.split(':')) == 4 &&
+  '$LABEL' in variables.oldLabels && request.userInfo.username.split(':')[2].startsWith(variables.oldLabels['$LABEL'] + '-') ?
+  variables.oldLabels['$LABEL'] : ''`),
+				v("judged", "variables.isZoo || variables.saTenant != '' || variables.saNsTenant != ''"),
+				v("tenant", "variables.isZoo ? ("+claimsExpr+")[0] : variables.saTenant != '' ? variables.saTenant : variables.saNsTenant"),
+				// A create of one of the tenant's own namespaces; zoo-tenant
+				// refuses the others (unprefixed, unlabeled) with its own
+				// message, so neither the level check nor the Pod Security
+				// labels (exempt on every namespace create) judge them.
+				v("nsCreate", `variables.isNamespace && request.operation == 'CREATE' && '$LABEL' in variables.labels &&
+  variables.labels['$LABEL'] == variables.tenant && object.metadata.name.startsWith(variables.tenant + '-')`),
+				v("level", "'"+translate.PodSecurityEnforce+"' in variables.labels ? variables.labels['"+translate.PodSecurityEnforce+"'] : ''"),
+				v("badLabels", bad("variables.labels", "variables.oldLabels", false)),
+				v("badAnnotations", bad("variables.annotations", "variables.oldAnnotations", true)),
+			},
+			Validations: []admissionv1.Validation{{
+				Expression: "!variables.judged || size(variables.badLabels) == 0",
+				MessageExpression: `'the labels ' + variables.badLabels.join(', ') + ' belong to the platform: tenant ' + variables.tenant +
+  ' may not add, change or remove them'`,
+				Reason: forbidden,
+			}, {
+				Expression: "!variables.judged || size(variables.badAnnotations) == 0",
+				MessageExpression: `'the annotations ' + variables.badAnnotations.join(', ') + ' belong to the platform: tenant ' + variables.tenant +
+  ' may not add, change or remove them'`,
+				Reason: forbidden,
+			}, {
+				// The level is the tenant's when the tenant is granted `use`
+				// of it (TenantRBAC): one authorizer call, no lookup.
+				Expression: cel(`!variables.judged || !variables.nsCreate ||
+  (variables.level != '' && authorizer.group('$GROUP').resource('` + PodSecurityLevelResource + `').name(variables.level).check('use').allowed())`),
+				MessageExpression: `'a namespace of tenant ' + variables.tenant + ' must be created with the label ` + translate.PodSecurityEnforce +
+					` at the tenant\'s Pod Security level, not ' + (variables.level == '' ? '(none)' : variables.level)`,
+				Reason: forbidden,
+			}},
+		},
+	}
+}
+
+// priorityPolicy judges every pod created in a tenant namespace (matched by
+// the namespace's TenantLabel, so also the pods of Deployments, Jobs,
+// StatefulSets and DaemonSets that controllers create), and every
+// PriorityClass labeled as a tenant's, whoever writes it. The Priority
+// admission plugin (mutating) has resolved priorityClassName into
+// spec.priority before validating policies run, so a pod from the global
+// default class is judged too.
+func priorityPolicy() *admissionv1.ValidatingAdmissionPolicy {
+	forbidden := ptr.To(metav1.StatusReasonForbidden)
+	ann := quote(translate.PriorityClassesAnnotation)
+	return &admissionv1.ValidatingAdmissionPolicy{
+		TypeMeta:   policyType,
+		ObjectMeta: metav1.ObjectMeta{Name: PriorityPolicy, Labels: managedLabels()},
+		Spec: admissionv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionv1.Fail),
+			MatchConstraints: &admissionv1.MatchResources{
+				// Cluster-scoped PriorityClasses are never skipped by it.
+				NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+					Key: translate.TenantLabel, Operator: metav1.LabelSelectorOpExists,
+				}}},
+				ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
+					Operations: []admissionv1.OperationType{admissionv1.Create},
+					Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}},
+				}}, {RuleWithOperations: admissionv1.RuleWithOperations{
+					Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
+					Rule:       admissionv1.Rule{APIGroups: []string{"scheduling.k8s.io"}, APIVersions: []string{"*"}, Resources: []string{"priorityclasses"}},
+				}}},
+			},
+			MatchConditions: []admissionv1.MatchCondition{{
+				Name: "tenant-pod-or-class",
+				Expression: cel(`request.resource.resource == 'pods' ||
+  (object != null && has(object.metadata.labels) && '$LABEL' in object.metadata.labels)`),
+			}},
+			Validations: []admissionv1.Validation{{
+				Expression: `request.resource.resource != 'pods' || !has(object.spec.priority) || object.spec.priority <= ` + fmt.Sprint(translate.MaxTenantPriority) + ` ||
+  (has(object.spec.priorityClassName) && namespaceObject != null && has(namespaceObject.metadata.annotations) &&
+   ` + ann + ` in namespaceObject.metadata.annotations &&
+   namespaceObject.metadata.annotations[` + ann + `].split(',').exists(c, c == object.spec.priorityClassName))`,
+				MessageExpression: `'pods in tenant namespace ' + request.namespace + ' may not have a positive priority (' + string(object.spec.priority) +
+  (has(object.spec.priorityClassName) ? ', PriorityClass ' + object.spec.priorityClassName : '') +
+  ') unless the platform allows the class in the namespace (annotation ` + translate.PriorityClassesAnnotation + `)'`,
+				Reason: forbidden,
+			}, {
+				Expression: `request.resource.resource != 'priorityclasses' ||
+  (object.value <= ` + fmt.Sprint(translate.MaxTenantPriority) + ` && !(has(object.globalDefault) && object.globalDefault) &&
+   has(object.preemptionPolicy) && object.preemptionPolicy == 'Never')`,
+				Message: fmt.Sprintf("a tenant's PriorityClass must have a value of at most %d, preemptionPolicy Never, and may not be the global default",
+					translate.MaxTenantPriority),
+				Reason: forbidden,
+			}},
+		},
+	}
+}

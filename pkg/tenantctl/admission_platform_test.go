@@ -1,0 +1,92 @@
+package tenantctl
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// TestMetadataPolicyFollowsTheTable: every judged row of the table of
+// platform-owned metadata reaches the CEL of zoo-tenant-metadata and its
+// resource rules, and the rows the API server keeps do not.
+func TestMetadataPolicyFollowsTheTable(t *testing.T) {
+	p := metadataPolicy()
+	raw, err := yaml.Marshal(p)
+	require.NoError(t, err)
+	for _, row := range translate.PlatformMetadata() {
+		t.Run(row.Key, func(t *testing.T) {
+			assert.NotContains(t, row.Key, "'", "keys are quoted into CEL as they are")
+			if row.APIServer {
+				assert.NotContains(t, platformKeyCEL(row.Annotation), "'"+row.Key+"'")
+				return
+			}
+			assert.Contains(t, platformKeyCEL(row.Annotation), "'"+row.Key+"'")
+			found := false
+			for _, r := range p.Spec.MatchConstraints.ResourceRules {
+				if r.APIGroups[0] == row.Resource.Group && strings.Contains(strings.Join(r.Resources, ","), row.Resource.Resource) {
+					found = true
+				}
+			}
+			assert.True(t, found, "no resource rule for %s", row.Resource)
+		})
+	}
+	assert.Contains(t, platformKeyCEL(false), "k != '"+translate.TenantLabel+"'", "the ownership label has its own rules")
+	assert.NotRegexp(t, `\$[A-Z]+`, string(raw))
+	assert.Contains(t, string(raw), "authorizer.group('"+translate.APIGroup+"').resource('"+PodSecurityLevelResource+"')")
+	for _, v := range p.Spec.Validations {
+		assert.True(t, strings.HasPrefix(v.Expression, "!variables.judged || "), "every rule holds for judged requests only: %s", v.Expression)
+	}
+}
+
+func TestPriorityPolicy(t *testing.T) {
+	p := priorityPolicy()
+	require.NotNil(t, p.Spec.MatchConstraints.NamespaceSelector)
+	assert.Equal(t, translate.TenantLabel, p.Spec.MatchConstraints.NamespaceSelector.MatchExpressions[0].Key,
+		"pods are judged by their namespace, so also those that controllers create")
+	raw, err := yaml.Marshal(p)
+	require.NoError(t, err)
+	assert.Contains(t, string(raw), "object.spec.priority <= 0")
+	assert.Contains(t, string(raw), translate.PriorityClassesAnnotation)
+	assert.Contains(t, string(raw), "object.preemptionPolicy == 'Never'")
+	assert.NotContains(t, string(raw), "variables.judged", "the pods of controllers carry no tenant identity")
+}
+
+func TestPodSecurityLevelOfATenant(t *testing.T) {
+	for _, tc := range []struct {
+		annotations map[string]string
+		want        string
+		wantErr     bool
+	}{
+		{nil, translate.DefaultPodSecurityLevel, false},
+		{map[string]string{translate.PodSecurityLevelAnnotation: "restricted"}, "restricted", false},
+		{map[string]string{translate.PodSecurityLevelAnnotation: "Privileged"}, "", true},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			rec := &Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme", Annotations: tc.annotations}, Spec: TenantSpec{Admins: []string{"admin"}}}
+			level, err := PodSecurityLevel(rec)
+			if tc.wantErr {
+				require.Error(t, err)
+				_, _, err = TenantRBAC(rec)
+				require.Error(t, err, "no grant of an invalid level")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, level)
+			roles, _, err := TenantRBAC(rec)
+			require.NoError(t, err)
+			require.Len(t, roles[0].Rules, 2)
+			assert.Equal(t, []string{PodSecurityLevelResource}, roles[0].Rules[1].Resources)
+			assert.Equal(t, []string{level}, roles[0].Rules[1].ResourceNames, "the tenant may create namespaces at its own level only")
+			assert.Equal(t, []string{"use"}, roles[0].Rules[1].Verbs)
+			labels := namespaceLabels(translate.MustTenant("acme"), level)
+			assert.Equal(t, level, labels[translate.PodSecurityEnforce])
+			assert.Equal(t, "acme", labels[translate.TenantLabel])
+		})
+	}
+}
