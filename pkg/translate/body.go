@@ -41,6 +41,11 @@ func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
 				return err
 			}
 		}
+		if u.Info.Subresource == "" {
+			if err := t.completeIn(rule, obj); err != nil {
+				return err
+			}
+		}
 		if err := t.objectIn(rule, obj); err != nil {
 			return err
 		}

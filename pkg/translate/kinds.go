@@ -81,6 +81,23 @@ type KindRule struct {
 	Refs []Ref
 	// Check validates a tenant object beyond its references (403 on refusal).
 	Check func(m *mapper, obj map[string]any) error
+	// Complete fills in, on the way in, what a whole object (create, update,
+	// server-side apply; not a merge or JSON patch) leaves out.
+	Complete func(m *mapper, obj map[string]any) error
+	// Annotations a tenant may not set on the kind (403 naming the key).
+	Annotations []AnnotationRule
+}
+
+// AnnotationRule is an annotation a tenant may not set on a kind, because its
+// effect would reach beyond the tenant (a default class, for example). Keys
+// are compared without regard to case, so that variants are refused too.
+type AnnotationRule struct {
+	// Key is the annotation key.
+	Key string
+	// Allowed is the one value that is harmless ("false"), or "" for none.
+	Allowed string
+	// Reason is shown in the 403.
+	Reason string
 }
 
 // Fields lists the JSON paths of the rule's cross references.

@@ -99,6 +99,7 @@ func podSpecRefs(path string) []Ref {
 	return []Ref{
 		sharedNameRef(path, "priorityClassName", grPriorityClass),
 		sharedNameRef(path, "runtimeClassName", grRuntimeClass),
+		claimClassRef(path + ".volumes[].ephemeral.volumeClaimTemplate.spec"),
 	}
 }
 
