@@ -48,6 +48,7 @@ func writes() *admissionv1.MatchResources {
 // its first request, with nothing to recompile.
 func InstallPolicies() ([]*admissionv1.ValidatingAdmissionPolicy, []*admissionv1.ValidatingAdmissionPolicyBinding) {
 	policies := []*admissionv1.ValidatingAdmissionPolicy{tenantPolicy(), identityPolicy()}
+	policies = append(policies, storagePolicy())
 	binding := func(name string) *admissionv1.ValidatingAdmissionPolicyBinding {
 		return &admissionv1.ValidatingAdmissionPolicyBinding{
 			TypeMeta:   policyBindingType,
@@ -61,6 +62,7 @@ func InstallPolicies() ([]*admissionv1.ValidatingAdmissionPolicy, []*admissionv1
 	return policies, []*admissionv1.ValidatingAdmissionPolicyBinding{
 		binding(TenantPolicy),
 		binding(IdentityPolicy),
+		binding(StoragePolicy),
 	}
 }
 
