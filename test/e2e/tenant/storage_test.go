@@ -1,6 +1,7 @@
 package tenant_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -95,14 +96,14 @@ volumeBindingMode: Immediate
 `)
 	mustApply(nil, pvYAML("e2e-platform-pv", "e2e-shared", "", ""))
 	t.Cleanup(func() {
-		framework.Run(t.Context(), nil, framework.KubectlPath(), "--kubeconfig", framework.Cluster().Kubeconfig,
+		framework.Run(context.Background(), nil, framework.KubectlPath(), "--kubeconfig", framework.Cluster().Kubeconfig,
 			"delete", "pv/e2e-platform-pv", "storageclass/e2e-shared", "--ignore-not-found", "--wait=false")
 	})
 	// beta's volumes, as the proxy would store them.
 	mustApply(betaAdmin, pvYAML("beta-vault", "beta-fast", "zoo.kubectl-zoo.io/tenant: beta", ""))
 	mustApply(betaAdmin, pvYAML("beta-loose", "beta-zoo-no-class", "zoo.kubectl-zoo.io/tenant: beta", ""))
 	t.Cleanup(func() {
-		framework.Run(t.Context(), nil, framework.KubectlPath(), "--kubeconfig", framework.Cluster().Kubeconfig,
+		framework.Run(context.Background(), nil, framework.KubectlPath(), "--kubeconfig", framework.Cluster().Kubeconfig,
 			"delete", "pv/beta-vault", "pv/beta-loose", "pv/acme-mine", "--ignore-not-found", "--wait=false")
 	})
 
@@ -245,7 +246,7 @@ func TestStorageBinderIsJudged(t *testing.T) {
 		"--as", "zoo:gamma:admin", "--as-group", "zoo:tenant:gamma", "create", "-f", "-")
 	require.NoError(t, res.Err, res.Stderr)
 	t.Cleanup(func() {
-		framework.Run(t.Context(), nil, framework.KubectlPath(), "--kubeconfig", framework.Cluster().Kubeconfig,
+		framework.Run(context.Background(), nil, framework.KubectlPath(), "--kubeconfig", framework.Cluster().Kubeconfig,
 			"delete", "pv/gamma-pv", "--ignore-not-found", "--wait=false")
 	})
 	// A claim of acme for gamma-x is now refused outright ...
