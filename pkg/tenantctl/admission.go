@@ -48,7 +48,8 @@ func writes() *admissionv1.MatchResources {
 // its first request, with nothing to recompile.
 func InstallPolicies() ([]*admissionv1.ValidatingAdmissionPolicy, []*admissionv1.ValidatingAdmissionPolicyBinding) {
 	policies := []*admissionv1.ValidatingAdmissionPolicy{tenantPolicy(), identityPolicy(),
-		metadataPolicy(), priorityPolicy()} // admission_platform.go
+		metadataPolicy(), priorityPolicy(), // admission_platform.go
+		storagePolicy()} // admission_storage.go
 	binding := func(name string) *admissionv1.ValidatingAdmissionPolicyBinding {
 		return &admissionv1.ValidatingAdmissionPolicyBinding{
 			TypeMeta:   policyBindingType,
@@ -63,6 +64,7 @@ func InstallPolicies() ([]*admissionv1.ValidatingAdmissionPolicy, []*admissionv1
 		binding(TenantPolicy),
 		binding(IdentityPolicy),
 		binding(MetadataPolicy), binding(PriorityPolicy),
+		binding(StoragePolicy),
 	}
 }
 

@@ -99,7 +99,9 @@ func tenantClusterRules() []rbacv1.PolicyRule {
 // prefix and labeled with its name:
 //   - ClusterRole and ClusterRoleBinding TenantBindingName: the tenant group
 //     may get its own Tenant record. The IdentityPolicy checks exactly this
-//     right to tell that a zoo: identity belongs to an existing tenant.
+//     right to tell that a zoo: identity belongs to an existing tenant. The
+//     registry ServiceAccount is bound too: StoragePolicy asks whether it may
+//     get a Tenant record to tell a tenant's class name from the platform's.
 //     It also grants `use` of the tenant's Pod Security level
 //     (PodSecurityLevelResource), which MetadataPolicy checks when the
 //     tenant creates a namespace.
@@ -129,7 +131,9 @@ func TenantRBAC(tenant *Tenant) ([]*rbacv1.ClusterRole, []*rbacv1.ClusterRoleBin
 		TypeMeta:   clusterRoleBindingType,
 		ObjectMeta: metav1.ObjectMeta{Name: TenantBindingName(t), Labels: tenantManagedLabels(t)},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: TenantBindingName(t)},
-		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: t.TenantGroup()}},
+		// The registry identity tells StoragePolicy that the tenant exists.
+		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: t.TenantGroup()},
+			{Kind: rbacv1.ServiceAccountKind, Namespace: RegistryNamespace, Name: RegistryServiceAccount}},
 	}
 	admins := &rbacv1.ClusterRoleBinding{
 		TypeMeta:   clusterRoleBindingType,

@@ -54,6 +54,11 @@ func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
 				return err
 			}
 		}
+		if u.Info.Subresource == "" {
+			if err := t.completeIn(rule, obj); err != nil {
+				return err
+			}
+		}
 		if err := t.platformWrite(u, rule, obj, create); err != nil {
 			return err
 		}

@@ -94,6 +94,23 @@ type KindRule struct {
 	// addresses, claims' bound volumes, quota usage): tenants may read it but
 	// never write it, through the proxy or directly upstream.
 	PlatformStatus bool
+	// Complete fills in, on the way in, what a whole object (create, update,
+	// server-side apply; not a merge or JSON patch) leaves out.
+	Complete func(m *mapper, obj map[string]any) error
+	// Annotations a tenant may not set on the kind (403 naming the key).
+	Annotations []AnnotationRule
+}
+
+// AnnotationRule is an annotation a tenant may not set on a kind, because its
+// effect would reach beyond the tenant (a default class, for example). Keys
+// are compared without regard to case, so that variants are refused too.
+type AnnotationRule struct {
+	// Key is the annotation key.
+	Key string
+	// Allowed is the one value that is harmless ("false"), or "" for none.
+	Allowed string
+	// Reason is shown in the 403.
+	Reason string
 }
 
 // Access is what a tenant's admins may do with a cluster-scoped kind directly

@@ -50,14 +50,16 @@ var kindTable = []KindRule{
 	{Resource: gr("", "configmaps"), Kind: "ConfigMap", Treatment: Namespaced},
 	{Resource: gr("", "secrets"), Kind: "Secret", Treatment: Namespaced},
 	{Resource: gr("", "serviceaccounts"), Kind: "ServiceAccount", Treatment: Namespaced},
-	{Resource: gr("", "persistentvolumeclaims"), Kind: "PersistentVolumeClaim", Treatment: Namespaced, Refs: pvcSpecRefs, PlatformStatus: true},
+	{Resource: gr("", "persistentvolumeclaims"), Kind: "PersistentVolumeClaim", Treatment: Namespaced, Refs: pvcSpecRefs, PlatformStatus: true,
+		Annotations: []AnnotationRule{storageClassAnnotation}},
 	{Resource: gr("", "events"), Kind: "Event", Treatment: Namespaced, Refs: []Ref{objectRefAt("involvedObject"), objectRefAt("related")}},
 	{Resource: gr("", "limitranges"), Kind: "LimitRange", Treatment: Namespaced},
 	{Resource: gr("", "resourcequotas"), Kind: "ResourceQuota", Treatment: Namespaced, PlatformStatus: true},
 	{Resource: gr("", "bindings"), Kind: "Binding", Treatment: Namespaced},
 	// core, cluster-scoped
 	{Resource: grNamespace, Kind: "Namespace", Treatment: TenantOwned, NameIsNamespace: true, PlatformStatus: true},
-	{Resource: grPV, Kind: "PersistentVolume", Treatment: TenantOwned, Refs: pvRefs, PlatformStatus: true},
+	{Resource: grPV, Kind: "PersistentVolume", Treatment: TenantOwned, Refs: pvRefs, PlatformStatus: true, Complete: completePV,
+		Annotations: []AnnotationRule{storageClassAnnotation}},
 	{Resource: grNode, Kind: "Node", Treatment: ReadOnly, Reason: nodesReason},
 	{Resource: gr("", "componentstatuses"), Kind: "ComponentStatus", Treatment: Hidden},
 	// workloads
@@ -65,7 +67,7 @@ var kindTable = []KindRule{
 	{Resource: gr("apps", "replicasets"), Kind: "ReplicaSet", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec")},
 	{Resource: gr("apps", "daemonsets"), Kind: "DaemonSet", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec")},
 	{Resource: gr("apps", "statefulsets"), Kind: "StatefulSet", Treatment: Namespaced, Refs: append(podSpecRefs("spec.template.spec"),
-		sharedNameRef("spec.volumeClaimTemplates[].spec", "storageClassName", grStorageClass))},
+		claimClassRef("spec.volumeClaimTemplates[].spec"))},
 	{Resource: gr("apps", "controllerrevisions"), Kind: "ControllerRevision", Treatment: Namespaced},
 	{Resource: gr("batch", "jobs"), Kind: "Job", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec")},
 	{Resource: gr("batch", "cronjobs"), Kind: "CronJob", Treatment: Namespaced, Refs: podSpecRefs("spec.jobTemplate.spec.template.spec")},
@@ -75,7 +77,7 @@ var kindTable = []KindRule{
 	// networking and discovery
 	{Resource: gr("networking.k8s.io", "networkpolicies"), Kind: "NetworkPolicy", Treatment: Namespaced, Refs: networkPolicyRefs},
 	{Resource: gr("networking.k8s.io", "ingresses"), Kind: "Ingress", Treatment: Namespaced, Refs: ingressRefs, PlatformStatus: true},
-	{Resource: grIngressClass, Kind: "IngressClass", Treatment: Shared, Refs: []Ref{
+	{Resource: grIngressClass, Kind: "IngressClass", Treatment: Shared, Annotations: ingressClassAnnotations, Refs: []Ref{
 		apiGroupRef("spec.parameters", "apiGroup"), namespaceRef("spec.parameters", "namespace")}},
 	{Resource: gr("networking.k8s.io", "ipaddresses"), Kind: "IPAddress", Treatment: ReadOnly, Reason: "service IP addresses are allocated by the shared cluster"},
 	{Resource: gr("networking.k8s.io", "servicecidrs"), Kind: "ServiceCIDR", Treatment: ReadOnly, Reason: "service CIDRs configure the shared cluster's network"},
@@ -92,7 +94,8 @@ var kindTable = []KindRule{
 	{Resource: gr(rbacGroup, "clusterrolebindings"), Kind: "ClusterRoleBinding", Treatment: TenantOwned, Refs: []Ref{
 		{Field: "subjects", apply: rbacSubjects}, {Field: "roleRef", apply: roleRef}}},
 	// storage
-	{Resource: grStorageClass, Kind: "StorageClass", Treatment: Shared, Refs: []Ref{storageClassSecretParams}},
+	{Resource: grStorageClass, Kind: "StorageClass", Treatment: Shared, Refs: []Ref{storageClassSecretParams}, Check: checkStorageClass,
+		Annotations: storageClassAnnotations},
 	{Resource: grVolumeAttrClass, Kind: "VolumeAttributesClass", Treatment: Shared},
 	{Resource: gr("storage.k8s.io", "csidrivers"), Kind: "CSIDriver", Treatment: Shared},
 	{Resource: gr("storage.k8s.io", "csinodes"), Kind: "CSINode", Treatment: ReadOnly, Reason: "CSI nodes describe the shared cluster's machines"},

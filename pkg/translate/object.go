@@ -3,6 +3,7 @@ package translate
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -39,6 +40,9 @@ func (t *Translator) objectIn(rule *KindRule, obj map[string]any) error {
 		return forbidden(rule.Resource, name, rule.Reason)
 	}
 	if err := m.mapString(obj, "apiVersion", m.apiVersion); err != nil {
+		return err
+	}
+	if err := checkAnnotations(rule, meta); err != nil {
 		return err
 	}
 	if meta != nil {
@@ -88,6 +92,38 @@ func (t *Translator) metadataIn(rule *KindRule, meta map[string]any) error {
 		return err
 	}
 	return m.managedFields(meta)
+}
+
+// checkAnnotations refuses the annotations the kind's row does not allow.
+func checkAnnotations(rule *KindRule, meta map[string]any) error {
+	for k, v := range child(meta, "annotations") {
+		if ar, ok := refusedAnnotation(rule, k); ok && (ar.Allowed == "" || v != ar.Allowed) {
+			return annotationError(rule, str(meta, "name"), ar)
+		}
+	}
+	return nil
+}
+
+// refusedAnnotation returns the rule of key on the kind, if any.
+func refusedAnnotation(rule *KindRule, key string) (AnnotationRule, bool) {
+	for _, ar := range rule.Annotations {
+		if strings.EqualFold(ar.Key, key) {
+			return ar, true
+		}
+	}
+	return AnnotationRule{}, false
+}
+
+func annotationError(rule *KindRule, name string, ar AnnotationRule) error {
+	return forbidden(rule.Resource, name, fmt.Sprintf("tenants may not set the annotation %s: %s", ar.Key, ar.Reason))
+}
+
+// completeIn runs the kind's Complete on a whole object on its way in.
+func (t *Translator) completeIn(rule *KindRule, obj map[string]any) error {
+	if rule.Complete == nil {
+		return nil
+	}
+	return rule.Complete(t.toUp, obj)
 }
 
 // ownName maps the name of a tenant's own cluster-scoped object.

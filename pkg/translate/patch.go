@@ -54,6 +54,13 @@ func (t *Translator) translatePatch(u *UpstreamRequest, contentType string, body
 				return nil, err
 			}
 		}
+		if (mt == MediaApplyPatch || mt == MediaYAML) && u.Info.Subresource == "" {
+			// An apply configuration is the whole of what its manager wants:
+			// what it leaves out, it does not want set.
+			if err := t.completeIn(rule, obj); err != nil {
+				return nil, err
+			}
+		}
 		if err := t.objectIn(rule, obj); err != nil {
 			return nil, err
 		}
@@ -95,6 +102,9 @@ func (t *Translator) jsonPatchOp(rule *KindRule, ns string, op map[string]any) e
 	}
 	value, ok := op["value"]
 	if !ok {
+		if o := str(op, "op"); o == "move" || o == "copy" {
+			return t.checkAnnotationTarget(rule, tokens)
+		}
 		return nil
 	}
 	skeleton := buildSkeleton(tokens, value)
@@ -142,6 +152,24 @@ func (t *Translator) platformPatch(u *UpstreamRequest, rule *KindRule, mt string
 	}
 	if rule.Resource == grNamespace {
 		setPodSecurity(obj, level)
+	}
+	return nil
+}
+
+// checkAnnotationTarget refuses a move or copy (whose value the proxy does
+// not see) onto an annotation the kind does not allow, or onto a whole
+// metadata or annotations map that could carry one.
+func (t *Translator) checkAnnotationTarget(rule *KindRule, tokens []string) error {
+	if len(rule.Annotations) == 0 || len(tokens) == 0 || tokens[0] != "metadata" {
+		return nil
+	}
+	if len(tokens) == 1 || (len(tokens) == 2 && tokens[1] == "annotations") {
+		return annotationError(rule, "", rule.Annotations[0])
+	}
+	if tokens[1] == "annotations" {
+		if ar, ok := refusedAnnotation(rule, tokens[2]); ok {
+			return annotationError(rule, "", ar)
+		}
 	}
 	return nil
 }

@@ -111,7 +111,7 @@ func TestPlatformMetadataThroughTheProxy(t *testing.T) {
 		// A namespace's status is the platform's (PlatformStatus): its
 		// update is refused before its metadata is looked at.
 		{name: "update of the status subresource is refused", method: "PUT", path: ns + "/status",
-			body: `{"metadata":{"name":"prod","labels":{"pod-security.kubernetes.io/enforce":"privileged"}}}`,
+			body:       `{"metadata":{"name":"prod","labels":{"pod-security.kubernetes.io/enforce":"privileged"}}}`,
 			refusedKey: "the status of namespaces is written by the shared cluster's controllers"},
 		{name: "update of a tenant storage class made default", method: "PUT", path: "/apis/storage.k8s.io/v1/storageclasses/fast",
 			body: `{"metadata":{"name":"fast","annotations":{"storageclass.beta.kubernetes.io/is-default-class":"true"}},"provisioner":"x"}`, refusedKey: "storageclass.beta.kubernetes.io/is-default-class"},

@@ -29,7 +29,7 @@ func (t *Translator) protobufItemNamespaced(rule *KindRule, item, out []byte) (r
 // and the upstream in their namespace only (when nothing in metadata says
 // otherwise): namespaced kinds without cross references or checks.
 func namespaceOnly(rule *KindRule) bool {
-	return rule != nil && rule.Treatment == Namespaced && len(rule.Refs) == 0 && !rule.NameIsNamespace && rule.Check == nil
+	return rule != nil && rule.Treatment == Namespaced && len(rule.Refs) == 0 && !rule.NameIsNamespace && rule.Check == nil && rule.Complete == nil && len(rule.Annotations) == 0
 }
 
 // rewriteNamespace appends item to out with its metadata.namespace mapped by

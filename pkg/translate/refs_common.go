@@ -101,6 +101,7 @@ func podSpecRefs(path string) []Ref {
 	return []Ref{
 		priority,
 		sharedNameRef(path, "runtimeClassName", grRuntimeClass),
+		claimClassRef(path + ".volumes[].ephemeral.volumeClaimTemplate.spec"),
 	}
 }
 

@@ -89,3 +89,27 @@ func TestOutsideReferences(t *testing.T) {
 		})
 	}
 }
+
+// TestPlatformStatusWritesAreRefused: a write of the status the platform's
+// controllers own is refused with 403 naming the kind; reads pass.
+func TestPlatformStatusWritesAreRefused(t *testing.T) {
+	tr := newTestTranslator(t)
+	for _, tc := range []struct{ method, path string }{
+		{"PUT", "/api/v1/persistentvolumes/v/status"},
+		{"PATCH", "/api/v1/namespaces/default/pods/web/status"},
+		{"PUT", "/api/v1/namespaces/default/services/web/status"},
+		{"PATCH", "/api/v1/namespaces/default/resourcequotas/q/status"},
+		{"PATCH", "/apis/networking.k8s.io/v1/namespaces/default/ingresses/i/status"},
+	} {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			h := http.Header{"Content-Type": {MediaMergePatch}}
+			_, err := tr.TranslateRequest(Request{Method: tc.method, Path: tc.path, Header: h, Body: []byte(`{"status":{}}`)})
+			require.Error(t, err)
+			st := ToStatus(err)
+			assert.Equal(t, int32(http.StatusForbidden), st.Code)
+			assert.Contains(t, st.Message, "is written by the shared cluster's controllers")
+			_, err = tr.TranslateRequest(Request{Method: "GET", Path: tc.path, Header: http.Header{}})
+			assert.NoError(t, err, "reading the status works")
+		})
+	}
+}
