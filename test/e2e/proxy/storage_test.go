@@ -13,7 +13,8 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
-// proxyPV is a static hostPath volume as a tenant writes it.
+// proxyPV is a static volume as a tenant writes it (a CSI source: tenants
+// may not make hostPath or local volumes).
 func proxyPV(name, classLine, extra string) string {
 	return `apiVersion: v1
 kind: PersistentVolume
@@ -21,7 +22,7 @@ metadata: {name: ` + name + `}
 spec:
   capacity: {storage: 1Gi}
   accessModes: [ReadWriteOnce]
-  hostPath: {path: /tmp/zoo-proxy-e2e-` + name + `}
+  csi: {driver: fake.csi.example.com, volumeHandle: ` + name + `}
 ` + classLine + extra
 }
 
@@ -109,7 +110,7 @@ spec:
 		name, method, path, ct, body, want string
 	}{
 		{"volume with the deprecated class annotation", "POST", "/api/v1/persistentvolumes", "",
-			`{"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":"sneak","annotations":{"volume.beta.kubernetes.io/storage-class":"proxy-shared"}},"spec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],"hostPath":{"path":"/tmp/x"}}}`,
+			`{"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":"sneak","annotations":{"volume.beta.kubernetes.io/storage-class":"proxy-shared"}},"spec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],"csi":{"driver":"fake.csi.example.com","volumeHandle":"x"}}}`,
 			"volume.beta.kubernetes.io/storage-class"},
 		{"claim with the deprecated class annotation", "POST", "/api/v1/namespaces/default/persistentvolumeclaims", "",
 			`{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"sneak","annotations":{"volume.beta.kubernetes.io/storage-class":"beta-fast"}},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}`,
@@ -144,16 +145,17 @@ spec:
 			assert.NotContains(t, body, "ValidatingAdmissionPolicy", "the proxy refuses it before the upstream")
 		})
 	}
-	// The one the proxy cannot refuse (a tenant may not create priority
-	// classes upstream at all) is refused by RBAC.
-	res := acme.run(t, `apiVersion: scheduling.k8s.io/v1
+	// A global-default PriorityClass is capped by the proxy: it is stored,
+	// but never as the default (directly upstream zoo-tenant-priority
+	// refuses it: TestStorageAttacksUpstream).
+	acme.apply(t, `apiVersion: scheduling.k8s.io/v1
 kind: PriorityClass
 metadata: {name: everyone}
 value: 0
 globalDefault: true
-`, "create", "-f", "-")
-	require.Error(t, res.Err)
-	assert.Contains(t, res.Stderr, "is forbidden: User")
+`)
+	assert.NotEqual(t, "true", admin(t, "get", "priorityclass", "acme-everyone", "-o", "jsonpath={.globalDefault}"))
+	acme.k(t, "delete", "priorityclass", "everyone")
 
 	// Give the binder time for a few rounds, then nothing of beta changed.
 	time.Sleep(20 * time.Second)

@@ -15,6 +15,11 @@ import (
 
 const byStorage = "ValidatingAdmissionPolicy 'zoo-tenant-storage'"
 
+// byDefaultClass names the layer that refuses a default class: two policies
+// do, zoo-tenant-storage and zoo-tenant-metadata (the key is the
+// platform's), and the API server reports one of them.
+const byDefaultClass = "ValidatingAdmissionPolicy 'zoo-tenant-"
+
 // pvYAML is a static hostPath volume (there is no provisioner in the test
 // cluster; the binder binds static volumes for real).
 func pvYAML(name, class, labels, extraSpec string) string {
@@ -33,7 +38,7 @@ metadata:
 spec:
   capacity: {storage: 1Gi}
   accessModes: [ReadWriteOnce]
-  hostPath: {path: /tmp/zoo-e2e-%s}%s%s
+  csi: {driver: fake.csi.example.com, volumeHandle: %s}%s%s
 `, name, meta, name, cls, extraSpec)
 }
 
@@ -162,7 +167,7 @@ metadata:
   labels: {zoo.kubectl-zoo.io/tenant: acme}
   annotations: {storageclass.kubernetes.io/is-default-class: "true"}
 provisioner: kubernetes.io/no-provisioner
-`, nil, byStorage},
+`, nil, byDefaultClass},
 		{"beta-key default storage class in odd casing", admin, `apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata:
@@ -178,7 +183,7 @@ metadata:
   labels: {zoo.kubectl-zoo.io/tenant: acme}
   annotations: {ingressclass.kubernetes.io/is-default-class: "true"}
 spec: {controller: example.com/ingress}
-`, nil, byStorage},
+`, nil, byDefaultClass},
 		{"global default priority class", admin, `apiVersion: scheduling.k8s.io/v1
 kind: PriorityClass
 metadata:
@@ -186,7 +191,7 @@ metadata:
   labels: {zoo.kubectl-zoo.io/tenant: acme}
 value: 0
 globalDefault: true
-`, nil, byRBAC},
+`, nil, "ValidatingAdmissionPolicy 'zoo-tenant-"},
 		{"ServiceAccount default storage class", nil, `apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata:
@@ -210,19 +215,20 @@ provisioner: kubernetes.io/no-provisioner
 			assert.Contains(t, res.Stderr, tc.denial)
 		})
 	}
-	// A tenant's own class that is not the default is fine, and so is
-	// making it default by a later patch not.
+	// A tenant's own class is fine; making it the default by a later patch
+	// is not.
 	mustApply(admin, `apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata:
   name: acme-silver
   labels: {zoo.kubectl-zoo.io/tenant: acme}
-  annotations: {storageclass.kubernetes.io/is-default-class: "false"}
 provisioner: kubernetes.io/no-provisioner
 `)
 	res = kubectl(t, "", append(admin, "annotate", "storageclass", "acme-silver", "--overwrite", "storageclass.kubernetes.io/is-default-class=true")...)
 	require.Error(t, res.Err)
-	assert.Contains(t, res.Stderr, byStorage)
+	// Two policies refuse it: zoo-tenant-storage (no default class) and
+	// zoo-tenant-metadata (the key is the platform's, at any value).
+	assert.Contains(t, res.Stderr, "ValidatingAdmissionPolicy 'zoo-tenant-")
 	framework.Kubectl(t, "delete", "storageclass", "acme-silver")
 
 	assert.Equal(t, before, storageState(t), "nothing of beta or the platform changed")
