@@ -192,7 +192,14 @@ func (p *Proxy) sendAsTenant(ctx context.Context, r *http.Request, u *translate.
 	} else {
 		up.Header.Del("Content-Type")
 	}
-	req, err := p.newUpstreamRequest(ctx, r, &up, upPath, query)
+	return p.roundTripAsTenant(ctx, r, &up, upPath, query)
+}
+
+// roundTripAsTenant sends up to upPath with query as the tenant identity and
+// reads the whole answer (at most maxBodyBytes).
+func (p *Proxy) roundTripAsTenant(ctx context.Context, r *http.Request, up *translate.UpstreamRequest, upPath string,
+	query url.Values) (*upstreamAnswer, error) {
+	req, err := p.newUpstreamRequest(ctx, r, up, upPath, query)
 	if err != nil {
 		return nil, err
 	}

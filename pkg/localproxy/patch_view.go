@@ -3,7 +3,6 @@ package localproxy
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -67,18 +66,5 @@ func (p *Proxy) sendUpstream(ctx context.Context, r *http.Request, u *translate.
 	if method == http.MethodGet {
 		query = nil
 	}
-	req, err := p.newUpstreamRequest(ctx, r, &up, u.Path, query)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := p.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
-	if err != nil {
-		return nil, fmt.Errorf("reading the upstream answer: %w", err)
-	}
-	return &upstreamAnswer{code: resp.StatusCode, header: resp.Header, body: bytes.Clone(data)}, nil
+	return p.roundTripAsTenant(ctx, r, &up, u.Path, query) // crb.go
 }

@@ -11,6 +11,31 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
+// statusFieldValidations hold, for tenant identities, the status fields of
+// otherwise writable statuses that the platform owns
+// (translate.KindRule.PlatformStatusFields): an update may not change them.
+func statusFieldValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {
+	var out []admissionv1.Validation
+	for _, k := range translate.Kinds() {
+		if len(k.PlatformStatusFields) == 0 {
+			continue
+		}
+		var same []string
+		for _, f := range k.PlatformStatusFields {
+			o, n := "oldObject.status."+f, "object.status."+f
+			same = append(same, "(has("+n+") == has("+o+") && (!has("+n+") || "+n+" == "+o+"))")
+		}
+		match := "variables.reqGroup == " + strconv.Quote(k.Resource.Group) + " && request.resource.resource == " + strconv.Quote(k.Resource.Resource) +
+			" && variables.subres == 'status' && request.operation == 'UPDATE' && object != null && oldObject != null && has(object.status) && has(oldObject.status)"
+		out = append(out, admissionv1.Validation{
+			Expression: "!(" + match + ") || (" + strings.Join(same, " && ") + ")",
+			Message:    "tenants may not change " + strings.Join(k.PlatformStatusFields, ", ") + " in the status of " + k.Resource.String() + ": the shared cluster's controllers set them",
+			Reason:     forbidden,
+		})
+	}
+	return out
+}
+
 // platformStatusList is the CEL list of "group/resource" of the kinds whose
 // status is the platform's (translate.PlatformStatusResources).
 func platformStatusList() string {
@@ -166,6 +191,7 @@ func tenantValidations(forbidden *metav1.StatusReason) []admissionv1.Validation 
 		Reason:            forbidden,
 	}}
 	rules = append(rules, refValidations(forbidden)...)
+	rules = append(rules, statusFieldValidations(forbidden)...)
 	rules = append(rules, admissionv1.Validation{
 		Expression:        "variables.subres != 'status' || !((variables.reqGroup + '/' + request.resource.resource) in " + platformStatusList() + ")",
 		MessageExpression: "'the status of ' + request.resource.resource + ' is written by the shared cluster\\'s controllers; tenant ' + variables.tenant + ' may read it but not write it'",

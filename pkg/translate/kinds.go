@@ -90,10 +90,15 @@ type KindRule struct {
 	// upstream, cluster-wide; zero means DefaultAccess of the treatment.
 	Access Access
 	// PlatformStatus marks a kind whose status the platform's controllers
-	// and kubelets write, and that others act on (pod and service
-	// addresses, claims' bound volumes, quota usage): tenants may read it but
-	// never write it, through the proxy or directly upstream.
+	// and kubelets write, and that others act on (service addresses,
+	// claims' bound volumes, quota usage): tenants may read it but never
+	// write it, through the proxy or directly upstream.
 	PlatformStatus bool
+	// PlatformStatusFields are status fields of an otherwise writable status
+	// that tenants may not change (a pod's addresses, which the platform's
+	// scrapers and the API server's proxy dial); the zoo-tenant policy holds
+	// them upstream, where the old and new object can be compared.
+	PlatformStatusFields []string
 	// Complete fills in, on the way in, what a whole object (create, update,
 	// server-side apply; not a merge or JSON patch) leaves out.
 	Complete func(m *mapper, obj map[string]any) error
@@ -226,7 +231,8 @@ func LookupKindByKind(gk schema.GroupKind) (*KindRule, bool) {
 }
 
 // PlatformStatusResources returns the group/resource of every kind whose
-// status is the platform's (KindRule.PlatformStatus), in table order.
+// status is the platform's (KindRule.PlatformStatus), in table order. Kinds
+// with only some platform status fields are Kinds with PlatformStatusFields.
 func PlatformStatusResources() []schema.GroupResource {
 	var out []schema.GroupResource
 	for i := range kindTable {

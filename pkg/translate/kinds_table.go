@@ -30,17 +30,20 @@ const nodesReason = "nodes belong to the shared cluster: tenants may read them b
 // nothing upstream could confine such a write. A tenant's PriorityClasses
 // are written upstream too: zoo-tenant-priority caps their value there.
 
-// PlatformStatus: the status of pods (podIP: the API server's pods/proxy
-// dials it), Services and Ingresses (load balancer addresses that DNS and
-// traffic controllers publish), claims and volumes (what is bound to what),
-// quotas (usage) and namespaces is written by the platform's controllers and
-// kubelets; a tenant that wrote it could make the platform act on a lie.
+// PlatformStatus: a pod's addresses (PlatformStatusFields: scrapers and the
+// API server's pods/proxy dial them; its conditions stay writable, readiness
+// gates need them), the status of Services and Ingresses (load balancer
+// addresses that DNS and traffic controllers publish), claims and volumes
+// (what is bound to what), quotas (usage) and namespaces is written by the
+// platform's controllers and kubelets; a tenant that wrote it could make the
+// platform act on a lie.
 
 // kindTable is THE table of built-in kinds. Adding a kind is adding a row here
 // and a golden test case in testdata/translate.
 var kindTable = []KindRule{
 	// core, namespaced
-	{Resource: gr("", "pods"), Kind: "Pod", Treatment: Namespaced, Refs: podSpecRefs("spec"), PlatformStatus: true},
+	{Resource: gr("", "pods"), Kind: "Pod", Treatment: Namespaced, Refs: podSpecRefs("spec"),
+		PlatformStatusFields: []string{"podIP", "podIPs", "hostIP", "hostIPs"}},
 	{Resource: gr("", "podtemplates"), Kind: "PodTemplate", Treatment: Namespaced, Refs: podSpecRefs("template.spec")},
 	{Resource: gr("", "replicationcontrollers"), Kind: "ReplicationController", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec")},
 	{Resource: gr("", "services"), Kind: "Service", Treatment: Namespaced, PlatformStatus: true, Refs: []Ref{

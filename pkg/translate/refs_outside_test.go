@@ -96,7 +96,6 @@ func TestPlatformStatusWritesAreRefused(t *testing.T) {
 	tr := newTestTranslator(t)
 	for _, tc := range []struct{ method, path string }{
 		{"PUT", "/api/v1/persistentvolumes/v/status"},
-		{"PATCH", "/api/v1/namespaces/default/pods/web/status"},
 		{"PUT", "/api/v1/namespaces/default/services/web/status"},
 		{"PATCH", "/api/v1/namespaces/default/resourcequotas/q/status"},
 		{"PATCH", "/apis/networking.k8s.io/v1/namespaces/default/ingresses/i/status"},

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// TestPlatformStatusIsReadOnly: the status of pods, Services, claims, quotas
-// and Ingresses is written by the shared cluster's controllers and kubelets,
+// TestPlatformStatusIsReadOnly: the status of Services, claims, quotas and
+// Ingresses, and a pod's addresses, are written by the shared cluster's controllers and kubelets,
 // and the platform acts on it (pods/proxy dials a pod's podIP; DNS and load
 // balancer controllers publish a Service's or Ingress's addresses). Through
 // acme's proxy a write of it is refused with 403 by the proxy's translator;
@@ -33,6 +33,20 @@ func TestPlatformStatusIsReadOnly(t *testing.T) {
 			assert.Contains(t, body, "is written by the shared cluster's controllers")
 		})
 	}
+	t.Run("a pod's addresses, refused upstream; its conditions stay writable", func(t *testing.T) {
+		acme.apply(t, `apiVersion: v1
+kind: Pod
+metadata: {name: addr, namespace: status}
+spec: {containers: [{name: c, image: busybox}], nodeName: no-such-node}
+`)
+		code, body := do(t, c, "PATCH", host+"/api/v1/namespaces/status/pods/addr/status", map[string]string{"Content-Type": "application/merge-patch+json"},
+			`{"status":{"podIP":"203.0.113.8","podIPs":[{"ip":"203.0.113.8"}]}}`)
+		assert.Equal(t, http.StatusForbidden, code, body)
+		assert.Contains(t, body, "tenants may not change podIP", "the zoo-tenant policy upstream refuses it")
+		code, body = do(t, c, "PATCH", host+"/api/v1/namespaces/status/pods/addr/status", map[string]string{"Content-Type": "application/merge-patch+json"},
+			`{"status":{"conditions":[{"type":"example.com/Ready","status":"True"}]}}`)
+		assert.Equal(t, http.StatusOK, code, body)
+	})
 	t.Run("reading a status works", func(t *testing.T) {
 		code, body := do(t, c, "GET", host+"/api/v1/namespaces/status/resourcequotas/q/status", nil, "")
 		assert.Equal(t, http.StatusOK, code, body)

@@ -194,7 +194,7 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: "zoo:acme:adm
 		{name: "admin rewrites a platform ClusterRole that has its prefix", args: append(admin, "patch", "clusterrole", "acme-platform-reader", "--type=json",
 			"-p", `[{"op":"add","path":"/rules/0/verbs/-","value":"delete"}]`), denial: "may only change cluster-scoped objects labeled"},
 		{name: "admin rewrites its pod's status (the address pods/proxy dials)", args: append(admin, "patch", "pod", "web", "-n", "acme-default",
-			"--subresource=status", "--type=merge", "-p", `{"status":{"podIP":"10.9.9.9","podIPs":[{"ip":"10.9.9.9"}]}}`), denial: "is written by the shared cluster's controllers"},
+			"--subresource=status", "--type=merge", "-p", `{"status":{"podIP":"10.9.9.9","podIPs":[{"ip":"10.9.9.9"}]}}`), denial: "tenants may not change podIP"},
 		{name: "admin fakes its quota's usage", args: append(admin, "patch", "resourcequota", "q", "-n", "acme-default",
 			"--subresource=status", "--type=merge", "-p", `{"status":{"used":{"pods":"0"}}}`), denial: "is written by the shared cluster's controllers"},
 		{name: "admin proxies through its pod", args: append(admin, "get", "--raw", "/api/v1/namespaces/acme-default/pods/web/proxy/"), denial: "may not use pods/proxy"},
@@ -239,7 +239,7 @@ spec: {ports: [{port: 443}], externalIPs: [203.0.113.10]}
 		{name: "ServiceAccount edits the admission policy", args: []string{"delete", "validatingadmissionpolicy", "zoo-tenant"}, denial: byRBAC},
 		{name: "ServiceAccount relabels a ConfigMap into another tenant", args: []string{"label", "configmap", "mine", "-n", "acme-default", label + "=beta"}, denial: byAdmission},
 		{name: "ServiceAccount rewrites a pod's status", args: []string{"patch", "pod", "web", "-n", "acme-default",
-			"--subresource=status", "--type=merge", "-p", `{"status":{"podIP":"10.9.9.9","podIPs":[{"ip":"10.9.9.9"}]}}`}, denial: "is written by the shared cluster's controllers"},
+			"--subresource=status", "--type=merge", "-p", `{"status":{"podIP":"10.9.9.9","podIPs":[{"ip":"10.9.9.9"}]}}`}, denial: "tenants may not change podIP"},
 		{name: "ServiceAccount proxies through a pod", args: []string{"get", "--raw", "/api/v1/namespaces/acme-default/pods/web/proxy/"}, denial: "may not use pods/proxy"},
 		{name: "ServiceAccount writes into another tenant's namespace", args: []string{"create", "configmap", "x", "-n", "beta-default"}, denial: byRBAC},
 	}

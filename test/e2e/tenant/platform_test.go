@@ -126,7 +126,7 @@ metadata:
   labels: {zoo.kubectl-zoo.io/tenant: acme}
   annotations: {storageclass.kubernetes.io/is-default-class: "true"}
 provisioner: example.com/none
-`, args: append(admin, "create", "-f", "-"), denial: byMetadata},
+`, args: append(admin, "create", "-f", "-"), denial: "ValidatingAdmissionPolicy 'zoo-tenant-"}, // zoo-tenant-metadata or zoo-tenant-storage: both refuse it
 		{name: "privileged hostPath pod", stdin: strings.ReplaceAll(privilegedPod, "%s", "acme-default"), args: append(admin, "create", "-f", "-"), denial: byPodSecurity},
 		// Both zoo-tenant (not acme's namespace) and zoo-tenant-metadata
 		// refuse it; the client sees whichever the API server ran first.
