@@ -156,9 +156,7 @@ func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				v("isZoo", zooIdentityExpr),
 				v("saTenant", saTenantExpr),
 				// A ServiceAccount writing its own tenant's Namespace object.
-				v("saNsTenant", `variables.isNamespace && request.userInfo.username.startsWith('system:serviceaccount:') && size(request.userInfo.username.split(':')) == 4 &&
-  '$LABEL' in variables.oldLabels && request.userInfo.username.split(':')[2].startsWith(variables.oldLabels['$LABEL'] + '-') ?
-  variables.oldLabels['$LABEL'] : ''`),
+				v("saNsTenant", saNsTenantExpr),
 				v("judged", "variables.isZoo || variables.saTenant != '' || variables.saNsTenant != ''"),
 				v("tenant", "variables.isZoo ? ("+claimsExpr+")[0] : variables.saTenant != '' ? variables.saTenant : variables.saNsTenant"),
 				// A create of one of the tenant's own namespaces; zoo-tenant

@@ -72,6 +72,15 @@ const (
   namespaceObject != null && has(namespaceObject.metadata.labels) && '$LABEL' in namespaceObject.metadata.labels &&
   request.userInfo.username.split(':')[2].startsWith(namespaceObject.metadata.labels['$LABEL'] + '-') ?
   namespaceObject.metadata.labels['$LABEL'] : ''`
+	// saNsTenantExpr is the tenant of a ServiceAccount changing or deleting a
+	// Namespace object of its own tenant, else ''. RBAC lets a RoleBinding in
+	// a namespace grant rights on that namespace's own object, and for
+	// Namespace requests namespaceObject is null, so saTenantExpr misses it.
+	saNsTenantExpr = `(has(request.resource.group) ? request.resource.group : '') == '' && request.resource.resource == 'namespaces' &&
+  request.userInfo.username.startsWith('system:serviceaccount:') && size(request.userInfo.username.split(':')) == 4 &&
+  oldObject != null && has(oldObject.metadata.labels) && '$LABEL' in oldObject.metadata.labels &&
+  request.userInfo.username.split(':')[2].startsWith(oldObject.metadata.labels['$LABEL'] + '-') ?
+  oldObject.metadata.labels['$LABEL'] : ''`
 )
 
 // tenantPolicy confines the writes of every tenant with one evaluation per
@@ -106,8 +115,9 @@ func tenantPolicy() *admissionv1.ValidatingAdmissionPolicy {
 			Variables: []admissionv1.Variable{
 				v("isZoo", zooIdentityExpr),
 				v("saTenant", saTenantExpr),
-				v("judged", "variables.isZoo || variables.saTenant != ''"),
-				v("tenant", "variables.isZoo ? ("+claimsExpr+")[0] : variables.saTenant"),
+				v("saNsTenant", saNsTenantExpr),
+				v("judged", "variables.isZoo || variables.saTenant != '' || variables.saNsTenant != ''"),
+				v("tenant", "variables.isZoo ? ("+claimsExpr+")[0] : variables.saTenant != '' ? variables.saTenant : variables.saNsTenant"),
 				// Empty request fields are absent in CEL, hence the has().
 				v("ns", "has(request.namespace) ? request.namespace : ''"),
 				v("subres", "has(request.subResource) ? request.subResource : ''"),

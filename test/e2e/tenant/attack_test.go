@@ -241,6 +241,9 @@ spec: {ports: [{port: 443}], externalIPs: [203.0.113.10]}
 		{name: "ServiceAccount rewrites a pod's status", args: []string{"patch", "pod", "web", "-n", "acme-default",
 			"--subresource=status", "--type=merge", "-p", `{"status":{"podIP":"10.9.9.9","podIPs":[{"ip":"10.9.9.9"}]}}`}, denial: "tenants may not change podIP"},
 		{name: "ServiceAccount proxies through a pod", args: []string{"get", "--raw", "/api/v1/namespaces/acme-default/pods/web/proxy/"}, denial: "may not use pods/proxy"},
+		{name: "ServiceAccount relabels its own namespace into another tenant", args: []string{"label", "namespace", "acme-default", label + "=beta", "--overwrite"},
+			denial: byAdmission},
+		{name: "ServiceAccount removes its namespace's ownership label", args: []string{"label", "namespace", "acme-default", label + "-"}, denial: byAdmission},
 		{name: "ServiceAccount writes into another tenant's namespace", args: []string{"create", "configmap", "x", "-n", "beta-default"}, denial: byRBAC},
 	}
 	for _, a := range saAttacks {
