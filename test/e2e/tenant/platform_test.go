@@ -207,7 +207,7 @@ metadata:
 value: -5
 globalDefault: true
 preemptionPolicy: Never
-`, args: append(admin, "create", "-f", "-"), denial: byPriority},
+`, args: append(admin, "create", "-f", "-"), denial: "ValidatingAdmissionPolicy 'zoo-tenant-"}, // zoo-tenant-priority or zoo-tenant-storage: both refuse it
 		{name: "a preempting PriorityClass", stdin: `apiVersion: scheduling.k8s.io/v1
 kind: PriorityClass
 metadata:
