@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -66,6 +67,9 @@ func (r suiteRun) run(ctx context.Context, c config, skip string) (report string
 	// e2e.test runs kubectl itself for some specs; KUBECONFIG must not
 	// point elsewhere than --kubeconfig.
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+r.kubeconfig)
+	// ginkgo runs one e2e.test per node: on cancel, end the whole group.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 	cmd.WaitDelay = 30 * time.Second
 	logf("%s: running %q with %d ginkgo nodes; log in %s", r.name, c.focus, c.nodes, logPath)
 	start := time.Now()
