@@ -10,7 +10,8 @@ out=${2:?usage: build-conformance.sh VERSION OUTDIR}
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 stamp="$out/.complete"
-want="kubernetes=$version modsum=$(sha256sum "$here/conformance/go.sum" "$here/conformance/go.mod" | sha256sum | cut -c1-16)"
+# The contents only, not the paths: worktrees of one repository share the cache.
+want="kubernetes=$version modsum=$(cat "$here/conformance/go.sum" "$here/conformance/go.mod" | sha256sum | cut -c1-16)"
 
 if [[ -f $stamp && $(cat "$stamp") == "$want" ]]; then
   exit 0
