@@ -45,7 +45,7 @@ kube: ## Build the pinned control plane (cached under .cache/kube/<version>)
 	hack/build-kube.sh $(KUBE_VERSION) $(KUBE_BIN) $(KWOK_VERSION)
 
 .PHONY: test
-test: test-unit test-e2e ## Unit and end-to-end tests
+test: test-unit test-e2e test-conformance-fast ## Unit, end-to-end and a few conformance tests
 
 .PHONY: test-unit
 test-unit: ## Unit tests (no cluster), with a few seconds of fuzzing
@@ -92,6 +92,11 @@ conformance-bin: ## Build the pinned e2e.test and ginkgo (cached under .cache/co
 conformance: build kube conformance-bin ## sig-api-machinery conformance directly and through serve; the ratio and every spec lost
 	go run ./test/conformance -kube-bin $(KUBE_BIN) -e2e-bin $(CONFORMANCE_BIN) -zoo bin/kubectl-zoo \
 		-nodes $(CONFORMANCE_NODES) -work $(ROOT)/.zoo-conformance -out bench/conformance.json
+
+.PHONY: test-conformance-fast
+test-conformance-fast: build kube conformance-bin ## A few fast sig-api-machinery conformance specs through serve (test/conformance/fast.go)
+	go run ./test/conformance -fast -kube-bin $(KUBE_BIN) -e2e-bin $(CONFORMANCE_BIN) -zoo bin/kubectl-zoo \
+		-nodes $(CONFORMANCE_NODES) -work $(ROOT)/.zoo-conformance-fast
 
 .PHONY: lint
 lint: $(GORELEASER) ## gofmt, go vet, goreleaser check

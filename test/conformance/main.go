@@ -50,9 +50,13 @@ func main() {
 	flag.StringVar(&c.work, "work", ".zoo-conformance", "directory for the cluster, the reports and the logs")
 	flag.StringVar(&c.out, "out", "", "where to write the comparison as JSON (none if empty)")
 	flag.BoolVar(&c.onlyProxied, "only-proxied", false, "run through the proxy only and fail if any spec fails")
+	fast := flag.Bool("fast", false, "the few fast specs of make test (see fast.go), through the proxy only; overrides -focus and -only-proxied")
 	flag.BoolVar(&c.noSkips, "no-skips", false, "run also the specs kwok cannot pass (to review the skip list)")
 	flag.BoolVar(&c.kubernetesService, "kubernetes-service", true, "create the Service default/kubernetes in the tenant's view before the proxied run (the suite's set-up needs it)")
 	flag.Parse()
+	if *fast {
+		c.focus, c.onlyProxied = fastFocus(), true
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

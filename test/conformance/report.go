@@ -14,9 +14,10 @@ import (
 // types.Report) this command reads; the plugin module does not depend on
 // ginkgo for it.
 type ginkgoReport struct {
-	SuiteSucceeded bool
-	RunTime        time.Duration
-	SpecReports    []specReport
+	SuiteDescription string
+	SuiteSucceeded   bool
+	RunTime          time.Duration
+	SpecReports      []specReport
 }
 
 // specReport is one spec's outcome.
@@ -40,14 +41,24 @@ func (s specReport) name() string {
 	return strings.Join(append(append([]string{}, s.ContainerHierarchyTexts...), s.LeafNodeText), " ")
 }
 
-// firstFailureLine is the first non-blank line of the failure message.
+// firstFailureLine is the first non-blank line of the failure message; for
+// gomega's bare "Expected" it adds the first line of what was found instead
+// (the line after the value's <type>).
 func (s specReport) firstFailureLine() string {
+	var first string
 	for line := range strings.SplitSeq(s.Failure.Message, "\n") {
-		if line = strings.TrimSpace(line); line != "" {
-			return line
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "":
+		case first == "":
+			if first = line; first != "Expected" {
+				return first
+			}
+		case !strings.HasPrefix(line, "<"):
+			return first + ": " + line
 		}
 	}
-	return ""
+	return first
 }
 
 // outcome is what one run made of one spec.
@@ -91,7 +102,8 @@ func readOutcomes(path string, focus *regexp.Regexp) (runResult, error) {
 				}
 				continue
 			}
-			if focus.MatchString(s.name()) {
+			// ginkgo matches its focus against this text.
+			if focus.MatchString(r.SuiteDescription + " " + s.name()) {
 				res.specs[s.name()] = newOutcome(s)
 			}
 		}
