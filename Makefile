@@ -14,6 +14,7 @@ CACHE := $(ROOT)/.cache
 KUBE_BIN := $(CACHE)/kube/$(KUBE_VERSION)
 TOOLS_BIN := $(CACHE)/tools
 GORELEASER := $(TOOLS_BIN)/goreleaser-$(GORELEASER_VERSION)
+CONFORMANCE_BIN := $(CACHE)/conformance/$(KUBE_VERSION)
 DEV_DIR := $(ROOT)/.zoo-dev
 
 # A release tag (v1.2.3) when there is one, else v0.0.0-<commit>, so the
@@ -44,7 +45,7 @@ kube: ## Build the pinned control plane (cached under .cache/kube/<version>)
 	hack/build-kube.sh $(KUBE_VERSION) $(KUBE_BIN) $(KWOK_VERSION)
 
 .PHONY: test
-test: test-unit test-e2e ## Unit and end-to-end tests
+test: test-unit test-e2e test-conformance-fast ## Unit, end-to-end and a few conformance tests
 
 .PHONY: test-unit
 test-unit: ## Unit tests (no cluster), with a few seconds of fuzzing
@@ -84,6 +85,23 @@ TENANTS ?= 1000
 .PHONY: bench-scale
 bench-scale: build kube ## What the number of tenants costs a write: 2 tenants against TENANTS (1000)
 	go run ./test/bench -kube-bin $(KUBE_BIN) -zoo bin/kubectl-zoo -only scale -tenants $(TENANTS) -out bench/scale-results.json
+
+# The Kubernetes conformance suite (e2e.test) directly and through serve.
+CONFORMANCE_NODES ?= 2
+
+.PHONY: conformance-bin
+conformance-bin: ## Build the pinned e2e.test and ginkgo (cached under .cache/conformance/<version>)
+	hack/build-conformance.sh $(KUBE_VERSION) $(CONFORMANCE_BIN)
+
+.PHONY: conformance
+conformance: build kube conformance-bin ## sig-api-machinery conformance directly and through serve; the ratio and every spec lost
+	go run ./test/conformance -kube-bin $(KUBE_BIN) -e2e-bin $(CONFORMANCE_BIN) -zoo bin/kubectl-zoo \
+		-nodes $(CONFORMANCE_NODES) -work $(ROOT)/.zoo-conformance -out bench/conformance.json
+
+.PHONY: test-conformance-fast
+test-conformance-fast: build kube conformance-bin ## A few fast sig-api-machinery conformance specs through serve (test/conformance/fast.go)
+	go run ./test/conformance -fast -kube-bin $(KUBE_BIN) -e2e-bin $(CONFORMANCE_BIN) -zoo bin/kubectl-zoo \
+		-nodes $(CONFORMANCE_NODES) -work $(ROOT)/.zoo-conformance-fast
 
 .PHONY: lint
 lint: $(GORELEASER) ## gofmt, go vet, goreleaser check

@@ -11,7 +11,8 @@ mkdir -p "$out" && out=$(cd "$out" && pwd)
 kwok_version=${3:?usage: build-kube.sh VERSION OUTDIR KWOK_VERSION}
 here=$(cd "$(dirname "$0")" && pwd)
 stamp="$out/.complete"
-want="kubernetes=$version kwok=$kwok_version modsum=$(sha256sum "$here/kube/go.sum" "$here/kube/go.mod" | sha256sum | cut -c1-16)"
+# The contents only, not the paths: worktrees of one repository share the cache.
+want="kubernetes=$version kwok=$kwok_version modsum=$(cat "$here/kube/go.sum" "$here/kube/go.mod" | sha256sum | cut -c1-16)"
 
 if [[ -f $stamp && $(cat "$stamp") == "$want" ]]; then
   exit 0
