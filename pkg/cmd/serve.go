@@ -20,6 +20,7 @@ import (
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/localproxy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -118,7 +119,15 @@ func (o *ServeOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := localproxy.New(localproxy.Config{Upstream: o.upstream, Tenant: o.Tenant, User: o.User, Groups: o.Groups, Token: token})
+	zoo, err := tenantctl.NewClient(o.upstream)
+	if err != nil {
+		return err
+	}
+	admin, err := zoo.IsAdmin(ctx, o.Tenant, o.User)
+	if err != nil {
+		return err
+	}
+	p, err := localproxy.New(localproxy.Config{Upstream: o.upstream, Tenant: o.Tenant, User: o.User, Groups: o.Groups, Admin: admin, Token: token})
 	if err != nil {
 		return err
 	}

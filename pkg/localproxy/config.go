@@ -29,6 +29,10 @@ type Config struct {
 	// Groups are extra tenant-local groups of User (the tenant group
 	// zoo:tenant:<tenant> is always added).
 	Groups []string
+	// Admin says User is one of the tenant's administrators (the Tenant's
+	// spec.admins): the proxy adds translate.AdminsGroup, which holds the
+	// cluster-scoped rights of tenant admins upstream.
+	Admin bool
 	// Extra is extra impersonation data passed upstream unchanged.
 	Extra map[string][]string
 	// Token is the bearer token local clients must present. It must not be
@@ -59,15 +63,9 @@ func (c *Config) complete() (translate.Tenant, error) {
 
 // impersonation returns the upstream identity of the configured tenant user.
 func (c *Config) impersonation(t translate.Tenant) rest.ImpersonationConfig {
-	groups := []string{t.TenantGroup()}
-	for _, g := range c.Groups {
-		if ug := t.UpstreamGroup(g); ug != t.TenantGroup() {
-			groups = append(groups, ug)
-		}
-	}
 	return rest.ImpersonationConfig{
 		UserName: t.UpstreamUser(c.User),
-		Groups:   groups,
+		Groups:   t.UpstreamGroups(c.Groups, c.Admin),
 		Extra:    c.Extra,
 	}
 }

@@ -55,12 +55,11 @@ func (p *Proxy) afterNamespaceCreate(ctx context.Context, w http.ResponseWriter,
 
 // namespaceRBAC creates tenantctl.NamespaceRBAC in the upstream namespace ns.
 func (p *Proxy) namespaceRBAC(ctx context.Context, ns string) error {
-	var rec tenantctl.Tenant
-	path := fmt.Sprintf("/apis/%s/%s/%s/%s", tenantctl.TenantGVR.Group, tenantctl.TenantGVR.Version, tenantctl.TenantResource, p.tenant.Name())
-	if err := p.doJSON(ctx, http.MethodGet, path, nil, &rec); err != nil {
-		return fmt.Errorf("reading tenant record: %w", err)
+	rec, err := p.tenantRecord(ctx)
+	if err != nil {
+		return err
 	}
-	bindings, err := tenantctl.NamespaceRBAC(&rec, ns)
+	bindings, err := tenantctl.NamespaceRBAC(rec, ns)
 	if err != nil {
 		return fmt.Errorf("namespace RBAC: %w", err)
 	}

@@ -3,7 +3,6 @@ package localproxy
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"sync"
@@ -81,12 +80,11 @@ func (l *platformLookup) PodSecurityLevel() (string, error) {
 	}
 	ctx, cancel := l.lookupCtx()
 	defer cancel()
-	var rec tenantctl.Tenant
-	path := fmt.Sprintf("/apis/%s/%s/%s/%s", tenantctl.TenantGVR.Group, tenantctl.TenantGVR.Version, tenantctl.TenantResource, l.p.tenant.Name())
-	if err := l.p.tenantJSON(ctx, http.MethodGet, path, nil, nil, &rec); err != nil {
-		return "", fmt.Errorf("reading the tenant record: %w", err)
+	rec, err := l.p.tenantRecord(ctx)
+	if err != nil {
+		return "", err
 	}
-	level, err := tenantctl.PodSecurityLevel(&rec)
+	level, err := tenantctl.PodSecurityLevel(rec)
 	if err != nil {
 		return "", err
 	}
@@ -143,18 +141,5 @@ func (l *platformLookup) AllowedPriorityClasses(ns string) ([]string, error) {
 
 // ownJSON GETs path with the caller's own identity.
 func (l *platformLookup) ownJSON(ctx context.Context, path string, out any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, l.p.upstreamURL(path, nil).String(), nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Accept", translate.MediaJSON)
-	resp, err := l.p.own.Do(req)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode == http.StatusNotFound {
-		resp.Body.Close()
-		return &statusError{code: http.StatusNotFound}
-	}
-	return decodeResponse(resp, out)
+	return l.p.ownJSON(ctx, path, out)
 }

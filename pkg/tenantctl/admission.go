@@ -22,7 +22,23 @@ var cel = strings.NewReplacer(
 	"$GROUP", translate.APIGroup,
 	"$TENANTGROUP", translate.TenantGroupPrefix,
 	"$ADMINROLE", TenantAdminClusterRole,
+	"$ADMINSGROUP", translate.AdminsGroup,
+	"$REGISTRY_NS", RegistryNamespace,
+	"$REGISTRY_SA", RegistryServiceAccount,
+	"$MEMBERNS", MembershipNamespaceSuffix,
 ).Replace
+
+// memberCheck is the CEL authorizer check "may the registry identity <verb>
+// <resource> in the MembershipNamespace of tenant (a CEL string
+// expression)": RBAC answers it from that one namespace's bindings
+// (TenantRBAC).
+func memberCheck(tenant, resource, name, verb string) string {
+	check := "authorizer.serviceAccount('$REGISTRY_NS', '$REGISTRY_SA').group('$GROUP').resource('" + resource + "').namespace(" + tenant + " + '$MEMBERNS')"
+	if name != "" {
+		check += ".name(" + name + ")"
+	}
+	return cel(check + ".check('" + verb + "').allowed()")
+}
 
 // writes matches every write, of every resource and subresource, except the
 // access reviews (authorization.k8s.io, authentication.k8s.io), which create
@@ -70,8 +86,8 @@ func InstallPolicies() ([]*admissionv1.ValidatingAdmissionPolicy, []*admissionv1
 
 // identityPolicy judges every write made with a zoo: user or group: the
 // request must act for exactly one tenant, carry that tenant's group, and the
-// tenant must exist (the identity may get its Tenant record, which only
-// TenantRBAC grants). It also keeps tenants off kubectl-zoo's own API group.
+// tenant must exist (its MembershipRoleBinding says so, TenantRBAC). It also
+// keeps tenants off kubectl-zoo's own API group.
 func identityPolicy() *admissionv1.ValidatingAdmissionPolicy {
 	return &admissionv1.ValidatingAdmissionPolicy{
 		TypeMeta:   policyType,
@@ -87,14 +103,17 @@ func identityPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				Name:       "groups",
 				Expression: "has(request.userInfo.groups) ? request.userInfo.groups : []",
 			}, {
-				Name: "claims",
-				Expression: cel(`(request.userInfo.username.startsWith('zoo:') ? [request.userInfo.username.split(':')[1]] : []) +
-  variables.groups.filter(g, g.startsWith('zoo:')).map(g, g.startsWith('$TENANTGROUP') ? g.substring(size('$TENANTGROUP')) : g.split(':')[1])`),
+				Name:       "claims",
+				Expression: cel(claimsExpr),
 			}, {
 				Name:       "tenant",
-				Expression: "variables.claims[0]",
+				Expression: "size(variables.claims) > 0 ? variables.claims[0] : ''",
 			}},
 			Validations: []admissionv1.Validation{{
+				Expression:        "size(variables.claims) > 0",
+				Message:           cel("the group $ADMINSGROUP is only for the administrators of a tenant, with the tenant's own identity"),
+				Reason:            ptr.To(metav1.StatusReasonForbidden),
+			}, {
 				Expression:        "variables.claims.all(c, c == variables.tenant)",
 				MessageExpression: "'a request may act for one tenant only, not for ' + variables.claims.join(', ')",
 				Reason:            ptr.To(metav1.StatusReasonForbidden),
@@ -103,7 +122,7 @@ func identityPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				MessageExpression: cel("'identities of tenant ' + variables.tenant + ' must be in the group $TENANTGROUP' + variables.tenant"),
 				Reason:            ptr.To(metav1.StatusReasonForbidden),
 			}, {
-				Expression:        cel("authorizer.group('$GROUP').resource('tenants').name(variables.tenant).check('get').allowed()"),
+				Expression:        memberCheck("variables.tenant", TenantResource, "", "get"),
 				MessageExpression: "'tenant ' + variables.tenant + ' does not exist'",
 				Reason:            ptr.To(metav1.StatusReasonForbidden),
 			}, {

@@ -158,7 +158,7 @@ func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				// A ServiceAccount writing its own tenant's Namespace object.
 				v("saNsTenant", saNsTenantExpr),
 				v("judged", "variables.isZoo || variables.saTenant != '' || variables.saNsTenant != ''"),
-				v("tenant", "variables.isZoo ? ("+claimsExpr+")[0] : variables.saTenant != '' ? variables.saTenant : variables.saNsTenant"),
+				v("tenant", "variables.isZoo ? "+zooTenantExpr+" : variables.saTenant != '' ? variables.saTenant : variables.saNsTenant"),
 				// A create of one of the tenant's own namespaces; zoo-tenant
 				// refuses the others (unprefixed, unlabeled) with its own
 				// message, so neither the level check nor the Pod Security
@@ -180,10 +180,11 @@ func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
   ' may not add, change or remove them'`,
 				Reason: forbidden,
 			}, {
-				// The level is the tenant's when the tenant is granted `use`
-				// of it (TenantRBAC): one authorizer call, no lookup.
+				// The level is the tenant's when its MembershipRoleBinding
+				// grants `use` of it (TenantRBAC): one authorizer call of
+				// one namespace's bindings, no lookup.
 				Expression: cel(`!variables.judged || !variables.nsCreate ||
-  (variables.level != '' && authorizer.group('$GROUP').resource('` + PodSecurityLevelResource + `').name(variables.level).check('use').allowed())`),
+  (variables.level != '' && `+memberCheck("variables.tenant", PodSecurityLevelResource, "variables.level", "use")+`)`),
 				MessageExpression: `'a namespace of tenant ' + variables.tenant + ' must be created with the label ` + translate.PodSecurityEnforce +
 					` at the tenant\'s Pod Security level, not ' + (variables.level == '' ? '(none)' : variables.level)`,
 				Reason: forbidden,

@@ -15,16 +15,6 @@ import (
 // the cluster's defaults (docs/security.md, "Storage" and "Defaults").
 const StoragePolicy = "zoo-tenant-storage"
 
-// The tenant registry identity: a ServiceAccount that need not exist, which
-// every tenant's TenantBindingName ClusterRoleBinding names. It may get
-// exactly the records of existing tenants, so StoragePolicy asks the
-// authorizer "may it get Tenant x?" to learn whether x is a tenant: one
-// authorization, never a walk over the tenants.
-const (
-	RegistryNamespace      = "zoo-system"
-	RegistryServiceAccount = "zoo-tenant-registry"
-)
-
 // storageCEL fills storagePolicy's own placeholders, then the shared ones.
 func storageCEL(expr string) string {
 	return cel(strings.NewReplacer(
@@ -35,8 +25,6 @@ func storageCEL(expr string) string {
 			translate.DefaultIngressClassAnnotation,
 		}, "', '")+"']",
 		"$RESERVED", "['"+strings.Join(translate.ReservedTenantNames(), "', '")+"']",
-		"$REGISTRY_NS", RegistryNamespace,
-		"$REGISTRY_SA", RegistryServiceAccount,
 	).Replace(expr))
 }
 
@@ -93,7 +81,7 @@ func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
 				v("isZoo", zooIdentityExpr),
 				v("saTenant", saTenantExpr),
 				v("judged", "variables.isZoo || variables.saTenant != ''"),
-				v("tenant", "variables.isZoo ? ("+claimsExpr+")[0] : variables.saTenant"),
+				v("tenant", "variables.isZoo ? "+zooTenantExpr+" : variables.saTenant"),
 				v("resource", "request.resource.resource"),
 				v("labels", "has(object.metadata.labels) ? object.metadata.labels : {}"),
 				v("annotations", "has(object.metadata.annotations) ? object.metadata.annotations : {}"),
@@ -138,7 +126,7 @@ func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
 				Expression: storageCEL(`variables.resource != 'persistentvolumeclaims' || variables.nsTenant == '' || !variables.classChanged ||
   variables.classes.all(c, c == '' || c.startsWith(variables.nsTenant + '-') || !c.matches('^[a-z][a-z0-9]{0,11}-.') ||
     c.split('-')[0] in $RESERVED ||
-    !authorizer.serviceAccount('$REGISTRY_NS', '$REGISTRY_SA').group('$GROUP').resource('tenants').name(c.split('-')[0]).check('get').allowed())`),
+    !`+memberCheck("c.split('-')[0]", TenantResource, "", "get")+`)`),
 				MessageExpression: storageCEL(`'claims in namespaces of tenant ' + variables.nsTenant +
   ' may not ask for another tenant\'s storage class: ' + variables.classes.join(', ')`),
 				Reason: forbidden,

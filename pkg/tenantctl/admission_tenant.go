@@ -63,9 +63,14 @@ func platformStatusList() string {
 //     confines their other requests; no Tenant record has to be looked up.
 const (
 	zooIdentityExpr = `request.userInfo.username.startsWith('zoo:') || (has(request.userInfo.groups) && request.userInfo.groups.exists(g, g.startsWith('zoo:')))`
-	// claimsExpr is every tenant a zoo: identity names, in order.
+	// claimsExpr is every tenant a zoo: identity names, in order. The group
+	// of all tenants' administrators ($ADMINSGROUP) names none.
 	claimsExpr = `(request.userInfo.username.startsWith('zoo:') ? [request.userInfo.username.split(':')[1]] : []) +
-  (has(request.userInfo.groups) ? request.userInfo.groups : []).filter(g, g.startsWith('zoo:')).map(g, g.startsWith('$TENANTGROUP') ? g.substring(size('$TENANTGROUP')) : g.split(':')[1])`
+  (has(request.userInfo.groups) ? request.userInfo.groups : []).filter(g, g.startsWith('zoo:') && g != '$ADMINSGROUP').map(g, g.startsWith('$TENANTGROUP') ? g.substring(size('$TENANTGROUP')) : g.split(':')[1])`
+	// zooTenantExpr is the tenant a zoo: identity acts for (the first it
+	// names; IdentityPolicy refuses more than one), or '' when it names
+	// none, which every policy refuses.
+	zooTenantExpr = `((` + claimsExpr + `) + [''])[0]`
 	// saTenantExpr is the tenant of a ServiceAccount writing into one of its
 	// tenant's namespaces, else ''.
 	saTenantExpr = `request.userInfo.username.startsWith('system:serviceaccount:') && size(request.userInfo.username.split(':')) == 4 &&
@@ -117,7 +122,7 @@ func tenantPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				v("saTenant", saTenantExpr),
 				v("saNsTenant", saNsTenantExpr),
 				v("judged", "variables.isZoo || variables.saTenant != '' || variables.saNsTenant != ''"),
-				v("tenant", "variables.isZoo ? ("+claimsExpr+")[0] : variables.saTenant != '' ? variables.saTenant : variables.saNsTenant"),
+				v("tenant", "variables.isZoo ? "+zooTenantExpr+" : variables.saTenant != '' ? variables.saTenant : variables.saNsTenant"),
 				// Empty request fields are absent in CEL, hence the has().
 				v("ns", "has(request.namespace) ? request.namespace : ''"),
 				v("subres", "has(request.subResource) ? request.subResource : ''"),
@@ -200,6 +205,7 @@ func tenantValidations(forbidden *metav1.StatusReason) []admissionv1.Validation 
 		MessageExpression: cel("'ClusterRoles of tenant ' + variables.tenant + ' may not aggregate into other roles, and may only aggregate roles selected by $LABEL=' + variables.tenant"),
 		Reason:            forbidden,
 	}}
+	rules = append(rules, membershipValidations(forbidden)...)
 	rules = append(rules, refValidations(forbidden)...)
 	rules = append(rules, statusFieldValidations(forbidden)...)
 	rules = append(rules, admissionv1.Validation{
@@ -215,4 +221,27 @@ func tenantValidations(forbidden *metav1.StatusReason) []admissionv1.Validation 
 		rules[i].Expression = "!variables.judged || (" + rules[i].Expression + ")"
 	}
 	return rules
+}
+
+// membershipValidations keep what makes the tenant a member
+// (TenantRBAC) out of its own hands: like the API server of any cluster, a
+// tenant may not delete its default, kube-system and kube-public namespaces
+// (kube-system holds its MembershipRoleBinding), nor delete a RoleBinding
+// that names the registry identity (its bindings may not name it at all, so
+// it cannot change one either).
+func membershipValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {
+	immortal := make([]string, 0, 3)
+	for _, ns := range []string{"default", "kube-system", "kube-public"} {
+		immortal = append(immortal, "variables.prefix + "+quote(ns))
+	}
+	return []admissionv1.Validation{{
+		Expression:        "!variables.isNamespace || request.operation != 'DELETE' || !(variables.reqName in [" + strings.Join(immortal, ", ") + "])",
+		MessageExpression: "'namespaces \\'' + variables.reqName + '\\' is forbidden: this namespace may not be deleted'",
+		Reason:            forbidden,
+	}, {
+		Expression: cel(`!variables.isRBAC || request.resource.resource != 'rolebindings' || request.operation != 'DELETE' || oldObject == null ||
+  !has(oldObject.subjects) || !oldObject.subjects.exists(s, s.kind == 'ServiceAccount' && has(s.namespace) && s.namespace == '$REGISTRY_NS' && s.name == '$REGISTRY_SA')`),
+		MessageExpression: "'RoleBinding ' + variables.reqName + ' makes tenant ' + variables.tenant + ' a member of the cluster; kubectl-zoo keeps it'",
+		Reason:            forbidden,
+	}}
 }

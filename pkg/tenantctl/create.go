@@ -181,10 +181,11 @@ func (c *Client) preflight(ctx context.Context, t translate.Tenant) (map[string]
 }
 
 // reconcile applies everything of the tenant in an order that never leaves
-// it with rights before its confinement: the record (which IdentityPolicy
-// needs, through TenantRBAC, before a zoo: identity of the tenant may write)
-// first, then namespaces and roles, the admins' cluster-wide rights last.
-// TenantPolicy needs nothing per tenant: it judges by identity and labels.
+// it with rights before its confinement: the record first, then namespaces,
+// roles and the admins' RoleBindings, the membership (TenantRBAC), without
+// which IdentityPolicy refuses every write of the tenant's zoo: identities,
+// last. The confinement itself needs nothing per tenant: the policies judge
+// by identity and labels.
 func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tenant, rules map[string][]rbacv1.PolicyRule) (*CreateResult, error) {
 	record, err := tenant.ToUnstructured()
 	if err != nil {
@@ -194,16 +195,11 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tena
 	if _, err := c.apply(ctx, record, false); err != nil {
 		return nil, err
 	}
-	roles, bindings, err := TenantRBAC(tenant)
-	if err != nil {
-		return nil, err
-	}
 	level, err := PodSecurityLevel(tenant)
 	if err != nil {
 		return nil, err
 	}
-	first := []runtime.Object{roles[0], bindings[0]}
-	var second []runtime.Object
+	var first, second []runtime.Object
 	var namespaces []string
 	for _, local := range StandardNamespaces {
 		ns := &corev1.Namespace{
@@ -237,13 +233,13 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tena
 	for _, cr := range TenantClusterRoles(t, func(name string) []rbacv1.PolicyRule { return rules[name] }) {
 		first = append(first, cr)
 	}
-	for _, b := range bindings[1:] {
-		second = append(second, b)
-	}
 	for _, batch := range [][]runtime.Object{first, second} {
 		if err := c.applyParallel(ctx, batch); err != nil {
 			return nil, err
 		}
+	}
+	if err := c.applyMembership(ctx, t, tenant); err != nil { // membership.go
+		return nil, err
 	}
 	if err := c.applyKubernetesService(ctx, t); err != nil { // apiservice.go
 		return nil, err

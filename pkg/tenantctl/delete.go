@@ -59,22 +59,13 @@ func (c *Client) DeleteTenant(ctx context.Context, name string, opts DeleteOptio
 	}
 	res := &DeleteResult{}
 
-	// Revoke the tenant's cluster-wide rights first, so that it cannot make
+	// Revoke the tenant's membership first, so that it cannot make
 	// anything new while the rest goes.
-	for _, kn := range []struct{ kind, name string }{
-		{"clusterrolebinding", AdminsBindingName(t)},
-		{"clusterrolebinding", TenantBindingName(t)},
-		{"clusterrole", TenantBindingName(t)},
-	} {
-		deleted, err := c.deleteExact(ctx, kn.kind, kn.name, t)
-		if err != nil {
-			return nil, err
-		}
-		if deleted {
-			found = true
-			progress("%s.rbac.authorization.k8s.io/%s deleted", kn.kind, kn.name)
-		}
+	revoked, err := c.revokeMembership(ctx, t, progress) // membership.go
+	if err != nil {
+		return nil, err
 	}
+	found = found || revoked
 
 	namespaces, err := c.tenantNamespaces(ctx, t)
 	if err != nil {

@@ -15,12 +15,15 @@ import (
 )
 
 // InstallObjects returns, in apply order, the cluster-side pieces of
-// kubectl-zoo: the Tenant CRD, the ClusterRoles, the admission policies and
-// the binding of IdentityPolicy.
+// kubectl-zoo: the Tenant CRD, the ClusterRoles, the one ClusterRoleBinding,
+// the admission policies and their bindings.
 func InstallObjects() []runtime.Object {
 	objs := []runtime.Object{TenantCRD()}
 	for _, r := range InstallClusterRoles() {
 		objs = append(objs, r)
+	}
+	for _, b := range InstallClusterRoleBindings() {
+		objs = append(objs, b)
 	}
 	policies, bindings := InstallPolicies()
 	for _, p := range policies {

@@ -44,14 +44,39 @@ var StandardNamespaces = []string{"default", "kube-system", "kube-public", "kube
 // own copy of (upstream "<tenant>-<name>"), tenant-local names.
 var StandardClusterRoles = []string{"cluster-admin", "admin", "edit", "view"}
 
-// TenantBindingName names the per-tenant objects kubectl-zoo keeps outside
-// the tenant's prefix: the ClusterRole and ClusterRoleBinding that make the
-// tenant's identities members of the tenant ("zoo-tenant-<tenant>").
-func TenantBindingName(t translate.Tenant) string { return "zoo-tenant-" + t.Name() }
+// MembershipRoleBinding names the RoleBinding (TenantRBAC) that makes a
+// tenant a member of the cluster, in its MembershipNamespace.
+const MembershipRoleBinding = "zoo-tenant-membership"
 
-// AdminsBindingName names the ClusterRoleBinding that gives the tenant's
-// admins TenantClusterClusterRole ("zoo-tenant-<tenant>-admins").
-func AdminsBindingName(t translate.Tenant) string { return TenantBindingName(t) + "-admins" }
+// The tenant registry identity: a ServiceAccount that need not exist, which
+// every tenant's MembershipRoleBinding names. It may get tenants (and use
+// the tenant's Pod Security level) exactly in the MembershipNamespace of an
+// existing tenant, so the admission policies ask the authorizer about it to
+// learn whether x is a tenant: one authorization of one namespace's
+// bindings, never a walk over the tenants.
+const (
+	RegistryNamespace      = "zoo-system"
+	RegistryServiceAccount = "zoo-tenant-registry"
+)
+
+// MembershipNamespaceSuffix ends the name of every tenant's
+// MembershipNamespace: "<tenant>-kube-system".
+const MembershipNamespaceSuffix = "-kube-system"
+
+// MembershipNamespace is the namespace that holds the tenant's
+// MembershipRoleBinding: its kube-system, which the tenant may not delete
+// (as in every cluster).
+func MembershipNamespace(t translate.Tenant) string { return t.Name() + MembershipNamespaceSuffix }
+
+// MembershipClusterRole names the ClusterRole a MembershipRoleBinding of a
+// tenant at Pod Security level grants the registry identity.
+func MembershipClusterRole(level string) string { return "zoo-tenant-member-" + level }
+
+// legacyBindingName and legacyAdminsBindingName name the per-tenant
+// ClusterRole and ClusterRoleBindings of kubectl-zoo before 0.3; `tenant
+// create` and `tenant delete` remove them where they are left.
+func legacyBindingName(t translate.Tenant) string       { return "zoo-tenant-" + t.Name() }
+func legacyAdminsBindingName(t translate.Tenant) string { return legacyBindingName(t) + "-admins" }
 
 // OwnerLabels are the labels that mark an upstream object as the tenant's.
 func OwnerLabels(t translate.Tenant) map[string]string {

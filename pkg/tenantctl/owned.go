@@ -110,13 +110,18 @@ func (c *Client) sweepClusterScoped(ctx context.Context, t translate.Tenant, pro
 }
 
 // deleteExact deletes one of kubectl-zoo's per-tenant objects by its exact
-// name, after checking it is labeled as the tenant's.
-func (c *Client) deleteExact(ctx context.Context, kind, name string, t translate.Tenant) (bool, error) {
-	gvr := map[string]schema.GroupVersionResource{
+// namespace ("" when cluster-scoped) and name, after checking it is labeled
+// as the tenant's.
+func (c *Client) deleteExact(ctx context.Context, kind, namespace, name string, t translate.Tenant) (bool, error) {
+	gvr, ok := map[string]schema.GroupVersionResource{
 		"clusterrole":        {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"},
 		"clusterrolebinding": {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"},
+		"rolebinding":        {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"},
 	}[kind]
-	u, err := c.Dynamic.Resource(gvr).Get(ctx, name, metav1.GetOptions{})
+	if !ok {
+		return false, fmt.Errorf("deleteExact: unknown kind %q", kind)
+	}
+	u, err := c.Dynamic.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
@@ -127,7 +132,7 @@ func (c *Client) deleteExact(ctx context.Context, kind, name string, t translate
 		return false, nil
 	}
 	uid := u.GetUID()
-	err = c.Dynamic.Resource(gvr).Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	err = c.Dynamic.Resource(gvr).Namespace(namespace).Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return false, fmt.Errorf("delete %s %s: %w", kind, name, err)
 	}

@@ -31,9 +31,11 @@ var (
 // the TenantPolicy admission policy confines every write they allow; reads
 // of these cluster-scoped kinds are not confined (see docs/security.md). It
 // grants no namespaced reads cluster-wide, and nothing on admission
-// configuration, APIServices, CSRs or kubectl-zoo's own API.
+// configuration, APIServices, CSRs or kubectl-zoo's own API. One
+// MembershipClusterRole per Pod Security level is what a tenant's
+// MembershipRoleBinding grants the registry identity.
 func InstallClusterRoles() []*rbacv1.ClusterRole {
-	return []*rbacv1.ClusterRole{{
+	roles := []*rbacv1.ClusterRole{{
 		TypeMeta:   clusterRoleType,
 		ObjectMeta: metav1.ObjectMeta{Name: TenantAdminClusterRole, Labels: managedLabels()},
 		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}}},
@@ -41,6 +43,34 @@ func InstallClusterRoles() []*rbacv1.ClusterRole {
 		TypeMeta:   clusterRoleType,
 		ObjectMeta: metav1.ObjectMeta{Name: TenantClusterClusterRole, Labels: managedLabels()},
 		Rules:      tenantClusterRules(),
+	}}
+	for _, level := range translate.PodSecurityLevels {
+		roles = append(roles, &rbacv1.ClusterRole{
+			TypeMeta:   clusterRoleType,
+			ObjectMeta: metav1.ObjectMeta{Name: MembershipClusterRole(level), Labels: managedLabels()},
+			Rules: []rbacv1.PolicyRule{{
+				APIGroups: []string{translate.APIGroup}, Resources: []string{TenantResource}, Verbs: []string{"get"},
+			}, {
+				APIGroups: []string{translate.APIGroup}, Resources: []string{PodSecurityLevelResource},
+				ResourceNames: []string{level}, Verbs: []string{"use"},
+			}},
+		})
+	}
+	return roles
+}
+
+// InstallClusterRoleBindings returns the only ClusterRoleBinding of the
+// security model: translate.AdminsGroup, the administrators of every
+// tenant, gets TenantClusterClusterRole. The API server's RBAC authorizer
+// scans every ClusterRoleBinding for every request it authorizes (of every
+// user and controller in the cluster), so kubectl-zoo keeps their number
+// constant: nothing per tenant is a ClusterRoleBinding.
+func InstallClusterRoleBindings() []*rbacv1.ClusterRoleBinding {
+	return []*rbacv1.ClusterRoleBinding{{
+		TypeMeta:   clusterRoleBindingType,
+		ObjectMeta: metav1.ObjectMeta{Name: TenantClusterClusterRole, Labels: managedLabels()},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: TenantClusterClusterRole},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: translate.AdminsGroup}},
 	}}
 }
 
@@ -95,53 +125,33 @@ func tenantClusterRules() []rbacv1.PolicyRule {
 	)
 }
 
-// TenantRBAC returns the cluster-wide RBAC of one tenant, all outside its
-// prefix and labeled with its name:
-//   - ClusterRole and ClusterRoleBinding TenantBindingName: the tenant group
-//     may get its own Tenant record. The IdentityPolicy checks exactly this
-//     right to tell that a zoo: identity belongs to an existing tenant. The
-//     registry ServiceAccount is bound too: StoragePolicy asks whether it may
-//     get a Tenant record to tell a tenant's class name from the platform's.
-//     It also grants `use` of the tenant's Pod Security level
-//     (PodSecurityLevelResource), which MetadataPolicy checks when the
-//     tenant creates a namespace.
-//   - ClusterRoleBinding AdminsBindingName: the admins get
-//     TenantClusterClusterRole.
-func TenantRBAC(tenant *Tenant) ([]*rbacv1.ClusterRole, []*rbacv1.ClusterRoleBinding, error) {
+// TenantRBAC returns the one object that makes a tenant a member of the
+// cluster: the RoleBinding MembershipRoleBinding in the tenant's
+// MembershipNamespace, which binds the registry identity (the ServiceAccount
+// RegistryNamespace/RegistryServiceAccount, which need not exist) to
+// MembershipClusterRole of the tenant's Pod Security level. The admission
+// policies ask the authorizer, for one namespace, whether the registry
+// identity may get tenants there (the tenant exists) and use the level
+// (a namespace of the tenant may be created at it): RBAC answers from the
+// bindings of that one namespace, so the answer costs the same however many
+// tenants exist. A tenant can neither make such a binding (TenantPolicy: its
+// bindings name only its own subjects) nor delete it, nor delete the
+// namespace.
+func TenantRBAC(tenant *Tenant) (*rbacv1.RoleBinding, error) {
 	t, err := tenant.TenantOf()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	level, err := PodSecurityLevel(tenant)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	member := &rbacv1.ClusterRole{
-		TypeMeta:   clusterRoleType,
-		ObjectMeta: metav1.ObjectMeta{Name: TenantBindingName(t), Labels: tenantManagedLabels(t)},
-		Rules: []rbacv1.PolicyRule{{
-			APIGroups: []string{translate.APIGroup}, Resources: []string{TenantResource},
-			ResourceNames: []string{t.Name()}, Verbs: []string{"get"},
-		}, {
-			APIGroups: []string{translate.APIGroup}, Resources: []string{PodSecurityLevelResource},
-			ResourceNames: []string{level}, Verbs: []string{"use"},
-		}},
-	}
-	members := &rbacv1.ClusterRoleBinding{
-		TypeMeta:   clusterRoleBindingType,
-		ObjectMeta: metav1.ObjectMeta{Name: TenantBindingName(t), Labels: tenantManagedLabels(t)},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: TenantBindingName(t)},
-		// The registry identity tells StoragePolicy that the tenant exists.
-		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: t.TenantGroup()},
-			{Kind: rbacv1.ServiceAccountKind, Namespace: RegistryNamespace, Name: RegistryServiceAccount}},
-	}
-	admins := &rbacv1.ClusterRoleBinding{
-		TypeMeta:   clusterRoleBindingType,
-		ObjectMeta: metav1.ObjectMeta{Name: AdminsBindingName(t), Labels: tenantManagedLabels(t)},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: TenantClusterClusterRole},
-		Subjects:   adminSubjects(t, tenant.Spec.Admins),
-	}
-	return []*rbacv1.ClusterRole{member}, []*rbacv1.ClusterRoleBinding{members, admins}, nil
+	return &rbacv1.RoleBinding{
+		TypeMeta:   roleBindingType,
+		ObjectMeta: metav1.ObjectMeta{Name: MembershipRoleBinding, Namespace: MembershipNamespace(t), Labels: tenantManagedLabels(t)},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: MembershipClusterRole(level)},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: RegistryNamespace, Name: RegistryServiceAccount}},
+	}, nil
 }
 
 // NamespaceRBAC returns the RoleBinding(s) that give the tenant's admins

@@ -49,17 +49,47 @@ func TestNamespaceRBAC(t *testing.T) {
 	assert.ErrorContains(t, err, "reserved")
 }
 
+// TestTenantRBAC: a tenant's membership is one RoleBinding in its own
+// kube-system, which names the registry identity only; nothing per tenant is
+// cluster-wide.
 func TestTenantRBAC(t *testing.T) {
-	roles, bindings, err := TenantRBAC(&Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme"}, Spec: TenantSpec{Admins: []string{"admin"}}})
-	require.NoError(t, err)
-	require.Len(t, roles, 1)
-	require.Len(t, bindings, 2)
-	assert.Equal(t, "zoo-tenant-acme", roles[0].Name)
-	assert.Equal(t, []string{"acme"}, roles[0].Rules[0].ResourceNames, "membership must name only the tenant's own record")
-	assert.Equal(t, "zoo:tenant:acme", bindings[0].Subjects[0].Name)
-	assert.Equal(t, "zoo-tenant-acme-admins", bindings[1].Name)
-	assert.Equal(t, TenantClusterClusterRole, bindings[1].RoleRef.Name)
-	assert.Equal(t, "zoo:acme:admin", bindings[1].Subjects[0].Name)
+	for _, level := range translate.PodSecurityLevels {
+		t.Run(level, func(t *testing.T) {
+			rec := &Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme", Annotations: map[string]string{translate.PodSecurityLevelAnnotation: level}},
+				Spec: TenantSpec{Admins: []string{"admin"}}}
+			rb, err := TenantRBAC(rec)
+			require.NoError(t, err)
+			assert.Equal(t, "acme-kube-system", rb.Namespace)
+			assert.Equal(t, MembershipRoleBinding, rb.Name)
+			assert.Equal(t, rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "zoo-tenant-member-" + level}, rb.RoleRef)
+			assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: RegistryNamespace, Name: RegistryServiceAccount}}, rb.Subjects)
+			assert.Equal(t, "acme", rb.Labels[translate.TenantLabel])
+		})
+	}
+}
+
+// TestInstallRBACIsConstant: the ClusterRoles and ClusterRoleBindings of the
+// security model do not depend on any tenant, and the one binding grants
+// the cluster-scoped rights to the administrators' group only.
+func TestInstallRBACIsConstant(t *testing.T) {
+	bindings := InstallClusterRoleBindings()
+	require.Len(t, bindings, 1)
+	assert.Equal(t, TenantClusterClusterRole, bindings[0].RoleRef.Name)
+	assert.Equal(t, []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "Group", Name: translate.AdminsGroup}}, bindings[0].Subjects)
+	members := map[string]*rbacv1.ClusterRole{}
+	for _, r := range InstallClusterRoles() {
+		members[r.Name] = r
+	}
+	for _, level := range translate.PodSecurityLevels {
+		r := members[MembershipClusterRole(level)]
+		require.NotNil(t, r, level)
+		require.Len(t, r.Rules, 2)
+		assert.Equal(t, []string{TenantResource}, r.Rules[0].Resources)
+		assert.Equal(t, []string{"get"}, r.Rules[0].Verbs)
+		assert.Equal(t, []string{PodSecurityLevelResource}, r.Rules[1].Resources)
+		assert.Equal(t, []string{level}, r.Rules[1].ResourceNames, "a member may create namespaces at its own level only")
+		assert.Equal(t, []string{"use"}, r.Rules[1].Verbs)
+	}
 }
 
 // TestTenantClusterGrantsNoNamespacedReads: the cluster-wide role of tenant

@@ -29,7 +29,7 @@ const EnforcementTimeout = 30 * time.Second
 // by TenantPolicy for this tenant.
 func (c *Client) waitEnforced(ctx context.Context, t translate.Tenant, admin, level string) error {
 	cfg := rest.CopyConfig(c.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: t.UpstreamUser(admin), Groups: []string{t.TenantGroup()}}
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: t.UpstreamUser(admin), Groups: t.UpstreamGroups(nil, true)}
 	as, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("create impersonating client: %w", err)

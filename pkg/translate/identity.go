@@ -12,7 +12,32 @@ const (
 	// DefaultAdminUser is the tenant user `serve` acts as without --user, and
 	// the administrator `tenant create` makes without --admin.
 	DefaultAdminUser = "admin"
+	// AdminsGroup is the upstream group of every tenant's administrators
+	// (the users a Tenant names in spec.admins), whatever their tenant. One
+	// ClusterRoleBinding grants it the cluster-scoped rights of tenant
+	// admins, so their number does not grow with the tenants; admission
+	// confines every write to the tenant the identity names. It names no
+	// tenant and no tenant-local group maps to it (UpstreamGroup always
+	// makes "zoo:<tenant>:<group>"), so a tenant can never bind it.
+	AdminsGroup = IdentityPrefix + "admins"
 )
+
+// UpstreamGroups returns the upstream groups of a tenant user in the
+// tenant-local groups: the tenant group first, then each group mapped by
+// UpstreamGroup, and AdminsGroup when the user is one of the tenant's
+// administrators.
+func (t Tenant) UpstreamGroups(groups []string, admin bool) []string {
+	out := []string{t.TenantGroup()}
+	for _, g := range groups {
+		if ug := t.UpstreamGroup(g); ug != t.TenantGroup() {
+			out = append(out, ug)
+		}
+	}
+	if admin {
+		out = append(out, AdminsGroup)
+	}
+	return out
+}
 
 // TenantGroup returns the upstream group every identity of the tenant is in:
 // "zoo:tenant:<tenant>".

@@ -88,7 +88,7 @@ func setUp(ctx context.Context, c config, cluster *kubecluster.Cluster, dir stri
 	e := &env{admin: admin, cluster: cluster, dir: dir}
 
 	direct := rest.CopyConfig(cluster.Config)
-	direct.Impersonate = rest.ImpersonationConfig{UserName: "zoo:" + benchTenant + ":admin", Groups: []string{"zoo:tenant:" + benchTenant}}
+	direct.Impersonate = rest.ImpersonationConfig{UserName: "zoo:" + benchTenant + ":admin", Groups: []string{"zoo:tenant:" + benchTenant, "zoo:admins"}}
 	e.endpoints = append(e.endpoints, &endpoint{name: "direct", config: direct, prefix: benchTenant + "-"})
 
 	pass, err := startPassthrough(ctx, c, cluster)
@@ -112,7 +112,7 @@ func setUp(ctx context.Context, c config, cluster *kubecluster.Cluster, dir stri
 func startPassthrough(ctx context.Context, c config, cluster *kubecluster.Cluster) (*endpoint, error) {
 	cmd := exec.CommandContext(ctx, filepath.Join(c.kubeBin, "kubectl"), "proxy", "--port=0",
 		"--kubeconfig", cluster.Kubeconfig,
-		"--as", "zoo:"+benchTenant+":admin", "--as-group", "zoo:tenant:"+benchTenant)
+		"--as", "zoo:"+benchTenant+":admin", "--as-group", "zoo:tenant:"+benchTenant, "--as-group", "zoo:admins")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err

@@ -33,7 +33,7 @@ func tenantUpstreamClient(t *testing.T) (*http.Client, string) {
 	t.Helper()
 	cfg, err := clientcmd.BuildConfigFromFlags("", framework.Cluster().Kubeconfig)
 	require.NoError(t, err)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: "zoo:acme:admin", Groups: []string{"zoo:tenant:acme"}}
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "zoo:acme:admin", Groups: []string{"zoo:tenant:acme", "zoo:admins"}}
 	cfg.NextProtos = []string{"http/1.1"}
 	c, err := rest.HTTPClientFor(cfg)
 	require.NoError(t, err)

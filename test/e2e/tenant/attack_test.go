@@ -69,7 +69,7 @@ func TestAttackSuite(t *testing.T) {
 	createTenant(t, "beta")
 	framework.Kubectl(t, "create", "secret", "generic", "topsecret", "-n", "beta-default", "--from-literal=k=v")
 	dev := []string{"--as", "zoo:acme:dev", "--as-group", "zoo:tenant:acme"}
-	admin := []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme"}
+	admin := []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme", "--as-group", "zoo:admins"}
 
 	// Positive controls: what a tenant may do works, so the denials below
 	// are the boundary and not a broken setup.
@@ -97,7 +97,7 @@ func TestAttackSuite(t *testing.T) {
 	// apply NamespaceRBAC as the admin) gives its admins rights there, and
 	// only there.
 	ctx := t.Context()
-	adminClient, _ := impersonating(t, "zoo:acme:admin", "zoo:tenant:acme")
+	adminClient, _ := impersonating(t, "zoo:acme:admin", "zoo:tenant:acme", translate.AdminsGroup)
 	tenant := &tenantctl.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme"}, Spec: tenantctl.TenantSpec{Admins: []string{"admin"}}}
 	freshLabels := tenantctl.OwnerLabels(translate.MustTenant("acme"))
 	freshLabels[translate.PodSecurityEnforce] = translate.DefaultPodSecurityLevel // zoo-tenant-metadata asks for the level
@@ -217,9 +217,18 @@ spec: {ports: [{port: 443}], externalIPs: [203.0.113.10]}
 		{name: "admin makes the API server dial a conversion URL", stdin: strings.Replace(crd("dials", "acme-dial.example.com"), "  scope: Namespaced",
 			"  scope: Namespaced\n  conversion: {strategy: Webhook, webhook: {conversionReviewVersions: [v1], clientConfig: {url: \"https://203.0.113.11/convert\"}}}", 1),
 			args: append(admin, "create", "-f", "-"), denial: "may not name a conversion webhook URL"},
-		{name: "identity of two tenants", args: []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme", "--as-group", "zoo:tenant:beta", "create", "configmap", "two", "-n", "acme-default"}, denial: "ValidatingAdmissionPolicy 'zoo-"},
+		{name: "identity of two tenants", args: []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme", "--as-group", "zoo:admins", "--as-group", "zoo:tenant:beta", "create", "configmap", "two", "-n", "acme-default"}, denial: "ValidatingAdmissionPolicy 'zoo-"},
 		{name: "identity without its tenant group", args: []string{"--as", "zoo:acme:admin", "create", "configmap", "nogroup", "-n", "acme-default"}, denial: byIdentity},
 		{name: "identity of a tenant that does not exist", args: []string{"--as", "zoo:ghost:admin", "--as-group", "zoo:tenant:ghost", "create", "namespace", "ghost-x"}, denial: byRBAC},
+		{name: "admin identity of a tenant that does not exist", stdin: "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: ghost-x, labels: {" + label + ": ghost}}\n",
+			args: []string{"--as", "zoo:ghost:admin", "--as-group", "zoo:tenant:ghost", "--as-group", translate.AdminsGroup, "create", "-f", "-"}, denial: "tenant ghost does not exist"},
+		{name: "admins group without a tenant", args: []string{"--as", "mallory", "--as-group", translate.AdminsGroup, "create", "namespace", "mallory-x"}, denial: "ValidatingAdmissionPolicy 'zoo-"},
+		{name: "admin deletes its kube-system", args: append(admin, "delete", "namespace", "acme-kube-system"), denial: "this namespace may not be deleted"},
+		{name: "admin deletes its default namespace", args: append(admin, "delete", "namespace", "acme-default"), denial: "this namespace may not be deleted"},
+		{name: "admin deletes the tenant's membership", args: append(admin, "delete", "rolebinding", tenantctl.MembershipRoleBinding, "-n", "acme-kube-system"),
+			denial: "kubectl-zoo keeps it"},
+		{name: "admin binds the registry identity to forge a membership", args: append(admin, "create", "rolebinding", "forged", "-n", "acme-default",
+			"--clusterrole="+tenantctl.TenantAdminClusterRole, "--serviceaccount="+tenantctl.RegistryNamespace+":"+tenantctl.RegistryServiceAccount), denial: byAdmission},
 	}
 	for _, a := range attacks {
 		t.Run(a.name, func(t *testing.T) {

@@ -72,7 +72,7 @@ func TestPlatformMetadataUpstream(t *testing.T) {
 	install(t)
 	createTenant(t, "acme")
 	createTenant(t, "beta")
-	admin := []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme"}
+	admin := []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme", "--as-group", "zoo:admins"}
 	sa := serviceAccountKubeconfig(t)
 
 	// The platform's labels are in place and visible to the tenant.
@@ -164,7 +164,7 @@ func TestPriorityUpstream(t *testing.T) {
 	install(t)
 	createTenant(t, "acme")
 	createTenant(t, "beta")
-	admin := []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme"}
+	admin := []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme", "--as-group", "zoo:admins"}
 	sa := serviceAccountKubeconfig(t)
 	before := platformSnapshot(t)
 
@@ -272,7 +272,7 @@ func kubectlOK(t *testing.T, stdin string, args ...string) string {
 // kubeconfig with its token.
 func serviceAccountKubeconfig(t *testing.T) string {
 	t.Helper()
-	admin := []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme"}
+	admin := []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme", "--as-group", "zoo:admins"}
 	kubectlOK(t, "", append(admin, "create", "serviceaccount", "builder", "-n", "acme-default")...)
 	kubectlOK(t, "", append(admin, "create", "rolebinding", "builder", "-n", "acme-default",
 		"--clusterrole="+tenantctl.TenantAdminClusterRole, "--serviceaccount=acme-default:builder")...)

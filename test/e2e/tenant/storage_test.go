@@ -80,8 +80,8 @@ func TestStorageAttacksUpstream(t *testing.T) {
 	install(t)
 	createTenant(t, "acme")
 	createTenant(t, "beta")
-	admin := []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme"}
-	betaAdmin := []string{"--as", "zoo:beta:admin", "--as-group", "zoo:tenant:beta"}
+	admin := []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme", "--as-group", "zoo:admins"}
+	betaAdmin := []string{"--as", "zoo:beta:admin", "--as-group", "zoo:tenant:beta", "--as-group", "zoo:admins"}
 	apply := func(who []string, manifest string) framework.Result {
 		t.Helper()
 		return kubectl(t, manifest, append(append([]string{}, who...), "apply", "-f", "-")...)
@@ -244,12 +244,12 @@ provisioner: kubernetes.io/no-provisioner
 func TestStorageBinderIsJudged(t *testing.T) {
 	install(t)
 	createTenant(t, "acme")
-	admin := []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme"}
+	admin := []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme", "--as-group", "zoo:admins"}
 	res := kubectl(t, pvcYAML("acme-default", "early", "gamma-x", ""), append(admin, "create", "-f", "-")...)
 	require.NoError(t, res.Err, "no tenant gamma yet: gamma-x is a platform class name; %s", res.Stderr)
 	createTenant(t, "gamma")
 	res = kubectl(t, pvYAML("gamma-pv", "gamma-x", "zoo.kubectl-zoo.io/tenant: gamma", ""),
-		"--as", "zoo:gamma:admin", "--as-group", "zoo:tenant:gamma", "create", "-f", "-")
+		"--as", "zoo:gamma:admin", "--as-group", "zoo:tenant:gamma", "--as-group", "zoo:admins", "create", "-f", "-")
 	require.NoError(t, res.Err, res.Stderr)
 	t.Cleanup(func() {
 		framework.Run(context.Background(), nil, framework.KubectlPath(), "--kubeconfig", framework.Cluster().Kubeconfig,

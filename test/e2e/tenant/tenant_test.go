@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
@@ -70,7 +71,7 @@ func TestTenantCreateEnforcesAtOnce(t *testing.T) {
 	start := time.Now()
 	createTenant(t, "speedy")
 	t.Logf("tenant create took %s", time.Since(start))
-	res := kubectl(t, "", "--as", "zoo:speedy:admin", "--as-group", "zoo:tenant:speedy", "create", "namespace", "notspeedy")
+	res := kubectl(t, "", "--as", "zoo:speedy:admin", "--as-group", "zoo:tenant:speedy", "--as-group", "zoo:admins", "create", "namespace", "notspeedy")
 	require.Error(t, res.Err)
 	assert.Contains(t, res.Stderr, "tenant speedy may only write")
 }
@@ -82,10 +83,10 @@ func TestTenantCreateIsIdempotent(t *testing.T) {
 	createTenant(t, "idem")
 	framework.Kubectl(t, "delete", "clusterrole", "idem-view")
 	// A namespace the tenant made itself gets the new admins too.
-	res := kubectl(t, "", "--as", "zoo:idem:admin", "--as-group", "zoo:tenant:idem", "create", "namespace", "idem-own", "--dry-run=client", "-o", "yaml")
+	res := kubectl(t, "", "--as", "zoo:idem:admin", "--as-group", "zoo:tenant:idem", "--as-group", "zoo:admins", "create", "namespace", "idem-own", "--dry-run=client", "-o", "yaml")
 	require.NoError(t, res.Err)
 	res = kubectl(t, strings.Replace(res.Stdout, "metadata:\n", "metadata:\n  labels: {zoo.kubectl-zoo.io/tenant: idem, pod-security.kubernetes.io/enforce: baseline}\n", 1),
-		"--as", "zoo:idem:admin", "--as-group", "zoo:tenant:idem", "create", "-f", "-")
+		"--as", "zoo:idem:admin", "--as-group", "zoo:tenant:idem", "--as-group", "zoo:admins", "create", "-f", "-")
 	require.NoError(t, res.Err, res.Stderr)
 	out := mustZoo(t, "tenant", "create", "idem", "--admin", "alice", "--admin", "bob")
 	assert.Contains(t, out, "tenant/idem configured")
@@ -102,7 +103,7 @@ func TestTenantCreateIsIdempotent(t *testing.T) {
 // custom resource.
 func seed(t *testing.T, tenant string) {
 	t.Helper()
-	as := []string{"--as", "zoo:" + tenant + ":admin", "--as-group", "zoo:tenant:" + tenant}
+	as := []string{"--as", "zoo:" + tenant + ":admin", "--as-group", "zoo:tenant:" + tenant, "--as-group", "zoo:admins"}
 	manifest := fmt.Sprintf(`apiVersion: v1
 kind: Namespace
 metadata:
@@ -151,8 +152,8 @@ func state(t *testing.T, tenant string) map[string]string {
 	for _, args := range [][]string{
 		{"get", "namespace", tenant + "-default", tenant + "-kube-system", tenant + "-extra"},
 		{"get", "configmap", "-n", tenant + "-default", "cfg"},
-		{"get", "clusterrole", tenant + "-viewer", tenant + "-admin", "zoo-tenant-" + tenant},
-		{"get", "clusterrolebinding", "zoo-tenant-" + tenant, "zoo-tenant-" + tenant + "-admins"},
+		{"get", "clusterrole", tenant + "-viewer", tenant + "-admin"},
+		{"get", "rolebinding", "-n", tenantctl.MembershipNamespace(translate.MustTenant(tenant)), tenantctl.MembershipRoleBinding},
 		{"get", "crd", "crontabs." + tenant + "-stable.example.com"},
 		{"get", "crontabs." + tenant + "-stable.example.com", "-n", tenant + "-default", "x"},
 		{"get", "tenant", tenant},
@@ -244,8 +245,8 @@ rules: []
 			assert.True(t, apierrors.IsNotFound(err), "namespace %s%s: %v", gone, ns, err)
 		}
 		for _, args := range [][]string{
-			{"clusterrole", gone + "-viewer"}, {"clusterrole", gone + "-admin"}, {"clusterrole", "zoo-tenant-" + gone},
-			{"clusterrolebinding", "zoo-tenant-" + gone + "-admins"}, {"crd", "crontabs." + gone + "-stable.example.com"},
+			{"clusterrole", gone + "-viewer"}, {"clusterrole", gone + "-admin"},
+			{"rolebinding", "-n", gone + "-kube-system", tenantctl.MembershipRoleBinding}, {"crd", "crontabs." + gone + "-stable.example.com"},
 			{"tenant", gone},
 		} {
 			res := kubectl(t, "", append([]string{"get"}, args...)...)
