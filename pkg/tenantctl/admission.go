@@ -110,9 +110,9 @@ func identityPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				Expression: "size(variables.claims) > 0 ? variables.claims[0] : ''",
 			}},
 			Validations: []admissionv1.Validation{{
-				Expression:        "size(variables.claims) > 0",
-				Message:           cel("the group $ADMINSGROUP is only for the administrators of a tenant, with the tenant's own identity"),
-				Reason:            ptr.To(metav1.StatusReasonForbidden),
+				Expression: "size(variables.claims) > 0",
+				Message:    cel("the group $ADMINSGROUP is only for the administrators of a tenant, with the tenant's own identity"),
+				Reason:     ptr.To(metav1.StatusReasonForbidden),
 			}, {
 				Expression:        "variables.claims.all(c, c == variables.tenant)",
 				MessageExpression: "'a request may act for one tenant only, not for ' + variables.claims.join(', ')",

@@ -184,7 +184,7 @@ func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				// grants `use` of it (TenantRBAC): one authorizer call of
 				// one namespace's bindings, no lookup.
 				Expression: cel(`!variables.judged || !variables.nsCreate ||
-  (variables.level != '' && `+memberCheck("variables.tenant", PodSecurityLevelResource, "variables.level", "use")+`)`),
+  (variables.level != '' && ` + memberCheck("variables.tenant", PodSecurityLevelResource, "variables.level", "use") + `)`),
 				MessageExpression: `'a namespace of tenant ' + variables.tenant + ' must be created with the label ` + translate.PodSecurityEnforce +
 					` at the tenant\'s Pod Security level, not ' + (variables.level == '' ? '(none)' : variables.level)`,
 				Reason: forbidden,

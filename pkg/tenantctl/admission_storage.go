@@ -126,7 +126,7 @@ func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
 				Expression: storageCEL(`variables.resource != 'persistentvolumeclaims' || variables.nsTenant == '' || !variables.classChanged ||
   variables.classes.all(c, c == '' || c.startsWith(variables.nsTenant + '-') || !c.matches('^[a-z][a-z0-9]{0,11}-.') ||
     c.split('-')[0] in $RESERVED ||
-    !`+memberCheck("c.split('-')[0]", TenantResource, "", "get")+`)`),
+    !` + memberCheck("c.split('-')[0]", TenantResource, "", "get") + `)`),
 				MessageExpression: storageCEL(`'claims in namespaces of tenant ' + variables.nsTenant +
   ' may not ask for another tenant\'s storage class: ' + variables.classes.join(', ')`),
 				Reason: forbidden,
