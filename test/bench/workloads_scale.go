@@ -86,6 +86,11 @@ func runScale(ctx context.Context, c config, few *env) ([]result, error) {
 			return nil, err
 		}
 	}
+	for _, s := range sides {
+		if err := s.prepareReads(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if _, err := timeWrites(ctx, c, sides, "warm-up"); err != nil {
 		return nil, err
 	}
@@ -93,7 +98,23 @@ func runScale(ctx context.Context, c config, few *env) ([]result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return scaleResults(c, sides, times), nil
+	out := scaleResults(c, sides, times)
+	for _, step := range []struct {
+		name string
+		run  func(ctx context.Context, c config, sides []*side) ([]result, error)
+	}{
+		{"reads through serve", timeReads},
+		{"tenant commands", timeTenantCommands},
+	} {
+		t0 := time.Now()
+		rs, err := step.run(ctx, c, sides)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", step.name, err)
+		}
+		logf("scale: %s took %s", step.name, time.Since(t0).Round(time.Second))
+		out = append(out, rs...)
+	}
+	return out, nil
 }
 
 // prepare makes the admin's namespace and the writers of one side.
