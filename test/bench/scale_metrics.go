@@ -78,6 +78,20 @@ func metricSum(m metrics, name string, match map[string]string) (sum float64, ok
 	return sum, true
 }
 
+// upstreamWatches counts the watches the API server is serving now, all
+// clients together (the gauge apiserver_longrunning_requests, verb WATCH).
+func upstreamWatches(ctx context.Context, e *env) (float64, error) {
+	m, err := apiserverMetrics(ctx, e)
+	if err != nil {
+		return 0, err
+	}
+	n, ok := metricSum(m, "apiserver_longrunning_requests", map[string]string{"verb": "WATCH"})
+	if !ok {
+		return 0, fmt.Errorf("kube-apiserver serves no apiserver_longrunning_requests")
+	}
+	return n, nil
+}
+
 // compactEtcd compacts etcd's history up to its current revision through
 // the v3 JSON gateway, so that its database holds only live objects and the
 // sizes of two clusters compare what they store rather than how much each

@@ -116,7 +116,14 @@ func runScale(ctx context.Context, c config, few *env) ([]result, error) {
 		logf("scale: %s took %s", step.name, time.Since(t0).Round(time.Second))
 		out = append(out, rs...)
 	}
-	return out, nil
+	// Last: it adds two tenants to the few side.
+	t0 = time.Now()
+	rs, err := runSpread(ctx, c, few)
+	if err != nil {
+		return nil, fmt.Errorf("namespaces per tenant: %w", err)
+	}
+	logf("scale: namespaces per tenant took %s", time.Since(t0).Round(time.Second))
+	return append(out, rs...), nil
 }
 
 // prepare makes the admin's namespace and the writers of one side.
