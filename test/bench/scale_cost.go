@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
 )
 
 // upstreamCost are the figures of what one side's upstream holds.
@@ -134,7 +135,9 @@ func countObjects(ctx context.Context, e *env) (map[string]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("discovery: %w", err)
 	}
-	md, err := metadata.NewForConfig(e.cluster.Config)
+	cfg := rest.CopyConfig(e.cluster.Config)
+	cfg.QPS, cfg.Burst = -1, 0 // one list per kind, no need to pace them
+	md, err := metadata.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -179,14 +179,27 @@ func growTo(ctx context.Context, c config, e *env, n int) error {
 		return err
 	}
 	todo := n - have
+	t0 := time.Now()
 	return inParallel(ctx, todo, c.scaleParallel, func(i int) error {
 		name := fmt.Sprintf("s%d", i)
-		out, err := exec.CommandContext(ctx, c.zoo, "--kubeconfig", e.cluster.Kubeconfig, "tenant", "create", name).CombinedOutput()
+		// tenant create resumes where it failed; a run of thousands of
+		// tenants should not end on one that timed out waiting for the API
+		// server to enforce its boundary, so it gets two more tries.
+		var err error
+		for try := range 3 {
+			var out []byte
+			out, err = exec.CommandContext(ctx, c.zoo, "--kubeconfig", e.cluster.Kubeconfig, "tenant", "create", name).CombinedOutput()
+			if err == nil {
+				break
+			}
+			err = fmt.Errorf("tenant create %s: %w: %s", name, err, out)
+			logf("scale: try %d: %v", try+1, err)
+		}
 		if err != nil {
-			return fmt.Errorf("tenant create %s: %w: %s", name, err, out)
+			return err
 		}
 		if done := i + 1; done%250 == 0 {
-			logf("scale: %d of %d tenants created", done, todo)
+			logf("scale: %d of %d tenants created in %s", done, todo, time.Since(t0).Round(time.Second))
 		}
 		return nil
 	})
