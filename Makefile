@@ -78,12 +78,14 @@ bench: build kube ## The proxy's cost beside the direct upstream and a pass-thro
 	go test -run='^$$' -bench=. -benchmem ./pkg/translate
 	go run ./test/bench -kube-bin $(KUBE_BIN) -zoo bin/kubectl-zoo -out bench/results.json
 
-# The scale workload: write latency, as the cluster admin, as a tenant
-# identity directly and through serve, with 2 tenants and with TENANTS.
+# The scale workload, 2 tenants against TENANTS: write latency (as the cluster
+# admin, as a tenant identity directly and through serve), reads through serve,
+# the tenant commands, what a tenant costs the upstream; then one tenant with
+# 200 namespaces against one with 1. `go run ./test/bench -h` lists the knobs.
 TENANTS ?= 1000
 
 .PHONY: bench-scale
-bench-scale: build kube ## What the number of tenants costs a write: 2 tenants against TENANTS (1000)
+bench-scale: build kube ## What the number of tenants costs (writes, reads, tenant commands, upstream objects/bytes/RSS): 2 tenants against TENANTS (1000)
 	go run ./test/bench -kube-bin $(KUBE_BIN) -zoo bin/kubectl-zoo -only scale -tenants $(TENANTS) -out bench/scale-results.json
 
 # The Kubernetes conformance suite (e2e.test) directly and through serve.

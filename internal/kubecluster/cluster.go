@@ -50,6 +50,10 @@ type Cluster struct {
 	Config *rest.Config
 	// Server is the apiserver's URL.
 	Server string
+	// EtcdServer is etcd's client URL (plain HTTP on loopback). Besides the
+	// etcd API it serves etcd's /metrics and the v3 JSON gateway (/v3/...),
+	// for tools that measure what the cluster stores.
+	EtcdServer string
 	// NodeName is the kwok node pods are scheduled to.
 	NodeName string
 	// LogFile is the file `kubectl logs` returns for every container.
@@ -110,6 +114,7 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 	}
 	etcdPort, etcdPeerPort, apiPort, kwokPort := ports[0], ports[1], ports[2], ports[3]
 	c.Server = "https://127.0.0.1:" + strconv.Itoa(apiPort)
+	c.EtcdServer = "http://127.0.0.1:" + strconv.Itoa(etcdPort)
 
 	if err := c.writePKI(); err != nil {
 		return nil, err

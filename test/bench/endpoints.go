@@ -57,10 +57,15 @@ type env struct {
 
 func (e *env) close() {
 	for _, ep := range e.endpoints {
-		if ep.cmd != nil && ep.cmd.Process != nil {
-			_ = ep.cmd.Process.Signal(syscall.SIGTERM)
-			_ = ep.cmd.Wait()
-		}
+		ep.stop()
+	}
+}
+
+// stop ends the endpoint's proxy process, if it has one.
+func (e *endpoint) stop() {
+	if e.cmd != nil && e.cmd.Process != nil {
+		_ = e.cmd.Process.Signal(syscall.SIGTERM)
+		_ = e.cmd.Wait()
 	}
 }
 
@@ -98,7 +103,7 @@ func setUp(ctx context.Context, c config, cluster *kubecluster.Cluster, dir stri
 	}
 	e.endpoints = append(e.endpoints, pass)
 
-	proxied, err := startServe(ctx, c, cluster, dir)
+	proxied, err := startServe(ctx, c, cluster, dir, benchTenant)
 	if err != nil {
 		e.close()
 		return nil, err
@@ -134,12 +139,15 @@ func startPassthrough(ctx context.Context, c config, cluster *kubecluster.Cluste
 	return ep, nil
 }
 
-// startServe runs `kubectl zoo serve` for the tenant with profiling on a free
+// startServe runs `kubectl zoo serve` for tenant with profiling on a free
 // loopback port, reads the profile URL from its output and the kubeconfig it
 // writes.
-func startServe(ctx context.Context, c config, cluster *kubecluster.Cluster, dir string) (*endpoint, error) {
+func startServe(ctx context.Context, c config, cluster *kubecluster.Cluster, dir, tenant string) (*endpoint, error) {
 	kubeconfig := filepath.Join(dir, "zoo.kubeconfig")
-	cmd := exec.CommandContext(ctx, c.zoo, "serve", "--tenant", benchTenant,
+	if tenant != benchTenant {
+		kubeconfig = filepath.Join(dir, "zoo-"+tenant+".kubeconfig")
+	}
+	cmd := exec.CommandContext(ctx, c.zoo, "serve", "--tenant", tenant,
 		"--kubeconfig", cluster.Kubeconfig, "--kubeconfig-out", kubeconfig, "--profile-address", "127.0.0.1:0")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -269,13 +277,10 @@ func processCPUSeconds(pid int) (float64, bool) {
 	return (utime + stime) / userHZ, true
 }
 
-// rssKiB returns the resident set size (VmRSS) and its peak (VmHWM) of the
-// endpoint's proxy process, in KiB.
-func (e *endpoint) rssKiB() (rss, peak float64, ok bool) {
-	if e.cmd == nil || e.cmd.Process == nil {
-		return 0, 0, false
-	}
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", e.cmd.Process.Pid))
+// processRSSKiB returns the resident set size (VmRSS) and its peak (VmHWM)
+// of process pid, in KiB.
+func processRSSKiB(pid int) (rss, peak float64, ok bool) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, 0, false
 	}
@@ -289,4 +294,13 @@ func (e *endpoint) rssKiB() (rss, peak float64, ok bool) {
 		}
 	}
 	return rss, peak, true
+}
+
+// rssKiB returns the resident set size (VmRSS) and its peak (VmHWM) of the
+// endpoint's proxy process, in KiB.
+func (e *endpoint) rssKiB() (rss, peak float64, ok bool) {
+	if e.cmd == nil || e.cmd.Process == nil {
+		return 0, 0, false
+	}
+	return processRSSKiB(e.cmd.Process.Pid)
 }

@@ -39,6 +39,12 @@ type config struct {
 	tenants                int
 	scaleWrites            int
 	scaleParallel          int
+	scaleReads             int
+	tenantOps, tenantLists int
+	spreadNamespaces       int
+	spreadConfigMaps       int
+	spreadLists            int
+	spreadInformers        int
 	only                   map[string]bool
 	profiles               string
 }
@@ -61,6 +67,13 @@ func main() {
 	flag.IntVar(&c.tenants, "tenants", 1000, "tenants in the scale workload")
 	flag.IntVar(&c.scaleWrites, "scale-writes", 300, "create+delete rounds per writer in the scale workload, at each tenant count")
 	flag.IntVar(&c.scaleParallel, "scale-parallel", 8, "`kubectl zoo tenant create` runs at once while the scale workload adds tenants")
+	flag.IntVar(&c.scaleReads, "scale-reads", 200, "rounds of the GETs and LISTs through serve in the scale workload, at each tenant count")
+	flag.IntVar(&c.tenantOps, "scale-tenant-ops", 20, "tenants `kubectl zoo tenant create` and `tenant delete --wait` add and remove one by one, at each tenant count")
+	flag.IntVar(&c.tenantLists, "scale-tenant-lists", 10, "`kubectl zoo tenant list` runs at each tenant count")
+	flag.IntVar(&c.spreadNamespaces, "spread-namespaces", 200, "namespaces of the tenant whose ConfigMaps are spread out (the scale workload's other axis)")
+	flag.IntVar(&c.spreadConfigMaps, "spread-configmaps", 5, "ConfigMaps per namespace of that tenant (besides kube-root-ca.crt)")
+	flag.IntVar(&c.spreadLists, "spread-lists", 20, "all-namespaces LISTs (and one-namespace LISTs) of those ConfigMaps")
+	flag.IntVar(&c.spreadInformers, "spread-informers", 5, "informers started (and synced) over those ConfigMaps")
 	flag.StringVar(&c.profiles, "profiles", "", "directory to save the proxy's heap and goroutine profiles in while the watches are open")
 	only := flag.String("only", "", "comma-separated workloads to run (get, list, create, watch, watches-open, tenant-create, scale); all but scale by default")
 	flag.Parse()

@@ -64,30 +64,27 @@ func timeWrites(ctx context.Context, c config, sides []*side, tag string) (map[s
 			out[s.name].idleCPU[name] = (v - idle0[s.name][name]) * 1e3 / idleWindow.Seconds()
 		}
 	}
-	type turn struct {
-		s *side
-		w *writer
-	}
-	var turns []turn
-	for k := range sides[0].writers {
-		for _, s := range sides {
-			turns = append(turns, turn{s, s.writers[k]})
-		}
+	names := make([]string, len(sides[0].writers))
+	for k, w := range sides[0].writers {
+		names[k] = w.name
 	}
 	t0 := time.Now()
-	for i := range c.scaleWrites {
-		for k := range turns {
-			t := turns[(i+k)%len(turns)]
-			name := fmt.Sprintf("scale-%s-%d", tag, i)
-			start := time.Now()
-			if _, err := t.w.cs.CoreV1().ConfigMaps(t.w.ns).Create(ctx, configMap(name, 64), metav1.CreateOptions{}); err != nil {
-				return nil, fmt.Errorf("%s, %s: create: %w", t.s.name, t.w.name, err)
-			}
-			if err := t.w.cs.CoreV1().ConfigMaps(t.w.ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
-				return nil, fmt.Errorf("%s, %s: delete: %w", t.s.name, t.w.name, err)
-			}
-			out[t.s.name].latency[t.w.name] = append(out[t.s.name].latency[t.w.name], time.Since(start))
+	lat, err := takeTurns(ctx, sideNames(sides), names, c.scaleWrites, func(ctx context.Context, si, k, i int) error {
+		w := sides[si].writers[k]
+		name := fmt.Sprintf("scale-%s-%d", tag, i)
+		if _, err := w.cs.CoreV1().ConfigMaps(w.ns).Create(ctx, configMap(name, 64), metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create: %w", err)
 		}
+		if err := w.cs.CoreV1().ConfigMaps(w.ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			return fmt.Errorf("delete: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range sides {
+		out[s.name].latency = lat[s.name]
 	}
 	elapsed := time.Since(t0).Seconds()
 	for _, s := range sides {
@@ -98,4 +95,65 @@ func timeWrites(ctx context.Context, c config, sides []*side, tag string) (map[s
 		}
 	}
 	return out, nil
+}
+
+// takeTurns runs rounds rounds of the operations named names on every side
+// (sides are names too; op gets the indexes) and returns how long each took,
+// by side and operation. In a round the operations and sides take turns
+// (each operation on one side, then on the next), starting one further each
+// round, so that every side samples the same moments of the machine's noise
+// and none always goes first.
+func takeTurns(ctx context.Context, sides, names []string, rounds int, op func(ctx context.Context, side, k, i int) error) (map[string]map[string][]time.Duration, error) {
+	type turn struct{ side, k int }
+	var turns []turn
+	out := map[string]map[string][]time.Duration{}
+	for _, s := range sides {
+		out[s] = map[string][]time.Duration{}
+	}
+	for k := range names {
+		for si := range sides {
+			turns = append(turns, turn{si, k})
+		}
+	}
+	for i := range rounds {
+		for j := range turns {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			t := turns[(i+j)%len(turns)]
+			start := time.Now()
+			if err := op(ctx, t.side, t.k, i); err != nil {
+				return nil, fmt.Errorf("%s, %s: %w", sides[t.side], names[t.k], err)
+			}
+			out[sides[t.side]][names[t.k]] = append(out[sides[t.side]][names[t.k]], time.Since(start))
+		}
+	}
+	return out, nil
+}
+
+// sideNames names the sides for takeTurns.
+func sideNames(sides []*side) []string {
+	out := make([]string, len(sides))
+	for i, s := range sides {
+		out[i] = s.name
+	}
+	return out
+}
+
+// latencyRows turns paired durations into a p50 and a p99 row per
+// operation: baseline from the side named few, scaled from the one named
+// many.
+func latencyRows(workload string, tenants int, lat map[string]map[string][]time.Duration, few, many string, names []string) []result {
+	var out []result
+	for _, name := range names {
+		for _, p := range []struct {
+			name string
+			pct  float64
+		}{{"p50", 50}, {"p99", 99}} {
+			b, s := ms(percentile(lat[few][name], p.pct)), ms(percentile(lat[many][name], p.pct))
+			out = append(out, result{Workload: workload, Metric: name + ", " + p.name, Unit: "ms",
+				Baseline: &b, Scaled: &s, Tenants: tenants})
+		}
+	}
+	return out
 }

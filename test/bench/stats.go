@@ -27,6 +27,13 @@ type result struct {
 	Baseline *float64 `json:"baseline,omitempty"`
 	Scaled   *float64 `json:"scaled,omitempty"`
 	Tenants  int      `json:"tenants,omitempty"`
+	// PerTenant is (Scaled-Baseline)/(Tenants-2): what one tenant adds,
+	// for the figures of what the upstream holds.
+	PerTenant *float64 `json:"perTenant,omitempty"`
+	// Namespaces, when set, makes Baseline and Scaled the figures of one
+	// tenant with its objects in 1 namespace and in Namespaces namespaces
+	// (the scale workload's other axis); Tenants is then 0.
+	Namespaces int `json:"namespaces,omitempty"`
 }
 
 func (r *result) set(endpoint string, v float64) {
@@ -81,13 +88,16 @@ func cell(v *float64) string {
 
 // printTable prints the figures with the ratios proxied/direct and
 // proxied/pass-through, then the scale figures with the ratio of N tenants
-// to 2.
+// to 2 (and what one tenant adds), then those of 200 namespaces to 1.
 func printTable(w io.Writer, results []result) {
-	var plain, scale []result
+	var plain, scale, spread []result
 	for _, r := range results {
-		if r.Scaled != nil {
+		switch {
+		case r.Scaled != nil && r.Namespaces > 0:
+			spread = append(spread, r)
+		case r.Scaled != nil:
 			scale = append(scale, r)
-		} else {
+		default:
 			plain = append(plain, r)
 		}
 	}
@@ -100,16 +110,25 @@ func printTable(w io.Writer, results []result) {
 			cell(r.Direct), cell(r.Passthrough), cell(r.Proxied), ratio(r.Proxied, r.Direct), ratio(r.Proxied, r.Passthrough))
 	}
 	_ = tw.Flush()
-	if len(scale) == 0 {
-		return
+	if len(scale) > 0 {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "WORKLOAD\tMETRIC\tUNIT\t2 TENANTS\t%d TENANTS\tRATIO\tPER TENANT\n", scale[0].Tenants)
+		for _, r := range scale {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Workload, r.Metric, r.Unit, cell(r.Baseline), cell(r.Scaled),
+				ratio(r.Scaled, r.Baseline), cell(r.PerTenant))
+		}
+		_ = tw.Flush()
 	}
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "WORKLOAD\tMETRIC\tUNIT\t2 TENANTS\t%d TENANTS\tRATIO\n", scale[0].Tenants)
-	for _, r := range scale {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Workload, r.Metric, r.Unit, cell(r.Baseline), cell(r.Scaled), ratio(r.Scaled, r.Baseline))
+	if len(spread) > 0 {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "WORKLOAD\tMETRIC\tUNIT\t1 NAMESPACE\t%d NAMESPACES\tRATIO\n", spread[0].Namespaces)
+		for _, r := range spread {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Workload, r.Metric, r.Unit, cell(r.Baseline), cell(r.Scaled), ratio(r.Scaled, r.Baseline))
+		}
+		_ = tw.Flush()
 	}
-	_ = tw.Flush()
 }
 
 func writeJSON(path string, results []result) error {

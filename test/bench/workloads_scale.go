@@ -36,12 +36,17 @@ type side struct {
 	name    string
 	env     *env
 	writers []*writer
+	// proxied is the bench tenant's client through `kubectl zoo serve`.
+	proxied kubernetes.Interface
 }
 
-// runScale measures what the number of tenants costs a write: a ConfigMap
-// create+delete, as the cluster admin (every write in the cluster pays the
+// runScale measures what the number of tenants costs: a write (a ConfigMap
+// create+delete) as the cluster admin (every write in the cluster pays the
 // admission policies), as the tenant identity directly upstream, and through
-// `kubectl zoo serve`.
+// `kubectl zoo serve`; GETs and LISTs through serve (timeReads); what the
+// upstream holds per tenant (measureCost); the tenant commands
+// (timeTenantCommands). Then the other axis, namespaces per tenant
+// (runSpread).
 //
 // It compares two clusters that run side by side, one with 2 tenants and one
 // with c.tenants (made with `kubectl zoo tenant create`), and the writes take
@@ -76,8 +81,15 @@ func runScale(ctx context.Context, c config, few *env) ([]result, error) {
 		return nil, err
 	}
 	logf("scale: %d tenants created in %s", c.tenants, time.Since(t0).Round(time.Second))
-	if err := settle(ctx, many); err != nil {
-		return nil, err
+	for _, s := range sides {
+		if err := settle(ctx, c, s.env); err != nil {
+			return nil, err
+		}
+	}
+	for _, s := range sides {
+		if err := s.prepareReads(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := timeWrites(ctx, c, sides, "warm-up"); err != nil {
 		return nil, err
@@ -86,7 +98,32 @@ func runScale(ctx context.Context, c config, few *env) ([]result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return scaleResults(c, sides, times), nil
+	out := scaleResults(c, sides, times)
+	for _, step := range []struct {
+		name string
+		run  func(ctx context.Context, c config, sides []*side) ([]result, error)
+	}{
+		{"reads through serve", timeReads},
+		// After the reads: serve has read the tenants for the shared lists.
+		{"what the upstream holds", measureCost},
+		{"tenant commands", timeTenantCommands},
+	} {
+		t0 := time.Now()
+		rs, err := step.run(ctx, c, sides)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", step.name, err)
+		}
+		logf("scale: %s took %s", step.name, time.Since(t0).Round(time.Second))
+		out = append(out, rs...)
+	}
+	// Last: it adds two tenants to the few side.
+	t0 = time.Now()
+	rs, err := runSpread(ctx, c, few)
+	if err != nil {
+		return nil, fmt.Errorf("namespaces per tenant: %w", err)
+	}
+	logf("scale: namespaces per tenant took %s", time.Since(t0).Round(time.Second))
+	return append(out, rs...), nil
 }
 
 // prepare makes the admin's namespace and the writers of one side.
@@ -107,6 +144,9 @@ func (s *side) prepare(ctx context.Context) error {
 			return err
 		}
 		s.writers = append(s.writers, &writer{name: label, cs: cs, ns: ep.ns("default")})
+		if ep.name == "proxied" {
+			s.proxied = cs
+		}
 	}
 	return nil
 }
@@ -123,19 +163,12 @@ func scaleResults(c config, sides []*side, times map[string]*writeTimes) []resul
 		out = append(out, result{Workload: "idle, no writes", Metric: fig + " CPU", Unit: "ms/s",
 			Baseline: &bi, Scaled: &si, Tenants: c.tenants})
 	}
+	var names []string
 	for _, w := range sides[0].writers {
-		for _, p := range []struct {
-			name string
-			pct  float64
-		}{{"p50", 50}, {"p99", 99}} {
-			b, s := ms(percentile(few.latency[w.name], p.pct)), ms(percentile(many.latency[w.name], p.pct))
-			out = append(out, result{
-				Workload: "write (create+delete ConfigMap)", Metric: w.name + ", " + p.name, Unit: "ms",
-				Baseline: &b, Scaled: &s, Tenants: c.tenants,
-			})
-		}
+		names = append(names, w.name)
 	}
-	return out
+	lat := map[string]map[string][]time.Duration{sides[0].name: few.latency, sides[1].name: many.latency}
+	return append(out, latencyRows("write (create+delete ConfigMap)", c.tenants, lat, sides[0].name, sides[1].name, names)...)
 }
 
 // growTo runs `kubectl zoo tenant create` until the cluster of e has n
@@ -146,20 +179,44 @@ func growTo(ctx context.Context, c config, e *env, n int) error {
 		return err
 	}
 	todo := n - have
+	t0 := time.Now()
+	return inParallel(ctx, todo, c.scaleParallel, func(i int) error {
+		name := fmt.Sprintf("s%d", i)
+		// tenant create resumes where it failed; a run of thousands of
+		// tenants should not end on one that timed out waiting for the API
+		// server to enforce its boundary, so it gets two more tries.
+		var err error
+		for try := range 3 {
+			var out []byte
+			out, err = exec.CommandContext(ctx, c.zoo, "--kubeconfig", e.cluster.Kubeconfig, "tenant", "create", name).CombinedOutput()
+			if err == nil {
+				break
+			}
+			err = fmt.Errorf("tenant create %s: %w: %s", name, err, out)
+			logf("scale: try %d: %v", try+1, err)
+		}
+		if err != nil {
+			return err
+		}
+		if done := i + 1; done%250 == 0 {
+			logf("scale: %d of %d tenants created in %s", done, todo, time.Since(t0).Round(time.Second))
+		}
+		return nil
+	})
+}
+
+// inParallel runs do(0..n-1) on workers goroutines and returns the first
+// error.
+func inParallel(ctx context.Context, n, workers int, do func(i int) error) error {
 	var next atomic.Int64
 	var failed atomic.Value
 	var wg sync.WaitGroup
-	for range c.scaleParallel {
+	for range workers {
 		wg.Go(func() {
-			for i := next.Add(1) - 1; i < int64(todo) && ctx.Err() == nil; i = next.Add(1) - 1 {
-				name := fmt.Sprintf("s%d", i)
-				out, err := exec.CommandContext(ctx, c.zoo, "--kubeconfig", e.cluster.Kubeconfig, "tenant", "create", name).CombinedOutput()
-				if err != nil {
-					failed.Store(fmt.Errorf("tenant create %s: %w: %s", name, err, out))
+			for i := next.Add(1) - 1; i < int64(n) && ctx.Err() == nil && failed.Load() == nil; i = next.Add(1) - 1 {
+				if err := do(int(i)); err != nil {
+					failed.Store(err)
 					return
-				}
-				if done := i + 1; done%250 == 0 {
-					logf("scale: %d of %d tenants created", done, todo)
 				}
 			}
 		})
@@ -172,11 +229,16 @@ func growTo(ctx context.Context, c config, e *env, n int) error {
 }
 
 // settle waits until the controllers have caught up with the new namespaces
-// (each has its default ServiceAccount), and a little more, so that the
-// writes measured after it do not share the machine with that burst.
-func settle(ctx context.Context, e *env) error {
+// (each has its default ServiceAccount and its kube-root-ca.crt ConfigMap),
+// and a little more, so that the writes measured after it do not share the
+// machine with that burst. The controllers write at 20 requests/s each
+// (kube-controller-manager's default client rate), so a large run may have to
+// wait a long time: 4 namespaces a tenant, 5000 tenants, 1000 s.
+func settle(ctx context.Context, c config, e *env) error {
 	t0 := time.Now()
-	err := wait.PollUntilContextTimeout(ctx, time.Second, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
+	timeout := 10*time.Minute + time.Duration(c.tenants)*250*time.Millisecond
+	var behind string
+	err := wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, func(ctx context.Context) (bool, error) {
 		nss, err := e.admin.CoreV1().Namespaces().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 		if err != nil {
 			return false, err
@@ -185,10 +247,15 @@ func settle(ctx context.Context, e *env) error {
 		if err != nil {
 			return false, err
 		}
-		return len(sas.Items) >= len(nss.Items), nil
+		cms, err := e.admin.CoreV1().ConfigMaps("").List(ctx, metav1.ListOptions{ResourceVersion: "0", FieldSelector: "metadata.name=kube-root-ca.crt"})
+		if err != nil {
+			return false, err
+		}
+		behind = fmt.Sprintf("%d namespaces, %d default ServiceAccounts, %d kube-root-ca.crt", len(nss.Items), len(sas.Items), len(cms.Items))
+		return len(sas.Items) >= len(nss.Items) && len(cms.Items) >= len(nss.Items), nil
 	})
 	if err != nil {
-		return fmt.Errorf("wait for the controllers to catch up: %w", err)
+		return fmt.Errorf("wait for the controllers to catch up (%s): %w", behind, err)
 	}
 	logf("scale: controllers caught up in %s", time.Since(t0).Round(time.Second))
 	select {

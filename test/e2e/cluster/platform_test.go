@@ -8,6 +8,8 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
+	"io"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -131,4 +133,20 @@ spec:
 		return strings.Contains(res.Stderr, "e2e policy forbids this name")
 	}, 30*time.Second, 500*time.Millisecond)
 	framework.Kubectl(t, "create", "configmap", "allowed-cm", "-n", "default")
+}
+
+// TestEtcdServesMetrics checks that Cluster.EtcdServer reaches etcd's
+// /metrics with the database size figures make bench-scale reads.
+func TestEtcdServesMetrics(t *testing.T) {
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, framework.Cluster().EtcdServer+"/metrics", nil)
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	for _, name := range []string{"etcd_mvcc_db_total_size_in_bytes", "etcd_mvcc_db_total_size_in_use_in_bytes"} {
+		assert.Contains(t, string(body), "\n"+name+" ", name)
+	}
 }
