@@ -46,4 +46,3 @@ func TestRestoreDocument(t *testing.T) {
 		})
 	}
 }
-
