@@ -97,13 +97,11 @@ func rowsCEL(annotation bool, extra func(translate.PlatformKey) string) string {
 		if _, seen := byResource[row.Resource]; !seen {
 			order = append(order, row.Resource)
 		}
-		k := "k"
-		if row.FoldCase {
-			k = "k.lowerAscii()"
-		}
-		test := k + " == " + quote(row.Key)
+		// Exact keys: the variants of a FoldCase row are zoo-tenant-storage's
+		// to refuse (rule 5, for every writer, with its own message).
+		test := "k == " + quote(row.Key)
 		if strings.HasSuffix(row.Key, "/") {
-			test = k + ".startsWith(" + quote(row.Key) + ")"
+			test = "k.startsWith(" + quote(row.Key) + ")"
 		}
 		if cond != "" {
 			test = "(" + test + " && " + cond + ")"

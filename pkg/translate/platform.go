@@ -79,9 +79,10 @@ type PlatformKey struct {
 	// annotation "false" makes no class the default, and neither does its
 	// absence).
 	Allowed string
-	// FoldCase matches the key without regard to case, so that its
-	// variants are refused too (the storage policy refuses them for every
-	// writer; the proxy and zoo-tenant-metadata agree with it).
+	// FoldCase makes the proxy match the key without regard to case, so
+	// that its variants are refused too, as zoo-tenant-storage refuses them
+	// upstream for every writer (zoo-tenant-metadata leaves the variants
+	// to it and judges the exact key).
 	FoldCase bool
 }
 

@@ -162,7 +162,8 @@ provisioner: kubernetes.io/no-provisioner
 		assert.Contains(t, res.Stderr, "storageclass.kubernetes.io/is-default-class")
 		assert.NotContains(t, res.Stderr, "ValidatingAdmissionPolicy", "the proxy refuses it before the upstream")
 		acme.k(t, "annotate", "storageclass", "bronze", "storageclass.kubernetes.io/is-default-class-", "storageclass.beta.kubernetes.io/is-default-class-")
-		assert.Empty(t, admin(t, "get", "storageclass", "acme-bronze", "-o", "jsonpath={.metadata.annotations}"))
+		assert.Equal(t, "[] []", admin(t, "get", "storageclass", "acme-bronze", "-o",
+			`jsonpath=[{.metadata.annotations.storageclass\.kubernetes\.io/is-default-class}] [{.metadata.annotations.storageclass\.beta\.kubernetes\.io/is-default-class}]`))
 		acme.k(t, "annotate", "storageclass", "bronze", "storageclass.kubernetes.io/is-default-class=false")
 		acme.apply(t, `apiVersion: networking.k8s.io/v1
 kind: IngressClass

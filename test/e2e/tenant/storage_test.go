@@ -240,7 +240,8 @@ provisioner: kubernetes.io/no-provisioner
 		res := kubectl(t, "", append(admin, args...)...)
 		require.NoError(t, res.Err, "%v: %s", args, res.Stderr)
 	}
-	assert.Equal(t, `{"storageclass.beta.kubernetes.io/is-default-class":"false"}`, field(t, "{.metadata.annotations}", "get", "storageclass", "acme-silver"))
+	assert.Equal(t, "[] [false]", field(t, `[{.metadata.annotations.storageclass\.kubernetes\.io/is-default-class}] [{.metadata.annotations.storageclass\.beta\.kubernetes\.io/is-default-class}]`,
+		"get", "storageclass", "acme-silver"))
 	for _, value := range []string{"true", "yes"} {
 		res = kubectl(t, "", append(admin, "annotate", "storageclass", "acme-silver", "--overwrite", "storageclass.beta.kubernetes.io/is-default-class="+value)...)
 		require.Error(t, res.Err, value)
