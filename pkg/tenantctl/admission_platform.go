@@ -172,8 +172,14 @@ func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
 		}
 		// A key may keep its value; a key with an Allowed value may take it,
 		// or go.
-		return fmt.Sprintf(`%[1]s.filter(k, (%[3]s) && !(k in %[2]s && %[2]s[k] == %[1]s[k]) && !(%[4]s) && !(%[5]s)) +
-  %[2]s.filter(k, (%[3]s) && !(k in %[1]s) && !(%[6]s))`, cur, old, p, exempt, allowedCEL(annotation, cur), removableCEL(annotation))
+		unless := func(pred string) string {
+			if pred == "false" {
+				return ""
+			}
+			return " && !(" + pred + ")"
+		}
+		return fmt.Sprintf(`%[1]s.filter(k, (%[3]s) && !(k in %[2]s && %[2]s[k] == %[1]s[k])%[4]s%[5]s) +
+  %[2]s.filter(k, (%[3]s) && !(k in %[1]s)%[6]s)`, cur, old, p, unless(exempt), unless(allowedCEL(annotation, cur)), unless(removableCEL(annotation)))
 	}
 	return &admissionv1.ValidatingAdmissionPolicy{
 		TypeMeta:   policyType,
