@@ -10,29 +10,19 @@ out=${2:?usage: build-kube.sh VERSION OUTDIR KWOK_VERSION}
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 kwok_version=${3:?usage: build-kube.sh VERSION OUTDIR KWOK_VERSION}
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=hack/lib.sh
+source "$here/lib.sh"
 stamp="$out/.complete"
-# The contents only, not the paths: worktrees of one repository share the cache.
-want="kubernetes=$version kwok=$kwok_version modsum=$(cat "$here/kube/go.sum" "$here/kube/go.mod" | sha256sum | cut -c1-16)"
+want="kubernetes=$version kwok=$kwok_version modsum=$(modsum "$here/kube")"
 
-if [[ -f $stamp && $(cat "$stamp") == "$want" ]]; then
+if is_built "$stamp" "$want"; then
   exit 0
 fi
-
-pinned=$(cd "$here/kube" && go list -m -f '{{.Version}}' k8s.io/kubernetes)
-if [[ $pinned != "$version" ]]; then
-  echo "hack/kube/go.mod pins k8s.io/kubernetes $pinned, but $version was asked for; update hack/kube/go.mod" >&2
-  exit 1
-fi
+check_pin "$here/kube" "$version"
 
 mkdir -p "$out"
 rm -f "$stamp"
-minor=${version#v*.}; minor=${minor%%.*}
-major=${version#v}; major=${major%%.*}
-ldflags="-s -w"
-for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-  ldflags+=" -X $pkg.gitVersion=$version -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor"
-  ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
-done
+ldflags=$(kube_ldflags "$version")
 
 echo "building Kubernetes $version control plane into $out (first time only; takes several minutes)" >&2
 (

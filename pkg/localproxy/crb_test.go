@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	rbacv1 "k8s.io/api/rbac/v1"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/crbstore"
 )
 
 // fakeRBAC is a fake upstream with the tenant's namespaces, one stored
@@ -78,7 +78,7 @@ func TestClusterRoleBindingCreate(t *testing.T) {
 	require.NoError(t, json.Unmarshal(f.stored, &stored))
 	assert.Equal(t, "acme-readers", stored.Name)
 	assert.Empty(t, stored.Subjects, "no subjects upstream")
-	assert.Contains(t, stored.Annotations[tenantctl.SubjectsAnnotation], "zoo:acme:dev")
+	assert.Contains(t, stored.Annotations[crbstore.SubjectsAnnotation], "zoo:acme:dev")
 
 	assert.Len(t, f.rbWrites, 2, "one RoleBinding per tenant namespace, none in acmeb-x: %v", f.rbWrites)
 	for _, ns := range []string{"acme-default", "acme-web"} {
@@ -99,7 +99,7 @@ func TestClusterRoleBindingCreate(t *testing.T) {
 
 	t.Run("new namespace", func(t *testing.T) {
 		clear(f.rbWrites)
-		require.NoError(t, p.materializeInto(t.Context(), "acme-later"))
+		require.NoError(t, p.grants.MaterializeInto(t.Context(), "acme-later"))
 		assert.Contains(t, f.rbWrites, "POST /apis/rbac.authorization.k8s.io/v1/namespaces/acme-later/rolebindings?")
 	})
 	t.Run("delete", func(t *testing.T) {
@@ -157,42 +157,6 @@ func TestClusterRoleBindingPatch(t *testing.T) {
 			require.NoError(t, json.Unmarshal(f.stored, &stored))
 			assert.Empty(t, stored.Subjects)
 			assert.Equal(t, "acme", stored.Labels["zoo.kubectl-zoo.io/tenant"])
-		})
-	}
-}
-
-func TestRestoreDocument(t *testing.T) {
-	p, _ := newTestProxy(t, jsonHandler(200, "{}"))
-	ann := `{"zoo.kubectl-zoo.io/subjects":"[{\"kind\":\"User\",\"apiGroup\":\"rbac.authorization.k8s.io\",\"name\":\"zoo:acme:dev\"}]"}`
-	meta := `{"name":"acme-readers","labels":{"zoo.kubectl-zoo.io/tenant":"acme"},"annotations":` + ann + `}`
-	obj := `{"kind":"ClusterRoleBinding","apiVersion":"rbac.authorization.k8s.io/v1","metadata":` + meta + `,"roleRef":{"kind":"ClusterRole","name":"acme-reader"}}`
-	foreign := strings.ReplaceAll(obj, "acme", "beta")
-	table := `{"kind":"Table","apiVersion":"meta.k8s.io/v1","columnDefinitions":[{"name":"Name"},{"name":"Role"},{"name":"Age"},{"name":"Users"},{"name":"Groups"},{"name":"ServiceAccounts"}],
-		"rows":[{"cells":["acme-readers","ClusterRole/acme-reader","1m","","",""],"object":{"kind":"PartialObjectMetadata","metadata":` + meta + `}}]}`
-	for _, tc := range []struct {
-		name, in string
-		want     []string
-		not      []string
-	}{
-		{"object", obj, []string{`"subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"zoo:acme:dev"}]`}, []string{"annotations"}},
-		{"list", `{"kind":"ClusterRoleBindingList","items":[` + obj + `,` + foreign + `]}`, []string{`"name":"zoo:acme:dev"`, "zoo.kubectl-zoo.io/subjects"}, nil},
-		{"watch event", `{"type":"ADDED","object":` + obj + "}\n" + `{"type":"DELETED","object":` + obj + "}", []string{`"name":"zoo:acme:dev"}]},"type":"ADDED"}`, `"name":"zoo:acme:dev"}]},"type":"DELETED"}`}, []string{"annotations"}},
-		{"foreign untouched", foreign, []string{"zoo.kubectl-zoo.io/subjects"}, []string{`"subjects"`}},
-		// Restored in upstream names; the translator maps the cells (below).
-		{"table", table, []string{`"cells":["acme-readers","ClusterRole/acme-reader","1m","zoo:acme:dev","",""]`}, []string{"annotations", `"subjects"`}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			out, err := io.ReadAll(p.restoreSubjects(io.NopCloser(strings.NewReader(tc.in))))
-			require.NoError(t, err)
-			for _, w := range tc.want {
-				assert.Contains(t, string(out), w)
-			}
-			for _, n := range tc.not {
-				if tc.name == "list" {
-					continue
-				}
-				assert.NotContains(t, string(out), n)
-			}
 		})
 	}
 }

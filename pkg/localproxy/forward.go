@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/crbstore"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -74,8 +75,8 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") && u.Response != translate.ResponseRaw {
 		w.Header().Set("Content-Type", "application/json")
 	}
-	if isClusterRoleBindings(u) && resp.StatusCode/100 == 2 { // crb_restore.go: subjects back from their annotation
-		resp.Body = p.restoreSubjects(resp.Body)
+	if isClusterRoleBindings(u) && resp.StatusCode/100 == 2 { // crb.go: subjects back from their annotation
+		resp.Body = crbstore.Restore(p.tenant, resp.Body)
 	}
 	if isNamespaceCreate(u) && resp.StatusCode/100 == 2 {
 		resp.Body = p.afterNamespaceCreate(ctx, w, resp.Body)

@@ -43,8 +43,8 @@ func (p *Proxy) afterNamespaceCreate(ctx context.Context, w http.ResponseWriter,
 			local, _ := p.tenant.TenantNamespace(ns.Metadata.Name)
 			w.Header().Add("Warning", fmt.Sprintf("299 - %q", "kubectl-zoo could not grant the tenant's admins their rights in namespace "+local))
 		}
-		// crb_materialize.go: the tenant's ClusterRoleBindings reach it too.
-		if err := p.materializeInto(ctx, ns.Metadata.Name); err != nil {
+		// The tenant's ClusterRoleBindings reach it too (crb.go).
+		if err := p.grants.MaterializeInto(ctx, ns.Metadata.Name); err != nil {
 			klog.ErrorS(err, "granting the tenant's ClusterRoleBindings in a new namespace", "tenant", p.tenant.Name(), "namespace", ns.Metadata.Name)
 			local, _ := p.tenant.TenantNamespace(ns.Metadata.Name)
 			w.Header().Add("Warning", fmt.Sprintf("299 - %q", "kubectl-zoo could not grant the tenant's ClusterRoleBindings in namespace "+local))

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/transport"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/crbstore"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -28,7 +29,8 @@ type Proxy struct {
 	client    *http.Client      // impersonating the tenant identity
 	rt        http.RoundTripper // the same, for the upgrade handler's plain path
 	upgradeRT apiproxy.UpgradeRequestRoundTripper
-	own       *http.Client // the caller's own identity (namespace lists, discovery)
+	own       *http.Client     // the caller's own identity (namespace lists, discovery)
+	grants    *crbstore.Grants // the RoleBindings of tenant ClusterRoleBindings (crb.go)
 	scopes    *scopeCache
 	shared    *sharedLookup // references to shared kinds (shared.go)
 
@@ -74,6 +76,9 @@ func New(cfg Config) (*Proxy, error) {
 		rt:        rt,
 		upgradeRT: upgradeRT,
 		own:       own,
+	}
+	if p.grants, err = p.newGrants(impCfg, ownCfg); err != nil { // astenant.go
+		return nil, err
 	}
 	p.closing, p.closeFunc = context.WithCancel(context.Background())
 	p.scopes = newScopeCache(p)

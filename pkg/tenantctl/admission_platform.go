@@ -51,18 +51,60 @@ func quote(s string) string { return "'" + s + "'" }
 // key) that says k is platform-owned on the object of the request, built
 // from translate.PlatformMetadata. It costs a few string comparisons per key.
 func platformKeyCEL(annotation bool) string {
+	out := rowsCEL(annotation, func(translate.PlatformKey) string { return "" })
+	if !annotation && out != "false" {
+		out = cel("k != '$LABEL' && (" + out + ")")
+	}
+	return out
+}
+
+// allowedCEL is the CEL predicate over k that says k is a platform-owned
+// key with an Allowed value (translate.PlatformKey.Allowed) and m[k] has it;
+// removableCEL says k has an Allowed value, so a tenant may remove it.
+func allowedCEL(annotation bool, m string) string {
+	return rowsCEL(annotation, func(row translate.PlatformKey) string {
+		if row.Allowed == "" {
+			return "false"
+		}
+		return m + "[k] == " + quote(row.Allowed)
+	})
+}
+
+func removableCEL(annotation bool) string {
+	return rowsCEL(annotation, func(row translate.PlatformKey) string {
+		if row.Allowed == "" {
+			return "false"
+		}
+		return ""
+	})
+}
+
+// rowsCEL ORs, over the rows of translate.PlatformMetadata of labels
+// (annotations) that admission judges, "k is the row's key on the
+// request's resource" and the row's extra condition ("" for none, "false"
+// leaves the row out).
+func rowsCEL(annotation bool, extra func(translate.PlatformKey) string) string {
 	byResource := map[schema.GroupResource][]string{}
 	var order []schema.GroupResource
 	for _, row := range translate.PlatformMetadata() {
 		if row.Annotation != annotation || row.APIServer {
 			continue
 		}
+		cond := extra(row)
+		if cond == "false" {
+			continue
+		}
 		if _, seen := byResource[row.Resource]; !seen {
 			order = append(order, row.Resource)
 		}
+		// Exact keys: the variants of a FoldCase row are zoo-tenant-storage's
+		// to refuse (rule 5, for every writer, with its own message).
 		test := "k == " + quote(row.Key)
 		if strings.HasSuffix(row.Key, "/") {
 			test = "k.startsWith(" + quote(row.Key) + ")"
+		}
+		if cond != "" {
+			test = "(" + test + " && " + cond + ")"
 		}
 		byResource[row.Resource] = append(byResource[row.Resource], test)
 	}
@@ -73,11 +115,7 @@ func platformKeyCEL(annotation bool) string {
 	if len(terms) == 0 {
 		return "false"
 	}
-	out := strings.Join(terms, " || ")
-	if !annotation {
-		out = cel("k != '$LABEL' && (" + out + ")")
-	}
-	return out
+	return strings.Join(terms, " || ")
 }
 
 // platformResources are the resource rules of the resources that carry
@@ -108,7 +146,8 @@ func platformResources() []admissionv1.NamedRuleWithOperations {
 }
 
 // metadataPolicy refuses a tenant's write that adds, changes or removes a
-// platform-owned label or annotation, comparing object with oldObject (on a
+// platform-owned label or annotation (but a key's Allowed value may be
+// written, and such a key removed), comparing object with oldObject (on a
 // create every such key is an addition), and a tenant's namespace created
 // without the Pod Security level the tenant is granted. It judges the
 // requests zoo-tenant judges (zoo: identities, a tenant's ServiceAccounts in
@@ -131,8 +170,16 @@ func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
 		if !annotation {
 			exempt = "variables.isNamespace && request.operation == 'CREATE' && k in [" + strings.Join(psKeys, ", ") + "] && variables.labels[k] == variables.level"
 		}
-		return fmt.Sprintf(`%[1]s.filter(k, (%[3]s) && !(k in %[2]s && %[2]s[k] == %[1]s[k]) && !(%[4]s)) +
-  %[2]s.filter(k, (%[3]s) && !(k in %[1]s))`, cur, old, p, exempt)
+		// A key may keep its value; a key with an Allowed value may take it,
+		// or go.
+		unless := func(pred string) string {
+			if pred == "false" {
+				return ""
+			}
+			return " && !(" + pred + ")"
+		}
+		return fmt.Sprintf(`%[1]s.filter(k, (%[3]s) && !(k in %[2]s && %[2]s[k] == %[1]s[k])%[4]s%[5]s) +
+  %[2]s.filter(k, (%[3]s) && !(k in %[1]s)%[6]s)`, cur, old, p, unless(exempt), unless(allowedCEL(annotation, cur)), unless(removableCEL(annotation)))
 	}
 	return &admissionv1.ValidatingAdmissionPolicy{
 		TypeMeta:   policyType,

@@ -27,6 +27,13 @@ func TestMetadataPolicyFollowsTheTable(t *testing.T) {
 				return
 			}
 			assert.Contains(t, platformKeyCEL(row.Annotation), "'"+row.Key+"'")
+			if row.Allowed != "" {
+				assert.Contains(t, allowedCEL(row.Annotation, "m"), "k == '"+row.Key+"' && m[k] == '"+row.Allowed+"'")
+				assert.Contains(t, removableCEL(row.Annotation), "k == '"+row.Key+"'")
+			} else {
+				assert.NotContains(t, allowedCEL(row.Annotation, "m"), "'"+row.Key+"'")
+				assert.NotContains(t, removableCEL(row.Annotation), "'"+row.Key+"'")
+			}
 			found := false
 			for _, r := range p.Spec.MatchConstraints.ResourceRules {
 				if r.APIGroups[0] == row.Resource.Group && strings.Contains(strings.Join(r.Resources, ","), row.Resource.Resource) {

@@ -5,7 +5,6 @@
 //
 // It also exports the pure helpers the translating proxy needs to keep the
 // security model intact when it writes on a tenant's behalf: NamespaceRBAC
-// for a namespace a tenant creates, and StoreClusterRoleBinding /
-// MaterializeClusterRoleBinding for tenant ClusterRoleBindings. See
-// docs/security.md.
+// for a namespace a tenant creates (tenant ClusterRoleBindings are
+// pkg/crbstore's). See docs/security.md.
 package tenantctl

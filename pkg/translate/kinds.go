@@ -106,14 +106,15 @@ type KindRule struct {
 	Annotations []AnnotationRule
 }
 
-// AnnotationRule is an annotation a tenant may not set on a kind, because its
-// effect would reach beyond the tenant (a default class, for example). Keys
-// are compared without regard to case, so that variants are refused too.
+// AnnotationRule is an annotation a tenant may not set on a kind at all,
+// because it is a reference the translator does not map (the deprecated
+// storage-class annotation of volumes and claims). Keys are compared
+// without regard to case, so that variants are refused too. Metadata that
+// the platform owns (a default class, Pod Security labels) is the
+// platform-owned metadata table's (platform.go), not a kind's.
 type AnnotationRule struct {
 	// Key is the annotation key.
 	Key string
-	// Allowed is the one value that is harmless ("false"), or "" for none.
-	Allowed string
 	// Reason is shown in the 403.
 	Reason string
 }

@@ -80,7 +80,7 @@ var kindTable = []KindRule{
 	// networking and discovery
 	{Resource: gr("networking.k8s.io", "networkpolicies"), Kind: "NetworkPolicy", Treatment: Namespaced, Refs: networkPolicyRefs},
 	{Resource: gr("networking.k8s.io", "ingresses"), Kind: "Ingress", Treatment: Namespaced, Refs: ingressRefs, PlatformStatus: true},
-	{Resource: grIngressClass, Kind: "IngressClass", Treatment: Shared, Annotations: ingressClassAnnotations, Refs: []Ref{
+	{Resource: grIngressClass, Kind: "IngressClass", Treatment: Shared, Refs: []Ref{
 		apiGroupRef("spec.parameters", "apiGroup"), namespaceRef("spec.parameters", "namespace")}},
 	{Resource: gr("networking.k8s.io", "ipaddresses"), Kind: "IPAddress", Treatment: ReadOnly, Reason: "service IP addresses are allocated by the shared cluster"},
 	{Resource: gr("networking.k8s.io", "servicecidrs"), Kind: "ServiceCIDR", Treatment: ReadOnly, Reason: "service CIDRs configure the shared cluster's network"},
@@ -97,8 +97,7 @@ var kindTable = []KindRule{
 	{Resource: gr(rbacGroup, "clusterrolebindings"), Kind: "ClusterRoleBinding", Treatment: TenantOwned, Refs: []Ref{
 		{Field: "subjects", apply: rbacSubjects}, {Field: "roleRef", apply: roleRef}}},
 	// storage
-	{Resource: grStorageClass, Kind: "StorageClass", Treatment: Shared, Refs: []Ref{storageClassSecretParams}, Check: checkStorageClass,
-		Annotations: storageClassAnnotations},
+	{Resource: grStorageClass, Kind: "StorageClass", Treatment: Shared, Refs: []Ref{storageClassSecretParams}, Check: checkStorageClass},
 	{Resource: grVolumeAttrClass, Kind: "VolumeAttributesClass", Treatment: Shared},
 	{Resource: gr("storage.k8s.io", "csidrivers"), Kind: "CSIDriver", Treatment: Shared},
 	{Resource: gr("storage.k8s.io", "csinodes"), Kind: "CSINode", Treatment: ReadOnly, Reason: "CSI nodes describe the shared cluster's machines"},

@@ -96,8 +96,8 @@ func (t *Translator) metadataIn(rule *KindRule, meta map[string]any) error {
 
 // checkAnnotations refuses the annotations the kind's row does not allow.
 func checkAnnotations(rule *KindRule, meta map[string]any) error {
-	for k, v := range child(meta, "annotations") {
-		if ar, ok := refusedAnnotation(rule, k); ok && (ar.Allowed == "" || v != ar.Allowed) {
+	for k := range child(meta, "annotations") {
+		if ar, ok := refusedAnnotation(rule, k); ok {
 			return annotationError(rule, str(meta, "name"), ar)
 		}
 	}

@@ -74,15 +74,39 @@ type PlatformKey struct {
 	// kubernetes.io/metadata.name to the namespace's name on every write):
 	// neither the proxy nor admission need to judge them.
 	APIServer bool
+	// Allowed is a value that is harmless, or "" for none: a tenant may
+	// write the key with it, and may remove the key (a default-class
+	// annotation "false" makes no class the default, and neither does its
+	// absence).
+	Allowed string
+	// FoldCase makes the proxy match the key without regard to case, so
+	// that its variants are refused too, as zoo-tenant-storage refuses them
+	// upstream for every writer (zoo-tenant-metadata leaves the variants
+	// to it and judges the exact key).
+	FoldCase bool
 }
 
 // Matches reports whether key falls under the row.
 func (k *PlatformKey) Matches(key string) bool {
+	if k.FoldCase {
+		key = strings.ToLower(key)
+	}
 	if strings.HasSuffix(k.Key, "/") {
 		return strings.HasPrefix(key, k.Key)
 	}
 	return key == k.Key
 }
+
+// Defaults that reach every tenant: a default StorageClass or IngressClass
+// is used for every new claim or Ingress that names none, whoever made it.
+// A tenant's class may never be the default (403 naming the annotation);
+// "false" is harmless and allowed. A tenant PriorityClass is never the
+// global default either (priorityClassConfinement sets globalDefault false).
+const (
+	DefaultStorageClassAnnotation     = "storageclass.kubernetes.io/is-default-class"
+	BetaDefaultStorageClassAnnotation = "storageclass.beta.kubernetes.io/is-default-class"
+	DefaultIngressClassAnnotation     = "ingressclass.kubernetes.io/is-default-class"
+)
 
 // platformTable is THE table of platform-owned metadata. Keys are
 // case-sensitive, as the API server and its plugins read them. Sources: the
@@ -96,11 +120,11 @@ var platformTable = []PlatformKey{
 	{Key: APIGroup + "/", Resource: grNamespace, Reader: "kubectl-zoo"},
 	{Key: APIGroup + "/", Annotation: true, Resource: grNamespace, Reader: "kubectl-zoo"},
 	{Key: MetadataNameLabel, Resource: grNamespace, Reader: "namespace selectors", APIServer: true},
-	{Key: "storageclass.kubernetes.io/is-default-class", Annotation: true, Resource: grStorageClass,
+	{Key: DefaultStorageClassAnnotation, Annotation: true, Resource: grStorageClass, Allowed: "false", FoldCase: true,
 		Reader: "the DefaultStorageClass admission plugin, for every tenant's claims"},
-	{Key: "storageclass.beta.kubernetes.io/is-default-class", Annotation: true, Resource: grStorageClass,
+	{Key: BetaDefaultStorageClassAnnotation, Annotation: true, Resource: grStorageClass, Allowed: "false", FoldCase: true,
 		Reader: "the DefaultStorageClass admission plugin, for every tenant's claims"},
-	{Key: "ingressclass.kubernetes.io/is-default-class", Annotation: true, Resource: grIngressClass,
+	{Key: DefaultIngressClassAnnotation, Annotation: true, Resource: grIngressClass, Allowed: "false", FoldCase: true,
 		Reader: "the DefaultIngressClass admission plugin, for every tenant's ingresses"},
 }
 
@@ -186,7 +210,14 @@ func platformKeyError(gr schema.GroupResource, name string, row *PlatformKey, ke
 	if row.Annotation {
 		kind = "annotation"
 	}
-	return forbidden(gr, name, fmt.Sprintf("the %s %s belongs to the platform (%s reads it): a tenant may not %s it", kind, key, row.Reader, what))
+	but := ""
+	if key != row.Key && !strings.HasSuffix(row.Key, "/") {
+		key += " (" + row.Key + ")"
+	}
+	if row.Allowed != "" {
+		but = fmt.Sprintf(" (other than to %q, or remove it)", row.Allowed)
+	}
+	return forbidden(gr, name, fmt.Sprintf("the %s %s belongs to the platform (%s reads it): a tenant may not %s it%s", kind, key, row.Reader, what, but))
 }
 
 func lookupError(what string, err error) error {
@@ -242,7 +273,9 @@ func (j *platformJudge) createBody(obj map[string]any, level string) error {
 			if j.rule.Resource == grNamespace && !annotation && slices.Contains(PodSecurityLabelKeys, key) && v == level {
 				continue
 			}
-			return platformKeyError(j.rule.Resource, str(meta, "name"), row, key, "set")
+			if s, _ := v.(string); row.Allowed == "" || s != row.Allowed {
+				return platformKeyError(j.rule.Resource, str(meta, "name"), row, key, "set")
+			}
 		}
 	}
 	return nil
@@ -264,11 +297,28 @@ func setPodSecurity(obj map[string]any, level string) {
 	}
 }
 
-// whole judges a map that will be the whole labels (annotations) of the
-// object: every platform-owned key must keep its current value, and one it
-// omits is kept (copied from the current object). m may be nil (absent);
-// the map to write back is returned.
-func (j *platformJudge) whole(m map[string]any, annotation bool) (map[string]any, error) {
+// judgeKey judges what one write does to a platform-owned key: had/old is
+// its current value, present/val what the write leaves. The row's Allowed
+// value may always be written, and such a key always removed; any other
+// key must keep its current value (or stay absent).
+func (j *platformJudge) judgeKey(row *PlatformKey, key string, had bool, old string, present bool, val string) error {
+	switch {
+	case row.Allowed != "" && (!present || val == row.Allowed):
+		return nil
+	case present && !had:
+		return platformKeyError(j.rule.Resource, j.name, row, key, "add")
+	case !present && had:
+		return platformKeyError(j.rule.Resource, j.name, row, key, "remove")
+	case present && val != old:
+		return platformKeyError(j.rule.Resource, j.name, row, key, "change")
+	}
+	return nil
+}
+
+// judgeMap judges the platform-owned keys that m, labels (annotations) of a
+// write, sets. In a merge patch (nullRemoves) a null value removes the key;
+// in a whole object the API server reads null as "".
+func (j *platformJudge) judgeMap(m map[string]any, annotation, nullRemoves bool) error {
 	cur := j.cur.field(annotation)
 	for key, v := range m {
 		row, ok := platformKey(j.rule.Resource, annotation, key)
@@ -276,18 +326,24 @@ func (j *platformJudge) whole(m map[string]any, annotation bool) (map[string]any
 			continue
 		}
 		old, had := cur[key]
-		s, isString := v.(string)
-		switch {
-		case !had:
-			return nil, platformKeyError(j.rule.Resource, j.name, row, key, "add")
-		case !isString:
-			return nil, platformKeyError(j.rule.Resource, j.name, row, key, "remove")
-		case s != old:
-			return nil, platformKeyError(j.rule.Resource, j.name, row, key, "change")
+		val, isString := v.(string)
+		if err := j.judgeKey(row, key, had, old, isString || !nullRemoves, val); err != nil {
+			return err
 		}
 	}
-	for key, v := range cur {
-		if _, ok := platformKey(j.rule.Resource, annotation, key); !ok {
+	return nil
+}
+
+// whole judges a map that will be the whole labels (annotations) of the
+// object: every platform-owned key must keep its current value, and one it
+// omits is kept (copied from the current object) unless the tenant may
+// remove it. m may be nil (absent); the map to write back is returned.
+func (j *platformJudge) whole(m map[string]any, annotation bool) (map[string]any, error) {
+	if err := j.judgeMap(m, annotation, false); err != nil {
+		return nil, err
+	}
+	for key, v := range j.cur.field(annotation) {
+		if row, ok := platformKey(j.rule.Resource, annotation, key); !ok || row.Allowed != "" {
 			continue
 		}
 		if _, present := m[key]; !present {
@@ -300,11 +356,32 @@ func (j *platformJudge) whole(m map[string]any, annotation bool) (map[string]any
 	return m, nil
 }
 
+// unseen refuses a JSON-patch move or copy (or a value-less add) onto the
+// whole labels (annotations), metadata or object, when the kind has
+// platform-owned keys there: the value it would write is not known here.
+func (j *platformJudge) unseen(annotation bool) error {
+	for i := range platformTable {
+		r := &platformTable[i]
+		if r.Resource == j.rule.Resource && r.Annotation == annotation && !r.APIServer {
+			kind := "labels"
+			if annotation {
+				kind = "annotations"
+			}
+			return forbidden(j.rule.Resource, j.name, fmt.Sprintf(
+				"a json-patch move or copy onto the whole %s could set platform-owned keys such as %s, whose value kubectl-zoo cannot see: patch single keys",
+				kind, r.Key))
+		}
+	}
+	return nil
+}
+
 // removeAll judges the removal of every label (annotation) of the object.
 func (j *platformJudge) removeAll(annotation bool) error {
-	for key := range j.cur.field(annotation) {
+	for key, old := range j.cur.field(annotation) {
 		if row, ok := platformKey(j.rule.Resource, annotation, key); ok {
-			return platformKeyError(j.rule.Resource, j.name, row, key, "remove")
+			if err := j.judgeKey(row, key, true, old, false, ""); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -346,9 +423,8 @@ func (j *platformJudge) mergeMeta(obj map[string]any) error {
 	if err := j.current(); err != nil {
 		return err
 	}
-	if !j.found {
-		return nil // the upstream answers 404
-	}
+	// An object that does not exist is judged as one without metadata (the
+	// upstream answers 404, but the proxy refuses a platform key first).
 	meta, ok := v.(map[string]any)
 	if !ok { // metadata: null
 		if err := j.removeAll(false); err != nil {
@@ -400,22 +476,8 @@ func (j *platformJudge) mergeMeta(obj map[string]any) error {
 			}
 			continue
 		}
-		cur := j.cur.field(annotation)
-		for key, v := range m {
-			row, ok := platformKey(j.rule.Resource, annotation, key)
-			if !ok {
-				continue
-			}
-			old, had := cur[key]
-			s, isString := v.(string)
-			switch {
-			case !isString && had:
-				return platformKeyError(j.rule.Resource, j.name, row, key, "remove")
-			case isString && !had:
-				return platformKeyError(j.rule.Resource, j.name, row, key, "add")
-			case isString && s != old:
-				return platformKeyError(j.rule.Resource, j.name, row, key, "change")
-			}
+		if err := j.judgeMap(m, annotation, true); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -477,9 +539,6 @@ func (j *platformJudge) jsonPatchTarget(path, kind string, value *any, hasValue 
 	if err := j.current(); err != nil {
 		return err
 	}
-	if !j.found {
-		return nil
-	}
 	both := func(f func(bool) error) error {
 		if len(tk) >= 2 {
 			return f(annotation)
@@ -492,24 +551,24 @@ func (j *platformJudge) jsonPatchTarget(path, kind string, value *any, hasValue 
 	if kind != "add" && kind != "replace" || !hasValue {
 		if len(tk) == 3 {
 			row, _ := platformKey(j.rule.Resource, annotation, tk[2])
+			old, had := j.cur.field(annotation)[tk[2]]
 			if kind == "remove" {
-				if _, had := j.cur.field(annotation)[tk[2]]; !had {
-					return nil
-				}
-				return platformKeyError(j.rule.Resource, j.name, row, tk[2], "remove")
+				return j.judgeKey(row, tk[2], had, old, false, "")
 			}
+			// A move or copy: its value is not known here.
 			return platformKeyError(j.rule.Resource, j.name, row, tk[2], "change")
 		}
-		return both(j.removeAll)
+		if kind == "remove" {
+			return both(j.removeAll)
+		}
+		return both(j.unseen)
 	}
 	switch len(tk) {
 	case 3:
 		row, _ := platformKey(j.rule.Resource, annotation, tk[2])
 		old, had := j.cur.field(annotation)[tk[2]]
-		if s, ok := (*value).(string); !ok || !had || s != old {
-			return platformKeyError(j.rule.Resource, j.name, row, tk[2], "change")
-		}
-		return nil
+		val, _ := (*value).(string) // the API server reads a non-string as ""
+		return j.judgeKey(row, tk[2], had, old, true, val)
 	case 2:
 		m, _ := (*value).(map[string]any)
 		whole, err := j.whole(m, annotation)

@@ -29,7 +29,7 @@ func (f *fakePlatform) CurrentMetadata(path string) (Metadata, bool, error) {
 			Annotations: map[string]string{PriorityClassesAnnotation: "", "note": "x"},
 		}, true, nil
 	case "/apis/storage.k8s.io/v1/storageclasses/acme-fast":
-		return Metadata{Labels: map[string]string{TenantLabel: "acme"}}, true, nil
+		return Metadata{Labels: map[string]string{TenantLabel: "acme"}, Annotations: map[string]string{DefaultStorageClassAnnotation: "false"}}, true, nil
 	case "/api/v1/namespaces/acme-broken":
 		return Metadata{}, false, errors.New("boom")
 	}
@@ -67,6 +67,7 @@ func platformTranslator(f *fakePlatform) *Translator {
 // could use to add, change or remove a platform-owned key.
 func TestPlatformMetadataThroughTheProxy(t *testing.T) {
 	const ns = "/api/v1/namespaces/prod"
+	const fast = "/apis/storage.k8s.io/v1/storageclasses/fast"
 	cases := []struct {
 		name, method, path, ct, body string
 		want                         string // JSON of the upstream body; "" when refused
@@ -115,6 +116,30 @@ func TestPlatformMetadataThroughTheProxy(t *testing.T) {
 			refusedKey: "the status of namespaces is written by the shared cluster's controllers"},
 		{name: "update of a tenant storage class made default", method: "PUT", path: "/apis/storage.k8s.io/v1/storageclasses/fast",
 			body: `{"metadata":{"name":"fast","annotations":{"storageclass.beta.kubernetes.io/is-default-class":"true"}},"provisioner":"x"}`, refusedKey: "storageclass.beta.kubernetes.io/is-default-class"},
+		// A tenant may write a default-class annotation "false", and drop
+		// it; never another value.
+		{name: "update of a tenant storage class dropping its false default", method: "PUT", path: fast,
+			body: `{"metadata":{"name":"fast"},"provisioner":"x"}`,
+			want: `{"metadata":{"name":"acme-fast","labels":{"zoo.kubectl-zoo.io/tenant":"acme"}},"provisioner":"x"}`},
+		{name: "update of a tenant storage class keeping false", method: "PUT", path: fast,
+			body: `{"metadata":{"name":"fast","annotations":{"storageclass.kubernetes.io/is-default-class":"false"}},"provisioner":"x"}`,
+			want: `{"metadata":{"name":"acme-fast","labels":{"zoo.kubectl-zoo.io/tenant":"acme"},"annotations":{"storageclass.kubernetes.io/is-default-class":"false"}},"provisioner":"x"}`},
+		{name: "merge patch of false to true", method: "PATCH", path: fast, ct: MediaMergePatch,
+			body: `{"metadata":{"annotations":{"storageclass.kubernetes.io/is-default-class":"true"}}}`, refusedKey: DefaultStorageClassAnnotation},
+		{name: "merge patch removing false", method: "PATCH", path: fast, ct: MediaMergePatch,
+			body: `{"metadata":{"annotations":{"storageclass.kubernetes.io/is-default-class":null}}}`,
+			want: `{"metadata":{"annotations":{"storageclass.kubernetes.io/is-default-class":null},"labels":{"zoo.kubectl-zoo.io/tenant":"acme"}}}`},
+		{name: "json patch replacing false by true", method: "PATCH", path: fast, ct: MediaJSONPatch,
+			body: `[{"op":"replace","path":"/metadata/annotations/storageclass.kubernetes.io~1is-default-class","value":"true"}]`, refusedKey: DefaultStorageClassAnnotation},
+		{name: "merge patch of a missing class to true", method: "PATCH", path: "/apis/storage.k8s.io/v1/storageclasses/missing", ct: MediaMergePatch,
+			body: `{"metadata":{"annotations":{"storageclass.kubernetes.io/is-default-class":"true"}}}`, refusedKey: DefaultStorageClassAnnotation},
+		{name: "json patch of a missing class to true", method: "PATCH", path: "/apis/storage.k8s.io/v1/storageclasses/missing", ct: MediaJSONPatch,
+			body: `[{"op":"add","path":"/metadata/annotations/storageclass.kubernetes.io~1is-default-class","value":"true"}]`, refusedKey: DefaultStorageClassAnnotation},
+		{name: "json patch removing all annotations", method: "PATCH", path: fast, ct: MediaJSONPatch,
+			body: `[{"op":"remove","path":"/metadata/annotations"}]`, want: `[{"op":"remove","path":"/metadata/annotations"}]`},
+		{name: "apply of the beta key true", method: "PATCH", path: fast, ct: MediaApplyPatch,
+			body:       `{"apiVersion":"storage.k8s.io/v1","kind":"StorageClass","metadata":{"name":"fast","annotations":{"storageclass.beta.kubernetes.io/is-default-class":"true"}},"provisioner":"x"}`,
+			refusedKey: BetaDefaultStorageClassAnnotation},
 		// merge and strategic merge patches (kubectl label/annotate)
 		{name: "kubectl label --overwrite enforce=privileged", method: "PATCH", path: ns, ct: MediaMergePatch,
 			body: `{"metadata":{"labels":{"pod-security.kubernetes.io/enforce":"privileged"}}}`, refusedKey: PodSecurityEnforce},

@@ -42,28 +42,6 @@ var pvRefs = append([]Ref{
 	sharedNameRef("spec", "volumeAttributesClassName", grVolumeAttrClass),
 }, pvOutsideRefs()...)
 
-// Defaults that reach every tenant: a default StorageClass or IngressClass
-// is used for every new claim or Ingress that names none, whoever made it.
-// A tenant's class may never be the default (403 naming the annotation);
-// "false" is harmless and allowed. A tenant PriorityClass is never the
-// global default either (priorityClassConfinement sets globalDefault false).
-const defaultReason = "a default class is used by every tenant's objects that name none, so a tenant's class may not be one"
-
-// Annotation keys that make a class the cluster's default.
-const (
-	DefaultStorageClassAnnotation     = "storageclass.kubernetes.io/is-default-class"
-	BetaDefaultStorageClassAnnotation = "storageclass.beta.kubernetes.io/is-default-class"
-	DefaultIngressClassAnnotation     = "ingressclass.kubernetes.io/is-default-class"
-)
-
-var (
-	storageClassAnnotations = []AnnotationRule{
-		{Key: DefaultStorageClassAnnotation, Allowed: "false", Reason: defaultReason},
-		{Key: BetaDefaultStorageClassAnnotation, Allowed: "false", Reason: defaultReason},
-	}
-	ingressClassAnnotations = []AnnotationRule{{Key: DefaultIngressClassAnnotation, Allowed: "false", Reason: defaultReason}}
-)
-
 // networkPolicyRefs confine NetworkPolicy namespace selectors to the tenant's
 // namespaces (an empty selector means "all my namespaces").
 var networkPolicyRefs = []Ref{

@@ -104,9 +104,19 @@ func TestStorageAndDefaultRefusals(t *testing.T) {
 		{"odd casing of the key", "POST", scs, "", `{"metadata":{"name":"mine","annotations":{"StorageClass.Kubernetes.io/Is-Default-Class":"true"}}}`, "is-default-class"},
 		{"odd value", "POST", scs, "", `{"metadata":{"name":"mine","annotations":{"storageclass.kubernetes.io/is-default-class":"True"}}}`, "is-default-class"},
 		{"empty value", "POST", scs, "", `{"metadata":{"name":"mine","annotations":{"storageclass.kubernetes.io/is-default-class":""}}}`, "is-default-class"},
-		// The platform-owned metadata table (platform.go) refuses the key
-		// whatever its value, "false" included.
-		{"explicitly not default is the platform's too", "POST", scs, "", `{"metadata":{"name":"mine","annotations":{"storageclass.kubernetes.io/is-default-class":"false"}}}`, "is-default-class"},
+		// "false" makes no class the default: a tenant may write it
+		// (platform.go: the row's Allowed value), and remove the key.
+		{"explicitly not default", "POST", scs, "", `{"metadata":{"name":"mine","annotations":{"storageclass.kubernetes.io/is-default-class":"false"}}}`, ""},
+		{"explicitly not default, beta", "POST", scs, "", `{"metadata":{"name":"mine","annotations":{"storageclass.beta.kubernetes.io/is-default-class":"false"}}}`, ""},
+		{"explicitly not default ingress class", "POST", ics, "", `{"metadata":{"name":"mine","annotations":{"ingressclass.kubernetes.io/is-default-class":"false"}}}`, ""},
+		{"odd casing of the name part", "POST", scs, "", `{"metadata":{"name":"mine","annotations":{"storageclass.kubernetes.io/Is-Default-Class":"yes"}}}`, "is-default-class"},
+		{"update to not default", "PUT", scs + "/mine", "", `{"metadata":{"name":"mine","annotations":{"storageclass.kubernetes.io/is-default-class":"false"}}}`, ""},
+		{"merge patch to not default", "PATCH", scs + "/mine", MediaMergePatch, `{"metadata":{"annotations":{"ingressclass.kubernetes.io/is-default-class":"false"}}}`, ""},
+		{"merge patch removing the key", "PATCH", scs + "/mine", MediaMergePatch, `{"metadata":{"annotations":{"storageclass.kubernetes.io/is-default-class":null}}}`, ""},
+		{"json patch add of false", "PATCH", scs + "/mine", MediaJSONPatch, `[{"op":"add","path":"/metadata/annotations/storageclass.kubernetes.io~1is-default-class","value":"false"}]`, ""},
+		{"json patch remove of the key", "PATCH", scs + "/mine", MediaJSONPatch, `[{"op":"remove","path":"/metadata/annotations/storageclass.kubernetes.io~1is-default-class"}]`, ""},
+		{"json patch copy onto all annotations", "PATCH", scs + "/mine", MediaJSONPatch, `[{"op":"copy","from":"/metadata/labels","path":"/metadata/annotations"}]`, "is-default-class"},
+		{"json patch move onto the whole metadata", "PATCH", ics + "/mine", MediaJSONPatch, `[{"op":"move","from":"/spec","path":"/metadata"}]`, "is-default-class"},
 		{"update to default", "PUT", scs + "/mine", "", `{"metadata":{"name":"mine","annotations":{"storageclass.kubernetes.io/is-default-class":"true"}}}`, "is-default-class"},
 		{"merge patch to default", "PATCH", scs + "/mine", MediaMergePatch, `{"metadata":{"annotations":{"storageclass.kubernetes.io/is-default-class":"true"}}}`, "is-default-class"},
 		{"strategic patch to default", "PATCH", scs + "/mine", MediaStrategic, `{"metadata":{"annotations":{"storageclass.beta.kubernetes.io/is-default-class":"true"}}}`, "is-default-class"},

@@ -145,6 +145,36 @@ spec:
 			assert.NotContains(t, body, "ValidatingAdmissionPolicy", "the proxy refuses it before the upstream")
 		})
 	}
+	// "false" makes no class the default: a tenant may write it and remove
+	// it, through the proxy as directly upstream (TestStorageAttacksUpstream),
+	// but never turn it to "true".
+	t.Run("a class explicitly not the default", func(t *testing.T) {
+		acme.apply(t, `apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: bronze
+  annotations: {storageclass.kubernetes.io/is-default-class: "false", storageclass.beta.kubernetes.io/is-default-class: "false"}
+provisioner: kubernetes.io/no-provisioner
+`)
+		assert.Equal(t, "false", admin(t, "get", "storageclass", "acme-bronze", "-o", `jsonpath={.metadata.annotations.storageclass\.kubernetes\.io/is-default-class}`))
+		res := acme.run(t, "", "annotate", "storageclass", "bronze", "--overwrite", "storageclass.kubernetes.io/is-default-class=true")
+		require.Error(t, res.Err)
+		assert.Contains(t, res.Stderr, "storageclass.kubernetes.io/is-default-class")
+		assert.NotContains(t, res.Stderr, "ValidatingAdmissionPolicy", "the proxy refuses it before the upstream")
+		acme.k(t, "annotate", "storageclass", "bronze", "storageclass.kubernetes.io/is-default-class-", "storageclass.beta.kubernetes.io/is-default-class-")
+		assert.Equal(t, "[] []", admin(t, "get", "storageclass", "acme-bronze", "-o",
+			`jsonpath=[{.metadata.annotations.storageclass\.kubernetes\.io/is-default-class}] [{.metadata.annotations.storageclass\.beta\.kubernetes\.io/is-default-class}]`))
+		acme.k(t, "annotate", "storageclass", "bronze", "storageclass.kubernetes.io/is-default-class=false")
+		acme.apply(t, `apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata:
+  name: plain
+  annotations: {ingressclass.kubernetes.io/is-default-class: "false"}
+spec: {controller: example.com/x}
+`)
+		acme.k(t, "delete", "storageclass", "bronze")
+		acme.k(t, "delete", "ingressclass", "plain")
+	})
 	// A global-default PriorityClass is capped by the proxy: it is stored,
 	// but never as the default (directly upstream zoo-tenant-priority
 	// refuses it: TestStorageAttacksUpstream).

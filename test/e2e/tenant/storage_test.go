@@ -227,9 +227,36 @@ provisioner: kubernetes.io/no-provisioner
 	res = kubectl(t, "", append(admin, "annotate", "storageclass", "acme-silver", "--overwrite", "storageclass.kubernetes.io/is-default-class=true")...)
 	require.Error(t, res.Err)
 	// Two policies refuse it: zoo-tenant-storage (no default class) and
-	// zoo-tenant-metadata (the key is the platform's, at any value).
+	// zoo-tenant-metadata (the key is the platform's, at any value but
+	// "false").
 	assert.Contains(t, res.Stderr, "ValidatingAdmissionPolicy 'zoo-tenant-")
+	// "false" makes no class the default: the tenant may write it, and
+	// remove it, as through the proxy (TestStorageThroughProxy).
+	for _, args := range [][]string{
+		{"annotate", "storageclass", "acme-silver", "storageclass.kubernetes.io/is-default-class=false"},
+		{"annotate", "storageclass", "acme-silver", "storageclass.beta.kubernetes.io/is-default-class=false"},
+		{"annotate", "storageclass", "acme-silver", "storageclass.kubernetes.io/is-default-class-"},
+	} {
+		res := kubectl(t, "", append(admin, args...)...)
+		require.NoError(t, res.Err, "%v: %s", args, res.Stderr)
+	}
+	assert.Equal(t, "[] [false]", field(t, `[{.metadata.annotations.storageclass\.kubernetes\.io/is-default-class}] [{.metadata.annotations.storageclass\.beta\.kubernetes\.io/is-default-class}]`,
+		"get", "storageclass", "acme-silver"))
+	for _, value := range []string{"true", "yes"} {
+		res = kubectl(t, "", append(admin, "annotate", "storageclass", "acme-silver", "--overwrite", "storageclass.beta.kubernetes.io/is-default-class="+value)...)
+		require.Error(t, res.Err, value)
+		assert.Contains(t, res.Stderr, "ValidatingAdmissionPolicy 'zoo-tenant-")
+	}
 	framework.Kubectl(t, "delete", "storageclass", "acme-silver")
+	mustApply(admin, `apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata:
+  name: acme-plain
+  labels: {zoo.kubectl-zoo.io/tenant: acme}
+  annotations: {ingressclass.kubernetes.io/is-default-class: "false"}
+spec: {controller: example.com/ingress}
+`)
+	framework.Kubectl(t, "delete", "ingressclass", "acme-plain")
 
 	assert.Equal(t, before, storageState(t), "nothing of beta or the platform changed")
 	assert.Empty(t, field(t, "{.spec.claimRef}", "get", "pv", "beta-vault"), "beta's volume stays unclaimed")

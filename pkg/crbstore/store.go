@@ -1,4 +1,4 @@
-package tenantctl
+package crbstore
 
 import (
 	"crypto/sha256"
@@ -15,24 +15,12 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
-// A tenant ClusterRoleBinding must never grant upstream-wide. Upstream it is
-// stored without subjects (admission refuses tenant ClusterRoleBindings with
-// subjects); its subjects live in the SubjectsAnnotation, and in every
-// namespace of the tenant a RoleBinding (MaterializeClusterRoleBinding) grants
-// them the same ClusterRole there. The proxy must:
-//   - on create/update of a tenant ClusterRoleBinding: store
-//     StoreClusterRoleBinding(...) and apply MaterializeClusterRoleBinding(...)
-//     in each tenant namespace (and delete materialized RoleBindings on
-//     delete, found by MaterializedFromLabel);
-//   - on reads: show StoredSubjects(...) as the subjects;
-//   - on create of a namespace: apply the materialized RoleBindings of every
-//     tenant ClusterRoleBinding there, next to NamespaceRBAC.
 const (
 	// SubjectsAnnotation holds the JSON subjects of a stored tenant
 	// ClusterRoleBinding.
 	SubjectsAnnotation = translate.APIGroup + "/subjects"
 	// MaterializedFromLabel on a RoleBinding names the tenant
-	// ClusterRoleBinding it materializes, as MaterializedLabelValue of its
+	// ClusterRoleBinding it materializes, as LabelValue of its
 	// upstream name.
 	MaterializedFromLabel = translate.APIGroup + "/clusterrolebinding"
 	// MaterializedPrefix starts the name of every materialized RoleBinding;
@@ -42,12 +30,12 @@ const (
 	labelHashPrefix = "sha256-"
 )
 
-// StoreClusterRoleBinding returns the upstream form of a tenant
+// Store returns the upstream form of a tenant
 // ClusterRoleBinding (already translated to upstream names): the same binding
 // without subjects, the subjects in SubjectsAnnotation, owned by the tenant.
 // A binding created with only metadata.generateName must have a generateName
 // in the tenant's prefix.
-func StoreClusterRoleBinding(t translate.Tenant, crb *rbacv1.ClusterRoleBinding) (*rbacv1.ClusterRoleBinding, error) {
+func Store(t translate.Tenant, crb *rbacv1.ClusterRoleBinding) (*rbacv1.ClusterRoleBinding, error) {
 	switch {
 	case crb.Name == "" && crb.GenerateName != "":
 		if !strings.HasPrefix(crb.GenerateName, t.Prefix()) {
@@ -73,8 +61,9 @@ func StoreClusterRoleBinding(t translate.Tenant, crb *rbacv1.ClusterRoleBinding)
 	return out, nil
 }
 
-// StoredSubjects returns the subjects of a stored tenant ClusterRoleBinding.
-func StoredSubjects(crb *rbacv1.ClusterRoleBinding) ([]rbacv1.Subject, error) {
+// Subjects returns the subjects of a stored tenant ClusterRoleBinding (those
+// of SubjectsAnnotation; a binding without it keeps its own).
+func Subjects(crb *rbacv1.ClusterRoleBinding) ([]rbacv1.Subject, error) {
 	raw, ok := crb.Annotations[SubjectsAnnotation]
 	if !ok {
 		return crb.Subjects, nil
@@ -86,16 +75,16 @@ func StoredSubjects(crb *rbacv1.ClusterRoleBinding) ([]rbacv1.Subject, error) {
 	return subjects, nil
 }
 
-// MaterializedRoleBindingName names the RoleBinding that materializes the
+// RoleBindingName names the RoleBinding that materializes the
 // tenant ClusterRoleBinding crbName (upstream name) in a namespace.
-func MaterializedRoleBindingName(crbName string) string { return MaterializedPrefix + crbName }
+func RoleBindingName(crbName string) string { return MaterializedPrefix + crbName }
 
-// MaterializedLabelValue is the value of MaterializedFromLabel on the
+// LabelValue is the value of MaterializedFromLabel on the
 // RoleBindings of the tenant ClusterRoleBinding crbName (upstream name): the
 // name itself when it is a valid label value, else (names longer than 63
 // characters, or with a ':' as in "acme-system:coredns") "sha256-" and the
 // first 56 hex digits of the SHA-256 of the name.
-func MaterializedLabelValue(crbName string) string {
+func LabelValue(crbName string) string {
 	if len(validation.IsValidLabelValue(crbName)) == 0 && !strings.HasPrefix(crbName, labelHashPrefix) {
 		return crbName
 	}
@@ -103,10 +92,10 @@ func MaterializedLabelValue(crbName string) string {
 	return labelHashPrefix + hex.EncodeToString(sum[:])[:validation.LabelValueMaxLength-len(labelHashPrefix)]
 }
 
-// MaterializeClusterRoleBinding returns the RoleBinding that grants the
+// Materialize returns the RoleBinding that grants the
 // subjects of a stored tenant ClusterRoleBinding its ClusterRole inside one
 // namespace of the tenant.
-func MaterializeClusterRoleBinding(t translate.Tenant, stored *rbacv1.ClusterRoleBinding, namespace string) (*rbacv1.RoleBinding, error) {
+func Materialize(t translate.Tenant, stored *rbacv1.ClusterRoleBinding, namespace string) (*rbacv1.RoleBinding, error) {
 	if !t.Owns(stored.Name) {
 		return nil, fmt.Errorf("ClusterRoleBinding %q does not belong to tenant %q", stored.Name, t)
 	}
@@ -115,20 +104,36 @@ func MaterializeClusterRoleBinding(t translate.Tenant, stored *rbacv1.ClusterRol
 	}
 	// RBAC object names are path segments (ValidateRBACName), as the
 	// ClusterRoleBinding's own name is: so is the prefixed one.
-	name := MaterializedRoleBindingName(stored.Name)
+	name := RoleBindingName(stored.Name)
 	if errs := path.IsValidPathSegmentName(name); len(errs) > 0 {
 		return nil, fmt.Errorf("ClusterRoleBinding %q: its RoleBindings would be named %q: %s", stored.Name, name, errs[0])
 	}
-	subjects, err := StoredSubjects(stored)
+	subjects, err := Subjects(stored)
 	if err != nil {
 		return nil, err
 	}
-	labels := OwnerLabels(t)
-	labels[MaterializedFromLabel] = MaterializedLabelValue(stored.Name)
+	labels := map[string]string{translate.TenantLabel: t.Name()}
+	labels[MaterializedFromLabel] = LabelValue(stored.Name)
 	return &rbacv1.RoleBinding{
-		TypeMeta:   roleBindingType,
+		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "RoleBinding"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels},
 		RoleRef:    stored.RoleRef,
 		Subjects:   subjects,
 	}, nil
+}
+
+// Reserved reports whether a RoleBinding name (or generateName) is one of
+// the names of materialized RoleBindings, which the tenant may not use. A
+// generated name appends characters without '-' (names.SimpleNameGenerator),
+// so only a generateName that already starts with MaterializedPrefix yields
+// a reserved name.
+func Reserved(name string) bool { return strings.HasPrefix(name, MaterializedPrefix) }
+
+// HiddenSelector adds to a label selector (possibly empty) the requirement
+// that selects materialized RoleBindings away.
+func HiddenSelector(selector string) string {
+	if selector == "" {
+		return "!" + MaterializedFromLabel
+	}
+	return selector + ",!" + MaterializedFromLabel
 }

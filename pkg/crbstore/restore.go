@@ -1,4 +1,4 @@
-package localproxy
+package crbstore
 
 import (
 	"bytes"
@@ -11,36 +11,28 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
-// grClusterRoleBindings is the resource of ClusterRoleBindings.
-var grClusterRoleBindings = schema.GroupResource{Group: rbacv1.GroupName, Resource: "clusterrolebindings"}
+// Resource is the resource of ClusterRoleBindings.
+var Resource = schema.GroupResource{Group: rbacv1.GroupName, Resource: "clusterrolebindings"}
 
-// isClusterRoleBindings reports whether u addresses ClusterRoleBindings (the
-// resource itself, not a subresource).
-func isClusterRoleBindings(u *translate.UpstreamRequest) bool {
-	i := u.Info
-	return i.IsResourceRequest && i.APIGroup == rbacv1.GroupName && i.Resource == grClusterRoleBindings.Resource &&
-		i.Subresource == "" && u.Response == translate.ResponseObjects
-}
-
-// restoreSubjects wraps an upstream JSON answer about ClusterRoleBindings
-// (an object, a list, a Table, a Status or a watch stream) so that the
-// tenant's bindings read with their subjects back from
-// tenantctl.SubjectsAnnotation, in upstream names: the translator then maps
-// them like any subjects. It reads one JSON document (one watch event) at a
-// time, so watches stay streamed, and starts no goroutine.
-func (p *Proxy) restoreSubjects(body io.ReadCloser) io.ReadCloser {
+// Restore wraps an upstream JSON answer about ClusterRoleBindings (an
+// object, a list, a Table, a Status or a watch stream) so that t's stored
+// bindings read with their subjects back from SubjectsAnnotation, in
+// upstream names: the translator then maps them like any subjects. Other
+// tenants' bindings are left as they are (the translator drops them). It
+// reads one JSON document (one watch event) at a time, so watches stay
+// streamed, and starts no goroutine.
+func Restore(t translate.Tenant, body io.ReadCloser) io.ReadCloser {
 	dec := json.NewDecoder(body)
 	dec.UseNumber()
-	return &restoringReader{p: p, body: body, dec: dec}
+	return &restoringReader{t: t, body: body, dec: dec}
 }
 
-// restoringReader is the io.ReadCloser of restoreSubjects.
+// restoringReader is the io.ReadCloser of Restore.
 type restoringReader struct {
-	p    *Proxy
+	t    translate.Tenant
 	body io.ReadCloser
 	dec  *json.Decoder
 	buf  bytes.Buffer
@@ -59,7 +51,7 @@ func (r *restoringReader) Read(b []byte) (int, error) {
 			continue
 		}
 		if m, ok := doc.(map[string]any); ok {
-			r.p.restoreDocument(m)
+			restoreDocument(r.t, m)
 		}
 		enc := json.NewEncoder(&r.buf)
 		enc.SetEscapeHTML(false)
@@ -74,24 +66,24 @@ func (r *restoringReader) Read(b []byte) (int, error) {
 func (r *restoringReader) Close() error { return r.body.Close() }
 
 // restoreDocument restores the subjects in one upstream document, in place.
-func (p *Proxy) restoreDocument(doc map[string]any) {
+func restoreDocument(t translate.Tenant, doc map[string]any) {
 	switch kind, _ := doc["kind"].(string); kind {
 	case "ClusterRoleBinding":
-		p.restoreObject(doc)
+		RestoreObject(t, doc)
 	case "ClusterRoleBindingList":
 		items, _ := doc["items"].([]any)
 		for _, it := range items {
 			if obj, ok := it.(map[string]any); ok {
-				p.restoreObject(obj)
+				RestoreObject(t, obj)
 			}
 		}
 	case "Table":
-		p.restoreTable(doc)
+		restoreTable(t, doc)
 	case "":
 		// A watch event: {"type": ..., "object": {...}}.
 		if obj, ok := doc["object"].(map[string]any); ok {
 			if _, typed := doc["type"]; typed {
-				p.restoreDocument(obj)
+				restoreDocument(t, obj)
 			}
 		}
 	}
@@ -99,24 +91,25 @@ func (p *Proxy) restoreDocument(doc map[string]any) {
 
 // ownedMeta returns the metadata of an upstream ClusterRoleBinding (or its
 // PartialObjectMetadata) and its stored subjects annotation, if it is a
-// stored binding of this proxy's tenant. Others are left to the translator,
+// stored binding of tenant t. Others are left to the translator,
 // which drops them.
-func (p *Proxy) ownedMeta(obj map[string]any) (meta map[string]any, annotation string, ok bool) {
+func ownedMeta(t translate.Tenant, obj map[string]any) (meta map[string]any, annotation string, ok bool) {
 	meta, _ = obj["metadata"].(map[string]any)
 	labels, _ := meta["labels"].(map[string]any)
 	annotations, _ := meta["annotations"].(map[string]any)
-	annotation, stored := annotations[tenantctl.SubjectsAnnotation].(string)
+	annotation, stored := annotations[SubjectsAnnotation].(string)
 	name, _ := meta["name"].(string)
-	if !stored || labels[translate.TenantLabel] != p.tenant.Name() || !p.tenant.Owns(name) {
+	if !stored || labels[translate.TenantLabel] != t.Name() || !t.Owns(name) {
 		return nil, "", false
 	}
 	return meta, annotation, true
 }
 
-// restoreObject gives a stored ClusterRoleBinding (or its
-// PartialObjectMetadata) its subjects back and removes the annotation.
-func (p *Proxy) restoreObject(obj map[string]any) {
-	meta, annotation, ok := p.ownedMeta(obj)
+// RestoreObject gives a stored ClusterRoleBinding of t (or its
+// PartialObjectMetadata), a decoded upstream document, its subjects back and
+// removes the annotation, in place. Any other object is left as it is.
+func RestoreObject(t translate.Tenant, obj map[string]any) {
+	meta, annotation, ok := ownedMeta(t, obj)
 	if !ok {
 		return
 	}
@@ -126,7 +119,7 @@ func (p *Proxy) restoreObject(obj map[string]any) {
 	}
 	subjects, err := decodeStoredSubjects(meta, annotation)
 	if err != nil {
-		klog.ErrorS(err, "reading the subjects of a tenant ClusterRoleBinding", "tenant", p.tenant.Name())
+		klog.ErrorS(err, "reading the subjects of a tenant ClusterRoleBinding", "tenant", t.Name())
 		return
 	}
 	if len(subjects) > 0 {
@@ -136,12 +129,12 @@ func (p *Proxy) restoreObject(obj map[string]any) {
 	}
 }
 
-// decodeStoredSubjects decodes the annotation with tenantctl.StoredSubjects
+// decodeStoredSubjects decodes the annotation with Subjects
 // into the generic form of a decoded document.
 func decodeStoredSubjects(meta map[string]any, annotation string) ([]any, error) {
 	name, _ := meta["name"].(string)
-	subjects, err := tenantctl.StoredSubjects(&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{
-		Name: name, Annotations: map[string]string{tenantctl.SubjectsAnnotation: annotation}}})
+	subjects, err := Subjects(&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{
+		Name: name, Annotations: map[string]string{SubjectsAnnotation: annotation}}})
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +153,7 @@ func decodeStoredSubjects(meta map[string]any, annotation string) ([]any, error)
 // managedFields, from the metadata the tenant sees.
 func hideSubjectsAnnotation(meta map[string]any) {
 	annotations, _ := meta["annotations"].(map[string]any)
-	delete(annotations, tenantctl.SubjectsAnnotation)
+	delete(annotations, SubjectsAnnotation)
 	if len(annotations) == 0 {
 		delete(meta, "annotations")
 	}
@@ -173,7 +166,7 @@ func hideSubjectsAnnotation(meta map[string]any) {
 		if fa == nil {
 			continue
 		}
-		delete(fa, "f:"+tenantctl.SubjectsAnnotation)
+		delete(fa, "f:"+SubjectsAnnotation)
 		if len(fa) == 0 {
 			delete(fm, "f:annotations")
 		}
@@ -189,7 +182,7 @@ var subjectColumns = []string{"Role", "Users", "Groups", "ServiceAccounts"}
 // with the stored subjects, in their upstream names as the upstream would
 // have shown them (the translator then maps these cells, and the Role cell,
 // as it does for any binding), and restores the embedded objects.
-func (p *Proxy) restoreTable(table map[string]any) {
+func restoreTable(t translate.Tenant, table map[string]any) {
 	col := map[string]int{}
 	defs, _ := table["columnDefinitions"].([]any)
 	for i, d := range defs {
@@ -209,10 +202,10 @@ func (p *Proxy) restoreTable(table map[string]any) {
 			continue
 		}
 		cells, _ := row["cells"].([]any)
-		if meta, annotation, ok := p.ownedMeta(obj); ok {
+		if meta, annotation, ok := ownedMeta(t, obj); ok {
 			fillCells(cells, col, meta, annotation)
 		}
-		p.restoreObject(obj)
+		RestoreObject(t, obj)
 	}
 }
 

@@ -1,4 +1,4 @@
-package tenantctl
+package crbstore
 
 import (
 	"strings"
@@ -24,16 +24,16 @@ func TestClusterRoleBindingStorage(t *testing.T) {
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "acme-view"},
 		Subjects:   subjects,
 	}
-	stored, err := StoreClusterRoleBinding(acme, crb)
+	stored, err := Store(acme, crb)
 	require.NoError(t, err)
 	assert.Empty(t, stored.Subjects, "stored upstream without subjects")
 	assert.Equal(t, "acme", stored.Labels[translate.TenantLabel])
 	assert.Equal(t, subjects, crb.Subjects, "the input is not modified")
-	got, err := StoredSubjects(stored)
+	got, err := Subjects(stored)
 	require.NoError(t, err)
 	assert.Equal(t, subjects, got)
 
-	rb, err := MaterializeClusterRoleBinding(acme, stored, "acme-web")
+	rb, err := Materialize(acme, stored, "acme-web")
 	require.NoError(t, err)
 	assert.Equal(t, "zoo-crb-acme-readers", rb.Name)
 	assert.Equal(t, "acme-web", rb.Namespace)
@@ -52,13 +52,13 @@ func TestClusterRoleBindingStorage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := stored.DeepCopy()
 			c.Name = tc.crb
-			_, err := MaterializeClusterRoleBinding(acme, c, tc.namespace)
+			_, err := Materialize(acme, c, tc.namespace)
 			assert.ErrorContains(t, err, tc.want)
 		})
 	}
-	_, err = StoreClusterRoleBinding(acme, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "cluster-admin"}})
+	_, err = Store(acme, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "cluster-admin"}})
 	assert.Error(t, err)
-	_, err = StoredSubjects(&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{SubjectsAnnotation: "{"}}})
+	_, err = Subjects(&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{SubjectsAnnotation: "{"}}})
 	assert.Error(t, err)
 }
 
@@ -74,35 +74,61 @@ func TestMaterializedNames(t *testing.T) {
 		{"longer than a label", long, "zoo-crb-" + long, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			stored, err := StoreClusterRoleBinding(acme, &rbacv1.ClusterRoleBinding{
+			stored, err := Store(acme, &rbacv1.ClusterRoleBinding{
 				ObjectMeta: metav1.ObjectMeta{Name: tc.crb},
 				RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "acme-view"},
 			})
 			require.NoError(t, err)
-			rb, err := MaterializeClusterRoleBinding(acme, stored, "acme-default")
+			rb, err := Materialize(acme, stored, "acme-default")
 			require.NoError(t, err)
 			assert.Equal(t, tc.wantRB, rb.Name)
 			value := rb.Labels[MaterializedFromLabel]
-			assert.Equal(t, MaterializedLabelValue(tc.crb), value)
+			assert.Equal(t, LabelValue(tc.crb), value)
 			assert.Empty(t, validation.IsValidLabelValue(value), "a valid label value")
 			assert.Equal(t, tc.hashed, value != tc.crb)
 			assert.True(t, strings.HasPrefix(rb.Name, MaterializedPrefix))
 		})
 	}
-	assert.NotEqual(t, MaterializedLabelValue("acme-a:b"), MaterializedLabelValue("acme-a:c"))
+	assert.NotEqual(t, LabelValue("acme-a:b"), LabelValue("acme-a:c"))
 
 	t.Run("generateName", func(t *testing.T) {
-		stored, err := StoreClusterRoleBinding(acme, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{GenerateName: "acme-r-"}})
+		stored, err := Store(acme, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{GenerateName: "acme-r-"}})
 		require.NoError(t, err)
 		assert.Equal(t, "acme-r-", stored.GenerateName)
-		_, err = StoreClusterRoleBinding(acme, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{GenerateName: "beta-r-"}})
+		_, err = Store(acme, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{GenerateName: "beta-r-"}})
 		assert.ErrorContains(t, err, "generateName")
 	})
 	t.Run("no subjects", func(t *testing.T) {
-		stored, err := StoreClusterRoleBinding(acme, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "acme-none"}})
+		stored, err := Store(acme, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "acme-none"}})
 		require.NoError(t, err)
-		got, err := StoredSubjects(stored)
+		got, err := Subjects(stored)
 		require.NoError(t, err)
 		assert.Empty(t, got)
 	})
+}
+
+// TestStoreOverwritesForgedSubjects: the annotation a tenant sends is never
+// what is stored; the binding's own subjects are.
+func TestStoreOverwritesForgedSubjects(t *testing.T) {
+	acme := translate.MustTenant("acme")
+	stored, err := Store(acme, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "acme-readers", Annotations: map[string]string{
+			SubjectsAnnotation: `[{"kind":"Group","apiGroup":"rbac.authorization.k8s.io","name":"system:masters"}]`}},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "zoo:acme:dev"}},
+	})
+	require.NoError(t, err)
+	assert.JSONEq(t, `[{"kind":"User","apiGroup":"rbac.authorization.k8s.io","name":"zoo:acme:dev"}]`, stored.Annotations[SubjectsAnnotation])
+}
+
+func TestReservedAndHidden(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		reserved bool
+	}{
+		{"zoo-crb-acme-readers", true}, {"zoo-crb-", true}, {"zoo-crb", false}, {"my-zoo-crb-x", false}, {"Zoo-crb-x", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.reserved, Reserved(tc.name)) })
+	}
+	assert.Equal(t, "!zoo.kubectl-zoo.io/clusterrolebinding", HiddenSelector(""))
+	assert.Equal(t, "a=b,!zoo.kubectl-zoo.io/clusterrolebinding", HiddenSelector("a=b"))
 }
