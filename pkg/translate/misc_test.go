@@ -28,6 +28,7 @@ func TestKindTable(t *testing.T) {
 			}
 			assert.Len(t, append(r.Fields(), r.RefusedFields()...), len(r.Refs), "every reference is either translated or refused")
 			for _, ref := range r.Refs {
+				assert.Contains(t, Targets(), ref.Target, "reference %q declares no target", ref.Field)
 				// The raw answer path decodes only the top-level fields
 				// that references start with (topKeys): a Field must start
 				// with one.

@@ -59,8 +59,8 @@ func flowSchemaNamespaces(m *mapper, rule map[string]any) error {
 // flowSchemaRefs are the references of FlowSchema.
 var flowSchemaRefs = []Ref{
 	clusterNameRef("spec.priorityLevelConfiguration", "name", grPLC),
-	atPath("spec.rules[]", flowSchemaSubjects),
-	atPath("spec.rules[].resourceRules[]", flowSchemaNamespaces),
+	atPath(TargetIdentity, "spec.rules[]", flowSchemaSubjects),
+	atPath(TargetNamespace, "spec.rules[].resourceRules[]", flowSchemaNamespaces),
 	apiGroupsRef("spec.rules[].resourceRules[]", "apiGroups"),
 }
 

@@ -39,7 +39,7 @@ const BetaStorageClassAnnotation = "volume.beta.kubernetes.io/storage-class"
 
 // pvClassRef is PersistentVolume spec.storageClassName: always in the
 // tenant's prefix upstream; the reserved class is shown as no class.
-var pvClassRef = Ref{Field: "spec.storageClassName", apply: func(m *mapper, obj map[string]any) error {
+var pvClassRef = Ref{Field: "spec.storageClassName", Target: TargetOwned, apply: func(m *mapper, obj map[string]any) error {
 	spec := child(obj, "spec")
 	if spec == nil {
 		return nil
@@ -90,7 +90,7 @@ func claimClassRef(path string) Ref {
 	if path != "" {
 		field = path + "." + field
 	}
-	return Ref{Field: field, apply: func(m *mapper, obj map[string]any) error {
+	return Ref{Field: field, Target: TargetShared, apply: func(m *mapper, obj map[string]any) error {
 		return walk(obj, path, func(spec map[string]any) error {
 			s, ok := spec["storageClassName"].(string)
 			if !ok {
