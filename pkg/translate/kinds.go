@@ -193,6 +193,10 @@ type SharedLookup interface {
 	// SharedExists reports whether the cluster itself has an object of the
 	// shared resource named name (one without TenantLabel).
 	SharedExists(gr schema.GroupResource, name string) bool
+	// OtherTenantOwns reports whether the upstream object of the shared
+	// resource named name is labeled for a tenant other than the
+	// translator's: a reference may never name it.
+	OtherTenantOwns(gr schema.GroupResource, name string) bool
 }
 
 // OtherTenantsLister is an optional extension of SharedLookup: it names the
