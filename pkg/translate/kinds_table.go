@@ -103,7 +103,7 @@ var kindTable = []KindRule{
 	{Resource: gr("storage.k8s.io", "csidrivers"), Kind: "CSIDriver", Treatment: Shared},
 	{Resource: gr("storage.k8s.io", "csinodes"), Kind: "CSINode", Treatment: ReadOnly, Reason: "CSI nodes describe the shared cluster's machines"},
 	{Resource: gr("storage.k8s.io", "csistoragecapacities"), Kind: "CSIStorageCapacity", Treatment: Namespaced,
-		Refs: []Ref{sharedNameRef("", "storageClassName", grStorageClass)}},
+		Refs: []Ref{ownClassRef("")}},
 	{Resource: gr("storage.k8s.io", "volumeattachments"), Kind: "VolumeAttachment", Treatment: Hidden},
 	// scheduling, node, resource
 	{Resource: grPriorityClass, Kind: "PriorityClass", Treatment: Shared, Refs: []Ref{priorityClassConfinement}},

@@ -111,6 +111,19 @@ func claimClassRef(path string) Ref {
 	}}
 }
 
+// ownClassRef is a storageClassName at path that only ever names a class of
+// the tenant's own volumes (a CSIStorageCapacity's: the scheduler believes
+// the capacity published for a class, whatever namespace publishes it, so a
+// tenant publishes it for its own classes only).
+func ownClassRef(path string) Ref {
+	return stringField(TargetOwned, path, "storageClassName", func(m *mapper, _ map[string]any, v string) (string, error) {
+		if m.in {
+			return m.ownClass(v)
+		}
+		return m.classOut(v)
+	})
+}
+
 // ownClass maps a class of a tenant volume: always into the tenant's prefix.
 func (m *mapper) ownClass(local string) (string, error) {
 	if local == NoStorageClass {
