@@ -22,7 +22,14 @@ func namespaceRef(path, key string) Ref {
 
 // apiGroupsRef maps a list of API groups ("*" stays).
 func apiGroupsRef(path, key string) Ref {
-	return atPath(TargetAPIGroup, path, func(m *mapper, obj map[string]any) error { return m.mapStrings(obj, key, m.apiGroupOrWildcard) })
+	return withField(atPath(TargetAPIGroup, path, func(m *mapper, obj map[string]any) error { return m.mapStrings(obj, key, m.apiGroupOrWildcard) }), path+"."+key)
+}
+
+// withField names a Ref made at the parent of its field (atPath) by the
+// field itself, so that no two references of a kind share a name.
+func withField(r Ref, field string) Ref {
+	r.Field = field
+	return r
 }
 
 func (m *mapper) apiGroupOrWildcard(g string) (string, error) {
