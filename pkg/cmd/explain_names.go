@@ -51,8 +51,31 @@ type NameMapping struct {
 	Effect string `json:"effect"`
 	// Message explains the effect in a sentence.
 	Message string `json:"message"`
-	// References are the fields translated together with the object.
-	References []string `json:"references,omitempty"`
+	// References are the fields that name something else, with what they
+	// name and how the proxy confines them (the kinds table's targets).
+	References []Reference `json:"references,omitempty"`
+}
+
+// Reference is one cross reference of a kind, as `explain` reports it.
+type Reference struct {
+	// Field is the JSON path of the field.
+	Field string `json:"field"`
+	// Target is what the field names (translate.Target).
+	Target string `json:"target"`
+	// Confinement is how the proxy confines it: mapped into the tenant's
+	// space, or refused.
+	Confinement string `json:"confinement"`
+	// Refused is set when tenants may not set the field at all.
+	Refused bool `json:"refused,omitempty"`
+}
+
+// referencesOf lists the references of a kinds-table row.
+func referencesOf(rule *translate.KindRule) []Reference {
+	out := make([]Reference, 0, len(rule.Refs))
+	for _, ref := range rule.Refs {
+		out = append(out, Reference{Field: ref.Field, Target: ref.Target.String(), Confinement: ref.Target.Confined(), Refused: ref.Target.Refused()})
+	}
+	return out
 }
 
 // namer maps TYPE/NAME arguments in one direction.
@@ -67,7 +90,7 @@ func (n namer) mapArg(a resourceArg) (NameMapping, error) {
 	m := NameMapping{Argument: a.Arg, Treatment: treatmentOf(a.Type).String()}
 	if a.Type.Rule != nil {
 		m.Kind = a.Type.Rule.Kind
-		m.References = a.Type.Rule.Fields()
+		m.References = referencesOf(a.Type.Rule)
 	}
 	ns := ""
 	if a.Type.Namespaced {

@@ -93,7 +93,20 @@ func printNames(w io.Writer, mappings []NameMapping, reverse bool) {
 		}
 		rows = append(rows, [2]string{"effect", effectStyles[m.Effect].Render(m.Effect) + ": " + m.Message})
 		if len(m.References) > 0 && m.TenantView != nil && m.Upstream != nil {
-			rows = append(rows, [2]string{"also mapped", strings.Join(m.References, ", ")})
+			var mapped, refused []string
+			for _, r := range m.References {
+				if r.Refused {
+					refused = append(refused, r.Field)
+				} else {
+					mapped = append(mapped, r.Field+" ("+r.Target+")")
+				}
+			}
+			if len(mapped) > 0 {
+				rows = append(rows, [2]string{"also mapped", strings.Join(mapped, ", ")})
+			}
+			if len(refused) > 0 {
+				rows = append(rows, [2]string{"refused", strings.Join(refused, ", ")})
+			}
 		}
 		width := 0
 		for _, r := range rows {

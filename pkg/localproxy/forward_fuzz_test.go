@@ -42,11 +42,14 @@ var storedObjects = map[string]string{
 
 // fuzzUpstream answers like a strict API server that refuses every write
 // (so that no follow-up writes of the proxy's own happen) and records what
-// reached it, with the body of each GET answer.
+// reached it, with the body of each GET answer. With a store (walk_test.go)
+// it keeps what is written instead, and serves discovery, objects, lists
+// and watches from it.
 type fuzzUpstream struct {
-	mu   sync.Mutex
-	got  []seen
-	gets map[string][]byte
+	mu    sync.Mutex
+	got   []seen
+	gets  map[string][]byte
+	store *objectStore
 }
 
 func (f *fuzzUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -55,6 +58,10 @@ func (f *fuzzUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var answer []byte
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	switch {
+	case f.store != nil:
+		var code int
+		code, answer = f.store.serve(r, body)
+		w.WriteHeader(code)
 	case r.Method != http.MethodGet:
 		w.WriteHeader(http.StatusForbidden)
 		answer = []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403}`)

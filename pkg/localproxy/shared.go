@@ -36,6 +36,12 @@ func (s *sharedLookup) SharedExists(gr schema.GroupResource, name string) bool {
 	return ok && labels[translate.TenantLabel] == ""
 }
 
+// OtherTenantOwns implements translate.SharedLookup.
+func (s *sharedLookup) OtherTenantOwns(gr schema.GroupResource, name string) bool {
+	labels, ok := s.get(gr, name)
+	return ok && labels[translate.TenantLabel] != "" && labels[translate.TenantLabel] != s.p.tenant.Name()
+}
+
 // forget drops what the cache knows of gr; the proxy calls it after a write
 // of a shared kind, so that the tenant's next request sees its own write.
 func (s *sharedLookup) forget(gr schema.GroupResource) { s.cache.forget(gr) }

@@ -1,6 +1,7 @@
 package tenantctl
 
 import (
+	"sort"
 	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -38,7 +39,7 @@ func refValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {
 		MessageExpression: "'CustomResourceDefinitions of tenant ' + variables.tenant + ' may not name a conversion webhook URL (the API server would dial it); " +
 			"a conversion webhook Service must be in a namespace starting with ' + variables.prefix",
 		Reason: forbidden,
-	}, {
+	}, namespaceRefValidation(forbidden), {
 		Expression: "!(variables.reqGroup == 'storage.k8s.io' && request.resource.resource == 'storageclasses' && variables.subres == '' && object != null) || !has(object.parameters) || " +
 			"object.parameters.all(k, !(k.lowerAscii().endsWith('secret-namespace') || k.lowerAscii().endsWith('secretnamespace')) || " +
 			"object.parameters[k] == '" + translate.PVCNamespaceTemplate + "' || object.parameters[k].startsWith(variables.prefix))",
@@ -64,4 +65,35 @@ func absent(path string) string {
 		conds = append(conds, "!has("+strings.Join(parts[:i], ".")+")")
 	}
 	return "(" + strings.Join(conds, " || ") + ")"
+}
+
+// namespaceRefValidation holds every namespace reference of the kinds table
+// (translate.TargetNamespace, one value at a fixed path) of a kind a tenant
+// may write upstream: the namespace is the tenant's. An IngressClass's
+// spec.parameters.namespace, for one, would otherwise point the platform's
+// ingress controller at another tenant's configuration.
+func namespaceRefValidation(forbidden *metav1.StatusReason) admissionv1.Validation {
+	var conds, fields []string
+	for _, rule := range translate.Kinds() {
+		writable := rule.Treatment == translate.Namespaced || rule.UpstreamAccess() == translate.AccessWrite
+		if !writable {
+			continue
+		}
+		for _, ref := range rule.Refs {
+			if ref.Target != translate.TargetNamespace || strings.ContainsAny(ref.Field, "[]*") {
+				continue
+			}
+			path, key := "object."+ref.Field[:strings.LastIndex(ref.Field, ".")], ref.Field[strings.LastIndex(ref.Field, ".")+1:]
+			conds = append(conds, "!(variables.reqGroup == '"+rule.Resource.Group+"' && request.resource.resource == '"+rule.Resource.Resource+
+				"') || "+optionalPrefixed(path, key))
+			fields = append(fields, rule.Resource.String()+" "+ref.Field)
+		}
+	}
+	sort.Strings(fields)
+	return admissionv1.Validation{
+		Expression: "variables.subres != '' || object == null || ((" + strings.Join(conds, ") && (") + "))",
+		MessageExpression: "'the namespaces tenant ' + variables.tenant + ' names must start with ' + variables.prefix + ' (" +
+			strings.Join(fields, ", ") + ")'",
+		Reason: forbidden,
+	}
 }

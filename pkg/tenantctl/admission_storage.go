@@ -54,6 +54,12 @@ func storageCEL(expr string) string {
 //     "local-path" while no tenant "local" exists) pass.
 //  5. A class labeled for a tenant is never the default: no default-class
 //     annotation (any casing) other than "false", no globalDefault.
+//  6. An object in a namespace of tenant t never names another tenant's
+//     class (admission_shared.go, generated from the kinds table).
+//  7. A CSIStorageCapacity in a namespace of tenant t publishes capacity
+//     for t's classes only: the scheduler believes capacity published in
+//     any namespace, so one for the platform's class would steer every
+//     tenant's pods.
 func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
 	forbidden := ptr.To(metav1.StatusReasonForbidden)
 	v := func(name, expr string) admissionv1.Variable {
@@ -71,12 +77,12 @@ func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
 		ObjectMeta: metav1.ObjectMeta{Name: StoragePolicy, Labels: managedLabels()},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionv1.Fail),
-			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{
+			MatchConstraints: &admissionv1.MatchResources{ResourceRules: append([]admissionv1.NamedRuleWithOperations{
 				rule("", "persistentvolumes", "persistentvolumeclaims"),
-				rule("storage.k8s.io", "storageclasses"),
+				rule("storage.k8s.io", "storageclasses", "csistoragecapacities"),
 				rule("networking.k8s.io", "ingressclasses"),
 				rule("scheduling.k8s.io", "priorityclasses"),
-			}},
+			}, sharedRefRules()...)},
 			Variables: []admissionv1.Variable{
 				v("isZoo", zooIdentityExpr),
 				v("saTenant", saTenantExpr),
@@ -101,6 +107,8 @@ func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
   ('$BETACLASS' in variables.oldAnnotations ? [variables.oldAnnotations['$BETACLASS']] : [])`),
 				v("classChanged", "oldObject == null || variables.classes != variables.oldClasses"),
 				v("volumeName", "variables.resource == 'persistentvolumeclaims' && has(object.spec.volumeName) ? object.spec.volumeName : ''"),
+				v("sharedRefs", sharedRefsVariable()),
+				v("refTenant", "variables.nsTenant != '' ? variables.nsTenant : variables.owner"),
 				v("oldVolumeName", "oldObject != null && variables.resource == 'persistentvolumeclaims' && has(oldObject.spec.volumeName) ? oldObject.spec.volumeName : ''"),
 			},
 			Validations: []admissionv1.Validation{{
@@ -141,6 +149,12 @@ func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
 				Expression:        `variables.resource != 'priorityclasses' || variables.owner == '' || !has(object.globalDefault) || !object.globalDefault`,
 				MessageExpression: `'the PriorityClass of tenant ' + variables.owner + ' may not be the global default: it would apply to every tenant\'s pods'`,
 				Reason:            forbidden,
+			}, sharedRefValidation(forbidden), {
+				Expression: `variables.resource != 'csistoragecapacities' || variables.nsTenant == '' || object == null ||
+  object.storageClassName.startsWith(variables.nsTenant + '-')`,
+				MessageExpression: `'CSIStorageCapacities in namespaces of tenant ' + variables.nsTenant + ' may only publish capacity for the tenant\'s storage classes (' +
+  variables.nsTenant + '-*), not ' + object.storageClassName`,
+				Reason: forbidden,
 			}},
 		},
 	}

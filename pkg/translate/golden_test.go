@@ -31,6 +31,10 @@ func (fakeShared) SharedExists(gr schema.GroupResource, name string) bool {
 	return map[string]bool{"standard": true, "nginx": true, "gvisor": true, "system-node-critical": true}[name]
 }
 
+func (fakeShared) OtherTenantOwns(gr schema.GroupResource, name string) bool {
+	return strings.HasPrefix(name, "beta-")
+}
+
 type fakeScopes map[schema.GroupResource]bool
 
 func (f fakeScopes) Namespaced(gr schema.GroupResource) (bool, bool) {

@@ -60,10 +60,11 @@ func (t Treatment) String() string {
 type Ref struct {
 	// Field is the JSON path of the reference, for documentation and explain.
 	Field string
+	// Target is what the field names; a target that is Refused marks a
+	// field tenants may not set at all (refusedField).
+	Target Target
 	// apply translates the reference in the direction of m.
 	apply func(m *mapper, obj map[string]any) error
-	// refused marks a field that tenants may not set at all (refusedField).
-	refused bool
 	// podSpec marks the priorityClassName reference of a pod spec (Field is
 	// "<pod spec path>.priorityClassName"): checkPriority walks these.
 	podSpec bool
@@ -159,7 +160,7 @@ func (r *KindRule) UpstreamAccess() Access {
 func (r *KindRule) Fields() []string {
 	out := make([]string, 0, len(r.Refs))
 	for _, ref := range r.Refs {
-		if !ref.refused {
+		if !ref.Target.Refused() {
 			out = append(out, ref.Field)
 		}
 	}
@@ -170,7 +171,7 @@ func (r *KindRule) Fields() []string {
 func (r *KindRule) RefusedFields() []string {
 	var out []string
 	for _, ref := range r.Refs {
-		if ref.refused {
+		if ref.Target.Refused() {
 			out = append(out, ref.Field)
 		}
 	}
@@ -193,6 +194,10 @@ type SharedLookup interface {
 	// SharedExists reports whether the cluster itself has an object of the
 	// shared resource named name (one without TenantLabel).
 	SharedExists(gr schema.GroupResource, name string) bool
+	// OtherTenantOwns reports whether the upstream object of the shared
+	// resource named name is labeled for a tenant other than the
+	// translator's: a reference may never name it.
+	OtherTenantOwns(gr schema.GroupResource, name string) bool
 }
 
 // OtherTenantsLister is an optional extension of SharedLookup: it names the

@@ -47,7 +47,7 @@ var kindTable = []KindRule{
 	{Resource: gr("", "podtemplates"), Kind: "PodTemplate", Treatment: Namespaced, Refs: podSpecRefs("template.spec")},
 	{Resource: gr("", "replicationcontrollers"), Kind: "ReplicationController", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec")},
 	{Resource: gr("", "services"), Kind: "Service", Treatment: Namespaced, PlatformStatus: true, Refs: []Ref{
-		refusedField(gr("", "services"), "spec", "externalIPs", "kube-proxy on every machine would capture the traffic of those addresses, other tenants' included")}},
+		refusedField(TargetAddress, gr("", "services"), "spec", "externalIPs", "kube-proxy on every machine would capture the traffic of those addresses, other tenants' included")}},
 	{Resource: gr("", "endpoints"), Kind: "Endpoints", Treatment: Namespaced, Refs: []Ref{
 		objectRefAt("subsets[].addresses[].targetRef"), objectRefAt("subsets[].notReadyAddresses[].targetRef")}},
 	{Resource: gr("", "configmaps"), Kind: "ConfigMap", Treatment: Namespaced},
@@ -75,13 +75,13 @@ var kindTable = []KindRule{
 	{Resource: gr("batch", "jobs"), Kind: "Job", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec")},
 	{Resource: gr("batch", "cronjobs"), Kind: "CronJob", Treatment: Namespaced, Refs: podSpecRefs("spec.jobTemplate.spec.template.spec")},
 	{Resource: gr("autoscaling", "horizontalpodautoscalers"), Kind: "HorizontalPodAutoscaler", Treatment: Namespaced,
-		Refs: []Ref{apiVersionRef("spec.scaleTargetRef", "apiVersion")}},
+		Refs: []Ref{apiVersionRef(TargetLocal, "spec.scaleTargetRef", "apiVersion")}},
 	{Resource: gr("policy", "poddisruptionbudgets"), Kind: "PodDisruptionBudget", Treatment: Namespaced},
 	// networking and discovery
 	{Resource: gr("networking.k8s.io", "networkpolicies"), Kind: "NetworkPolicy", Treatment: Namespaced, Refs: networkPolicyRefs},
 	{Resource: gr("networking.k8s.io", "ingresses"), Kind: "Ingress", Treatment: Namespaced, Refs: ingressRefs, PlatformStatus: true},
 	{Resource: grIngressClass, Kind: "IngressClass", Treatment: Shared, Refs: []Ref{
-		apiGroupRef("spec.parameters", "apiGroup"), namespaceRef("spec.parameters", "namespace")}},
+		apiGroupRef(TargetObject, "spec.parameters", "apiGroup"), namespaceRef("spec.parameters", "namespace")}},
 	{Resource: gr("networking.k8s.io", "ipaddresses"), Kind: "IPAddress", Treatment: ReadOnly, Reason: "service IP addresses are allocated by the shared cluster"},
 	{Resource: gr("networking.k8s.io", "servicecidrs"), Kind: "ServiceCIDR", Treatment: ReadOnly, Reason: "service CIDRs configure the shared cluster's network"},
 	{Resource: gr("discovery.k8s.io", "endpointslices"), Kind: "EndpointSlice", Treatment: Namespaced, Refs: []Ref{objectRefAt("endpoints[].targetRef")}},
@@ -89,20 +89,20 @@ var kindTable = []KindRule{
 	{Resource: gr("coordination.k8s.io", "leasecandidates"), Kind: "LeaseCandidate", Treatment: Namespaced},
 	{Resource: gr("events.k8s.io", "events"), Kind: "Event", Treatment: Namespaced, Refs: []Ref{objectRefAt("regarding"), objectRefAt("related")}},
 	// RBAC
-	{Resource: gr(rbacGroup, "roles"), Kind: "Role", Treatment: Namespaced, Refs: []Ref{{Field: "rules", apply: policyRules}}},
+	{Resource: gr(rbacGroup, "roles"), Kind: "Role", Treatment: Namespaced, Refs: []Ref{{Field: "rules", Target: TargetRules, apply: policyRules}}},
 	{Resource: gr(rbacGroup, "rolebindings"), Kind: "RoleBinding", Treatment: Namespaced, Refs: []Ref{
-		{Field: "subjects", apply: rbacSubjects}, {Field: "roleRef", apply: roleRef}}},
+		{Field: "subjects", Target: TargetIdentity, apply: rbacSubjects}, {Field: "roleRef", Target: TargetOwned, apply: roleRef}}},
 	{Resource: grClusterRole, Kind: "ClusterRole", Treatment: TenantOwned, Refs: []Ref{
-		{Field: "rules", apply: policyRules}, {Field: "aggregationRule.clusterRoleSelectors", apply: aggregationRule}}},
+		{Field: "rules", Target: TargetRules, apply: policyRules}, {Field: "aggregationRule.clusterRoleSelectors", Target: TargetSelector, apply: aggregationRule}}},
 	{Resource: gr(rbacGroup, "clusterrolebindings"), Kind: "ClusterRoleBinding", Treatment: TenantOwned, Refs: []Ref{
-		{Field: "subjects", apply: rbacSubjects}, {Field: "roleRef", apply: roleRef}}},
+		{Field: "subjects", Target: TargetIdentity, apply: rbacSubjects}, {Field: "roleRef", Target: TargetOwned, apply: roleRef}}},
 	// storage
 	{Resource: grStorageClass, Kind: "StorageClass", Treatment: Shared, Refs: []Ref{storageClassSecretParams}, Check: checkStorageClass},
 	{Resource: grVolumeAttrClass, Kind: "VolumeAttributesClass", Treatment: Shared},
 	{Resource: gr("storage.k8s.io", "csidrivers"), Kind: "CSIDriver", Treatment: Shared},
 	{Resource: gr("storage.k8s.io", "csinodes"), Kind: "CSINode", Treatment: ReadOnly, Reason: "CSI nodes describe the shared cluster's machines"},
 	{Resource: gr("storage.k8s.io", "csistoragecapacities"), Kind: "CSIStorageCapacity", Treatment: Namespaced,
-		Refs: []Ref{sharedNameRef("", "storageClassName", grStorageClass)}},
+		Refs: []Ref{ownClassRef("")}},
 	{Resource: gr("storage.k8s.io", "volumeattachments"), Kind: "VolumeAttachment", Treatment: Hidden},
 	// scheduling, node, resource
 	{Resource: grPriorityClass, Kind: "PriorityClass", Treatment: Shared, Refs: []Ref{priorityClassConfinement}},
@@ -112,8 +112,8 @@ var kindTable = []KindRule{
 	{Resource: gr("resource.k8s.io", "resourceclaims"), Kind: "ResourceClaim", Treatment: Namespaced},
 	{Resource: gr("resource.k8s.io", "resourceclaimtemplates"), Kind: "ResourceClaimTemplate", Treatment: Namespaced},
 	// admission
-	{Resource: gr(admissionGroup, "mutatingwebhookconfigurations"), Kind: "MutatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs, Access: AccessNone},
-	{Resource: gr(admissionGroup, "validatingwebhookconfigurations"), Kind: "ValidatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs, Access: AccessNone},
+	{Resource: gr(admissionGroup, "mutatingwebhookconfigurations"), Kind: "MutatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs("mutatingwebhookconfigurations"), Access: AccessNone},
+	{Resource: gr(admissionGroup, "validatingwebhookconfigurations"), Kind: "ValidatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs("validatingwebhookconfigurations"), Access: AccessNone},
 	{Resource: grVAP, Kind: "ValidatingAdmissionPolicy", Treatment: TenantOwned, Refs: admissionPolicyRefs, Access: AccessNone},
 	{Resource: gr(admissionGroup, "validatingadmissionpolicybindings"), Kind: "ValidatingAdmissionPolicyBinding", Treatment: TenantOwned, Refs: policyBindingRefs("validating"), Access: AccessNone},
 	{Resource: grMAP, Kind: "MutatingAdmissionPolicy", Treatment: TenantOwned, Refs: admissionPolicyRefs, Access: AccessNone},
@@ -133,11 +133,11 @@ var kindTable = []KindRule{
 	{Resource: gr(authnGroup, "tokenreviews"), Kind: "TokenReview", Treatment: Virtual, Refs: []Ref{userInfoRef("status", "user")}},
 	{Resource: gr(authnGroup, "selfsubjectreviews"), Kind: "SelfSubjectReview", Treatment: Virtual, Refs: []Ref{userInfoRef("status", "userInfo")}},
 	{Resource: gr(authzGroup, "subjectaccessreviews"), Kind: "SubjectAccessReview", Treatment: Virtual, Refs: []Ref{
-		resourceAttributesRef("spec.resourceAttributes"), {Field: "spec.user", apply: reviewUser}}},
+		resourceAttributesRef("spec.resourceAttributes"), {Field: "spec.user", Target: TargetIdentity, apply: reviewUser}}},
 	{Resource: gr(authzGroup, "selfsubjectaccessreviews"), Kind: "SelfSubjectAccessReview", Treatment: Virtual, Refs: []Ref{
 		resourceAttributesRef("spec.resourceAttributes")}},
 	{Resource: gr(authzGroup, "localsubjectaccessreviews"), Kind: "LocalSubjectAccessReview", Treatment: Namespaced, Refs: []Ref{
-		resourceAttributesRef("spec.resourceAttributes"), {Field: "spec.user", apply: reviewUser}}},
+		resourceAttributesRef("spec.resourceAttributes"), {Field: "spec.user", Target: TargetIdentity, apply: reviewUser}}},
 	{Resource: gr(authzGroup, "selfsubjectrulesreviews"), Kind: "SelfSubjectRulesReview", Treatment: Virtual, Refs: ruleReviewRefs},
 	// internal
 	{Resource: gr("internal.apiserver.k8s.io", "storageversions"), Kind: "StorageVersion", Treatment: Hidden},

@@ -27,7 +27,11 @@ func TestKindTable(t *testing.T) {
 				assert.Same(t, r, byKind)
 			}
 			assert.Len(t, append(r.Fields(), r.RefusedFields()...), len(r.Refs), "every reference is either translated or refused")
+			fields := map[string]bool{}
 			for _, ref := range r.Refs {
+				assert.Contains(t, Targets(), ref.Target, "reference %q declares no target", ref.Field)
+				assert.False(t, fields[ref.Field], "two references named %q", ref.Field)
+				fields[ref.Field] = true
 				// The raw answer path decodes only the top-level fields
 				// that references start with (topKeys): a Field must start
 				// with one.

@@ -224,6 +224,13 @@ func (m *mapper) objectNameOwned(rule *KindRule, name string) (string, error) {
 func applyRefs(m *mapper, rule *KindRule, obj map[string]any) error {
 	for _, ref := range rule.Refs {
 		if err := ref.apply(m, obj); err != nil {
+			// A refusal names the field it is about.
+			var e *Error
+			if m.in && errors.As(err, &e) && !strings.Contains(e.Message, ref.Field) {
+				named := *e
+				named.Message = ref.Field + ": " + e.Message
+				return &named
+			}
 			return fmt.Errorf("%s: %w", ref.Field, err)
 		}
 	}

@@ -24,7 +24,7 @@ func matchConditionsRef(path, key string) Ref {
 	if path != "" {
 		field = path + "." + key
 	}
-	return Ref{Field: field, apply: func(m *mapper, obj map[string]any) error {
+	return Ref{Field: field, Target: TargetSelector, apply: func(m *mapper, obj map[string]any) error {
 		return walk(obj, path, func(parent map[string]any) error {
 			conds, _ := parent[key].([]any)
 			out := make([]any, 0, len(conds)+1)
@@ -50,17 +50,22 @@ func matchConditionsRef(path, key string) Ref {
 	}}
 }
 
-// webhookRefs are the references of Mutating/ValidatingWebhookConfiguration.
-var webhookRefs = []Ref{
-	namespaceRef("webhooks[].clientConfig.service", "namespace"),
-	labelSelectorRef("webhooks[]", "namespaceSelector", true, true),
-	matchConditionsRef("webhooks[]", "matchConditions"),
-	apiGroupsRef("webhooks[].rules[]", "apiGroups"),
+// webhookRefs are the references of the Mutating/ValidatingWebhookConfiguration
+// resource.
+func webhookRefs(resource string) []Ref {
+	return []Ref{
+		namespaceRef("webhooks[].clientConfig.service", "namespace"),
+		refusedField(TargetURL, gr(admissionGroup, resource), "webhooks[].clientConfig", "url",
+			"the API server would dial that address; serve the webhook from a Service of the tenant"),
+		labelSelectorRef("webhooks[]", "namespaceSelector", true, true),
+		matchConditionsRef("webhooks[]", "matchConditions"),
+		apiGroupsRef("webhooks[].rules[]", "apiGroups"),
+	}
 }
 
 // admissionPolicyRefs are the references of Validating/MutatingAdmissionPolicy.
 var admissionPolicyRefs = []Ref{
-	apiVersionRef("spec.paramKind", "apiVersion"),
+	apiVersionRef(TargetAPIGroup, "spec.paramKind", "apiVersion"),
 	labelSelectorRef("spec.matchConstraints", "namespaceSelector", true, true),
 	apiGroupsRef("spec.matchConstraints.resourceRules[]", "apiGroups"),
 	apiGroupsRef("spec.matchConstraints.excludeResourceRules[]", "apiGroups"),
@@ -85,13 +90,13 @@ func policyBindingRefs(policy string) []Ref {
 // crdRefs are the references of CustomResourceDefinition (its name is mapped
 // with the CRD naming rule).
 var crdRefs = []Ref{
-	stringField("spec", "group", func(m *mapper, _ map[string]any, g string) (string, error) {
+	stringField(TargetAPIGroup, "spec", "group", func(m *mapper, _ map[string]any, g string) (string, error) {
 		if m.in && IsBuiltinGroup(g) {
 			return "", forbidden(grCRD, "", fmt.Sprintf("tenants may not define resources in the built-in API group %q", g))
 		}
 		return m.apiGroup(g)
 	}),
 	namespaceRef("spec.conversion.webhook.clientConfig.service", "namespace"),
-	refusedField(grCRD, "spec.conversion.webhook.clientConfig", "url",
+	refusedField(TargetURL, grCRD, "spec.conversion.webhook.clientConfig", "url",
 		"the API server would dial that address; serve the conversion webhook from a Service of the tenant"),
 }

@@ -17,12 +17,19 @@ func groupOf(apiVersion string) string {
 
 // namespaceRef is a Ref to a string field holding a namespace name.
 func namespaceRef(path, key string) Ref {
-	return stringField(path, key, func(m *mapper, _ map[string]any, v string) (string, error) { return m.namespace(v) })
+	return stringField(TargetNamespace, path, key, func(m *mapper, _ map[string]any, v string) (string, error) { return m.namespace(v) })
 }
 
 // apiGroupsRef maps a list of API groups ("*" stays).
 func apiGroupsRef(path, key string) Ref {
-	return atPath(path, func(m *mapper, obj map[string]any) error { return m.mapStrings(obj, key, m.apiGroupOrWildcard) })
+	return withField(atPath(TargetAPIGroup, path, func(m *mapper, obj map[string]any) error { return m.mapStrings(obj, key, m.apiGroupOrWildcard) }), path+"."+key)
+}
+
+// withField names a Ref made at the parent of its field (atPath) by the
+// field itself, so that no two references of a kind share a name.
+func withField(r Ref, field string) Ref {
+	r.Field = field
+	return r
 }
 
 func (m *mapper) apiGroupOrWildcard(g string) (string, error) {
@@ -33,30 +40,30 @@ func (m *mapper) apiGroupOrWildcard(g string) (string, error) {
 }
 
 // apiVersionRef maps a string field holding an apiVersion.
-func apiVersionRef(path, key string) Ref {
-	return stringField(path, key, func(m *mapper, _ map[string]any, v string) (string, error) { return m.apiVersion(v) })
+func apiVersionRef(target Target, path, key string) Ref {
+	return stringField(target, path, key, func(m *mapper, _ map[string]any, v string) (string, error) { return m.apiVersion(v) })
 }
 
 // apiGroupRef maps a string field holding one API group.
-func apiGroupRef(path, key string) Ref {
-	return stringField(path, key, func(m *mapper, _ map[string]any, v string) (string, error) { return m.apiGroup(v) })
+func apiGroupRef(target Target, path, key string) Ref {
+	return stringField(target, path, key, func(m *mapper, _ map[string]any, v string) (string, error) { return m.apiGroup(v) })
 }
 
 // clusterNameRef is a Ref to the name of a cluster-scoped object of gr.
 func clusterNameRef(path, key string, gr schema.GroupResource) Ref {
-	return stringField(path, key, func(m *mapper, _ map[string]any, v string) (string, error) {
+	return stringField(TargetOwned, path, key, func(m *mapper, _ map[string]any, v string) (string, error) {
 		return m.objectName(kindsByResource[gr], v)
 	})
 }
 
 // sharedNameRef is a Ref to the name of an object of a shared kind.
 func sharedNameRef(path, key string, gr schema.GroupResource) Ref {
-	return stringField(path, key, func(m *mapper, _ map[string]any, v string) (string, error) { return m.sharedRef(gr, v) })
+	return stringField(TargetShared, path, key, func(m *mapper, _ map[string]any, v string) (string, error) { return m.sharedRef(gr, v) })
 }
 
 // objectRefAt is a Ref to ObjectReferences ({apiVersion, kind, namespace, name}).
 func objectRefAt(path string) Ref {
-	return atPath(path, func(m *mapper, ref map[string]any) error { return m.objectReference(ref) })
+	return atPath(TargetObject, path, func(m *mapper, ref map[string]any) error { return m.objectReference(ref) })
 }
 
 func (m *mapper) objectReference(ref map[string]any) error {

@@ -59,8 +59,8 @@ func flowSchemaNamespaces(m *mapper, rule map[string]any) error {
 // flowSchemaRefs are the references of FlowSchema.
 var flowSchemaRefs = []Ref{
 	clusterNameRef("spec.priorityLevelConfiguration", "name", grPLC),
-	atPath("spec.rules[]", flowSchemaSubjects),
-	atPath("spec.rules[].resourceRules[]", flowSchemaNamespaces),
+	withField(atPath(TargetIdentity, "spec.rules[]", flowSchemaSubjects), "spec.rules[].subjects"),
+	withField(atPath(TargetNamespace, "spec.rules[].resourceRules[]", flowSchemaNamespaces), "spec.rules[].resourceRules[].namespaces"),
 	apiGroupsRef("spec.rules[].resourceRules[]", "apiGroups"),
 }
 

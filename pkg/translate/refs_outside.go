@@ -37,17 +37,21 @@ func pvOutsideRefs() []Ref {
 	}
 	refs = append(refs, namespaceRef("spec.azureFile", "secretNamespace"))
 	for _, src := range PVHostSources {
-		refs = append(refs, refusedField(grPV, "spec", src,
+		refs = append(refs, refusedField(TargetHostPath, grPV, "spec", src,
 			"a volume on a path of the shared cluster's machines would give the tenant's pods that machine's files"))
 	}
 	return refs
 }
 
-// refusedField is a Ref that refuses, on the way in, an object whose field
-// path.key is set; the 403 names the field.
-func refusedField(gr schema.GroupResource, path, key, reason string) Ref {
+// refusedField is a Ref to a target tenants may not name (Target.Refused):
+// it refuses, on the way in, an object whose field path.key is set; the 403
+// names the field.
+func refusedField(target Target, gr schema.GroupResource, path, key, reason string) Ref {
+	if !target.Refused() {
+		panic("translate: refusedField of a target that is translated: " + target.String())
+	}
 	field := path + "." + key
-	return Ref{Field: field, refused: true, apply: func(m *mapper, obj map[string]any) error {
+	return Ref{Field: field, Target: target, apply: func(m *mapper, obj map[string]any) error {
 		if !m.in {
 			return nil
 		}
@@ -82,7 +86,7 @@ func emptyValue(v any) bool {
 // ${pvc.namespace} (PVCNamespaceTemplate) is resolved by the provisioner to
 // the claim's namespace, which is the tenant's already. Anything else with a
 // template in it is a literal here, so it lands in the tenant's space too.
-var storageClassSecretParams = Ref{Field: "parameters.*-secret-namespace", apply: func(m *mapper, obj map[string]any) error {
+var storageClassSecretParams = Ref{Field: "parameters.*-secret-namespace", Target: TargetNamespace, apply: func(m *mapper, obj map[string]any) error {
 	params := child(obj, "parameters")
 	for k := range params {
 		if !IsSecretNamespaceParameter(k) {

@@ -7,7 +7,7 @@ import (
 // resourceAttributesRef maps SubjectAccessReview-style resourceAttributes:
 // namespace, API group and the name of tenant-owned cluster-scoped objects.
 func resourceAttributesRef(path string) Ref {
-	return atPath(path, func(m *mapper, attrs map[string]any) error {
+	return atPath(TargetRules, path, func(m *mapper, attrs map[string]any) error {
 		group := str(attrs, "group")
 		if err := m.mapString(attrs, "group", m.apiGroupOrWildcard); err != nil {
 			return err
@@ -80,7 +80,7 @@ func (m *mapper) identityGroup(g string) (string, error) {
 // TokenReview. A TokenReview of a token that is not one of the tenant's
 // identities comes back unauthenticated.
 func userInfoRef(path, key string) Ref {
-	return atPath(path, func(m *mapper, status map[string]any) error {
+	return withField(atPath(TargetIdentity, path, func(m *mapper, status map[string]any) error {
 		info := child(status, key)
 		if info == nil {
 			return nil
@@ -98,14 +98,14 @@ func userInfoRef(path, key string) Ref {
 			info["username"] = mapped
 		}
 		return m.mapStrings(info, "groups", m.identityGroup)
-	})
+	}), path+"."+key)
 }
 
 // ruleReviewRefs map SelfSubjectRulesReview: spec.namespace and the rules of
 // status.resourceRules.
 var ruleReviewRefs = []Ref{
 	namespaceRef("spec", "namespace"),
-	atPath("status", func(m *mapper, status map[string]any) error {
+	withField(atPath(TargetRules, "status", func(m *mapper, status map[string]any) error {
 		if _, ok := status["resourceRules"]; !ok {
 			return nil
 		}
@@ -115,5 +115,5 @@ var ruleReviewRefs = []Ref{
 		}
 		status["resourceRules"] = wrapper["rules"]
 		return nil
-	}),
+	}), "status.resourceRules"),
 }

@@ -21,7 +21,7 @@ func labelSelectorRef(path, key string, confine, create bool) Ref {
 	if path != "" {
 		field = path + "." + key
 	}
-	return Ref{Field: field, apply: func(m *mapper, obj map[string]any) error {
+	return Ref{Field: field, Target: TargetSelector, apply: func(m *mapper, obj map[string]any) error {
 		return walk(obj, path, func(parent map[string]any) error {
 			v, present := parent[key]
 			sel, ok := v.(map[string]any)

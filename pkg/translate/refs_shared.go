@@ -12,7 +12,7 @@ const MaxTenantPriority = 0
 
 // priorityClassConfinement caps a tenant PriorityClass on the way in: value at
 // most MaxTenantPriority, preemptionPolicy Never, never the global default.
-var priorityClassConfinement = Ref{Field: "value", apply: func(m *mapper, obj map[string]any) error {
+var priorityClassConfinement = Ref{Field: "value", Target: TargetPlatform, apply: func(m *mapper, obj map[string]any) error {
 	if !m.in {
 		return nil
 	}
@@ -51,8 +51,8 @@ var networkPolicyRefs = []Ref{
 
 var ingressRefs = []Ref{
 	sharedNameRef("spec", "ingressClassName", grIngressClass),
-	apiGroupRef("spec.defaultBackend.resource", "apiGroup"),
-	apiGroupRef("spec.rules[].http.paths[].backend.resource", "apiGroup"),
+	apiGroupRef(TargetLocal, "spec.defaultBackend.resource", "apiGroup"),
+	apiGroupRef(TargetLocal, "spec.rules[].http.paths[].backend.resource", "apiGroup"),
 }
 
 // numberValue reads a JSON number decoded as json.Number or float64.

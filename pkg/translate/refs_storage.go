@@ -39,7 +39,7 @@ const BetaStorageClassAnnotation = "volume.beta.kubernetes.io/storage-class"
 
 // pvClassRef is PersistentVolume spec.storageClassName: always in the
 // tenant's prefix upstream; the reserved class is shown as no class.
-var pvClassRef = Ref{Field: "spec.storageClassName", apply: func(m *mapper, obj map[string]any) error {
+var pvClassRef = Ref{Field: "spec.storageClassName", Target: TargetOwned, apply: func(m *mapper, obj map[string]any) error {
 	spec := child(obj, "spec")
 	if spec == nil {
 		return nil
@@ -90,7 +90,7 @@ func claimClassRef(path string) Ref {
 	if path != "" {
 		field = path + "." + field
 	}
-	return Ref{Field: field, apply: func(m *mapper, obj map[string]any) error {
+	return Ref{Field: field, Target: TargetShared, apply: func(m *mapper, obj map[string]any) error {
 		return walk(obj, path, func(spec map[string]any) error {
 			s, ok := spec["storageClassName"].(string)
 			if !ok {
@@ -109,6 +109,19 @@ func claimClassRef(path string) Ref {
 			return nil
 		})
 	}}
+}
+
+// ownClassRef is a storageClassName at path that only ever names a class of
+// the tenant's own volumes (a CSIStorageCapacity's: the scheduler believes
+// the capacity published for a class, whatever namespace publishes it, so a
+// tenant publishes it for its own classes only).
+func ownClassRef(path string) Ref {
+	return stringField(TargetOwned, path, "storageClassName", func(m *mapper, _ map[string]any, v string) (string, error) {
+		if m.in {
+			return m.ownClass(v)
+		}
+		return m.classOut(v)
+	})
 }
 
 // ownClass maps a class of a tenant volume: always into the tenant's prefix.

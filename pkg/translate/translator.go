@@ -129,6 +129,9 @@ func (m *mapper) sharedRef(gr schema.GroupResource, name string) (string, error)
 		if err := m.lookups.take(gr, name); err != nil {
 			return "", err
 		}
+		if sh := m.t.opts.Shared; sh != nil && !sh.TenantOwns(gr, name) && sh.OtherTenantOwns(gr, name) {
+			return "", forbidden(gr, name, "it is another tenant's: a reference names the tenant's own object or the cluster's")
+		}
 		return m.t.ResolveSharedRef(gr, name), nil
 	}
 	if local, ok := m.tenant().TenantClusterName(name); ok {

@@ -93,12 +93,12 @@ func (m *mapper) mapStrings(obj map[string]any, key string, f func(string) (stri
 }
 
 // stringField is a Ref that maps one string field at path.key with f.
-func stringField(path, key string, f func(m *mapper, parent map[string]any, v string) (string, error)) Ref {
+func stringField(target Target, path, key string, f func(m *mapper, parent map[string]any, v string) (string, error)) Ref {
 	field := key
 	if path != "" {
 		field = path + "." + key
 	}
-	return Ref{Field: field, apply: func(m *mapper, obj map[string]any) error {
+	return Ref{Field: field, Target: target, apply: func(m *mapper, obj map[string]any) error {
 		return walk(obj, path, func(parent map[string]any) error {
 			return m.mapString(parent, key, func(s string) (string, error) { return f(m, parent, s) })
 		})
@@ -106,8 +106,8 @@ func stringField(path, key string, f func(m *mapper, parent map[string]any, v st
 }
 
 // atPath is a Ref that applies f to every map found at path.
-func atPath(path string, f func(m *mapper, obj map[string]any) error) Ref {
-	return Ref{Field: path, apply: func(m *mapper, obj map[string]any) error {
+func atPath(target Target, path string, f func(m *mapper, obj map[string]any) error) Ref {
+	return Ref{Field: path, Target: target, apply: func(m *mapper, obj map[string]any) error {
 		return walk(obj, path, func(child map[string]any) error { return f(m, child) })
 	}}
 }

@@ -259,4 +259,7 @@ rules: []
 		assert.Equal(t, systemUIDs, framework.Kubectl(t, append([]string{"get", "namespace"}, append(system, "-o", "jsonpath={.items[*].metadata.uid}")...)...))
 		assert.Equal(t, clusterRoles, framework.Kubectl(t, "get", "clusterrole", "cluster-admin", "admin", "edit", "view", "acmex-role", "acme", "zoo-tenant-admin", "-o", "jsonpath={.items[*].metadata.uid}"))
 	}
+	// The decoys would keep later tests of the package from creating acme.
+	res = kubectl(t, decoys, "delete", "-f", "-", "--wait")
+	require.NoError(t, res.Err, res.Stderr)
 }

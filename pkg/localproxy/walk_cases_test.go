@@ -1,0 +1,223 @@
+package localproxy
+
+import "strings"
+
+// walkCase is one reference of the kinds table, set alone in a minimal
+// object to a value that names another tenant's object (tenant beta's
+// namespace, volume, class, group, ServiceAccount) or the platform's.
+type walkCase struct {
+	// at is the JSON pointer of the reference in the tenant's object; the
+	// object is built from base with value set there.
+	at string
+	// value is the JSON the tenant writes at `at`.
+	value string
+	// want is the JSON the upstream must store at `at`; empty when the
+	// proxy must refuse the object (403 naming the field).
+	want string
+	// back is the JSON the tenant reads back at `at`, when not value (a
+	// value the proxy caps).
+	back string
+	// base holds what the object needs besides the reference (merge keys
+	// of lists, so that strategic merge patches apply).
+	base string
+}
+
+// Values that name what is not acme's. The fake upstream stores beta's
+// classes (labeled for beta) and the platform's (unlabeled): walkFixtures.
+const (
+	betaNS     = `"beta-default"`
+	betaNSUp   = `"acme-beta-default"`
+	betaGroup  = `["beta-x.io"]`
+	betaGrUp   = `["acme-beta-x.io"]`
+	betaTarget = `{"kind":"Pod","apiVersion":"v1","namespace":"beta-default","name":"p"}`
+	betaTgtUp  = `{"kind":"Pod","apiVersion":"v1","namespace":"acme-beta-default","name":"p"}`
+	betaSel    = `{"matchLabels":{"kubernetes.io/metadata.name":"beta-default"}}`
+	betaSelUp  = `{"matchLabels":{"kubernetes.io/metadata.name":"acme-beta-default"},"matchExpressions":[{"key":"zoo.kubectl-zoo.io/tenant","operator":"In","values":["acme"]}]}`
+	betaSA     = `[{"kind":"ServiceAccount","name":"x","namespace":"beta-default"}]`
+	betaSAUp   = `[{"kind":"ServiceAccount","name":"x","namespace":"acme-beta-default"}]`
+	betaUser   = `"system:serviceaccount:beta-default:x"`
+	betaUserUp = `"system:serviceaccount:acme-beta-default:x"`
+	betaClass  = `"beta-fast"`
+	betaClsUp  = `"acme-beta-fast"`
+	betaRole   = `{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"beta-admin"}`
+	betaRoleUp = `{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"acme-beta-admin"}`
+	betaAttrs  = `{"namespace":"beta-default","verb":"get","resource":"secrets"}`
+	betaAttrUp = `{"namespace":"acme-beta-default","verb":"get","resource":"secrets"}`
+	ownedCond  = `[{"name":"zoo.kubectl-zoo.io/tenant","expression":"true"}]`
+	dialedURL  = `"https://203.0.113.11/"`
+)
+
+// refused is a case the proxy must refuse.
+func refused(at, value string) walkCase { return walkCase{at: at, value: value} }
+
+// mapped is a case the proxy must translate into want.
+func mapped(at, value, want string) walkCase { return walkCase{at: at, value: value, want: want} }
+
+// podSpecCases are the references of a pod spec at pointer p.
+func podSpecCases(key, p string) map[string]walkCase {
+	field := key + " " + pointerField(p)
+	return map[string]walkCase{
+		field + ".priorityClassName": refused(p+"/priorityClassName", `"beta-low"`),
+		field + ".runtimeClassName":  refused(p+"/runtimeClassName", `"beta-rc"`),
+		field + ".volumes[].ephemeral.volumeClaimTemplate.spec.storageClassName": {at: p + "/volumes/0/ephemeral/volumeClaimTemplate/spec/storageClassName",
+			value: betaClass, want: betaClsUp, base: nest(p, `{"volumes":[{"name":"v"}]}`)},
+	}
+}
+
+// nest wraps the JSON object inner into the pointer p.
+func nest(p, inner string) string {
+	steps := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for i := len(steps) - 1; i >= 0; i-- {
+		inner = `{"` + steps[i] + `":` + inner + `}`
+	}
+	return inner
+}
+
+func admissionPolicyCases(key string) map[string]walkCase {
+	return map[string]walkCase{
+		key + " spec.paramKind.apiVersion":                              mapped("/spec/paramKind/apiVersion", `"beta-x.io/v1"`, `"acme-beta-x.io/v1"`),
+		key + " spec.matchConstraints.namespaceSelector":                mapped("/spec/matchConstraints/namespaceSelector", betaSel, betaSelUp),
+		key + " spec.matchConstraints.resourceRules[].apiGroups":        mapped("/spec/matchConstraints/resourceRules/0/apiGroups", betaGroup, betaGrUp),
+		key + " spec.matchConstraints.excludeResourceRules[].apiGroups": mapped("/spec/matchConstraints/excludeResourceRules/0/apiGroups", betaGroup, betaGrUp),
+		key + " spec.matchConditions":                                   refused("/spec/matchConditions", ownedCond),
+	}
+}
+
+func policyBindingCases(key string) map[string]walkCase {
+	return map[string]walkCase{
+		key + " spec.policyName":                                      mapped("/spec/policyName", `"beta-p"`, `"acme-beta-p"`),
+		key + " spec.paramRef.namespace":                              mapped("/spec/paramRef/namespace", betaNS, betaNSUp),
+		key + " spec.matchResources.namespaceSelector":                mapped("/spec/matchResources/namespaceSelector", betaSel, betaSelUp),
+		key + " spec.matchResources.resourceRules[].apiGroups":        mapped("/spec/matchResources/resourceRules/0/apiGroups", betaGroup, betaGrUp),
+		key + " spec.matchResources.excludeResourceRules[].apiGroups": mapped("/spec/matchResources/excludeResourceRules/0/apiGroups", betaGroup, betaGrUp),
+	}
+}
+
+func webhookCases(key string) map[string]walkCase {
+	base := `{"webhooks":[{"name":"w"}]}`
+	c := map[string]walkCase{
+		key + " webhooks[].clientConfig.service.namespace": mapped("/webhooks/0/clientConfig/service/namespace", betaNS, betaNSUp),
+		key + " webhooks[].clientConfig.url":               refused("/webhooks/0/clientConfig/url", dialedURL),
+		key + " webhooks[].namespaceSelector":              mapped("/webhooks/0/namespaceSelector", betaSel, betaSelUp),
+		key + " webhooks[].matchConditions":                refused("/webhooks/0/matchConditions", ownedCond),
+		key + " webhooks[].rules[].apiGroups":              mapped("/webhooks/0/rules/0/apiGroups", betaGroup, betaGrUp),
+	}
+	for k, v := range c {
+		v.base = base
+		c[k] = v
+	}
+	return c
+}
+
+func pvSecretCase(p string) walkCase { return mapped(p, betaNS, betaNSUp) }
+
+// walkCases holds one case per reference of the kinds table, keyed by
+// "<resource> <field>" (translate.KindRule.Resource and Ref.Field).
+// TestProxyWalksTheKindsTable fails for a reference without a case.
+var walkCases = merge(
+	podSpecCases("pods", "/spec"),
+	podSpecCases("podtemplates", "/template/spec"),
+	podSpecCases("replicationcontrollers", "/spec/template/spec"),
+	podSpecCases("deployments.apps", "/spec/template/spec"),
+	podSpecCases("replicasets.apps", "/spec/template/spec"),
+	podSpecCases("daemonsets.apps", "/spec/template/spec"),
+	podSpecCases("statefulsets.apps", "/spec/template/spec"),
+	podSpecCases("jobs.batch", "/spec/template/spec"),
+	podSpecCases("cronjobs.batch", "/spec/jobTemplate/spec/template/spec"),
+	webhookCases("mutatingwebhookconfigurations.admissionregistration.k8s.io"),
+	webhookCases("validatingwebhookconfigurations.admissionregistration.k8s.io"),
+	admissionPolicyCases("validatingadmissionpolicies.admissionregistration.k8s.io"),
+	admissionPolicyCases("mutatingadmissionpolicies.admissionregistration.k8s.io"),
+	policyBindingCases("validatingadmissionpolicybindings.admissionregistration.k8s.io"),
+	policyBindingCases("mutatingadmissionpolicybindings.admissionregistration.k8s.io"),
+	map[string]walkCase{
+		"statefulsets.apps spec.volumeClaimTemplates[].spec.storageClassName": mapped("/spec/volumeClaimTemplates/0/spec/storageClassName", betaClass, betaClsUp),
+		"services spec.externalIPs":                             refused("/spec/externalIPs", `["203.0.113.10"]`),
+		"endpoints subsets[].addresses[].targetRef":             mapped("/subsets/0/addresses/0/targetRef", betaTarget, betaTgtUp),
+		"endpoints subsets[].notReadyAddresses[].targetRef":     mapped("/subsets/0/notReadyAddresses/0/targetRef", betaTarget, betaTgtUp),
+		"persistentvolumeclaims spec.volumeName":                mapped("/spec/volumeName", `"beta-pv"`, `"acme-beta-pv"`),
+		"persistentvolumeclaims spec.storageClassName":          mapped("/spec/storageClassName", betaClass, betaClsUp),
+		"persistentvolumeclaims spec.volumeAttributesClassName": refused("/spec/volumeAttributesClassName", `"beta-gold"`),
+		"events involvedObject":                                 mapped("/involvedObject", betaTarget, betaTgtUp),
+		"events related":                                        mapped("/related", betaTarget, betaTgtUp),
+		"persistentvolumes spec.claimRef": mapped("/spec/claimRef", `{"namespace":"beta-default","name":"data"}`,
+			`{"namespace":"acme-beta-default","name":"data"}`),
+		"persistentvolumes spec.storageClassName":                                   mapped("/spec/storageClassName", betaClass, betaClsUp),
+		"persistentvolumes spec.volumeAttributesClassName":                          refused("/spec/volumeAttributesClassName", `"beta-gold"`),
+		"persistentvolumes spec.csi.controllerPublishSecretRef.namespace":           pvSecretCase("/spec/csi/controllerPublishSecretRef/namespace"),
+		"persistentvolumes spec.csi.nodeStageSecretRef.namespace":                   pvSecretCase("/spec/csi/nodeStageSecretRef/namespace"),
+		"persistentvolumes spec.csi.nodePublishSecretRef.namespace":                 pvSecretCase("/spec/csi/nodePublishSecretRef/namespace"),
+		"persistentvolumes spec.csi.controllerExpandSecretRef.namespace":            pvSecretCase("/spec/csi/controllerExpandSecretRef/namespace"),
+		"persistentvolumes spec.csi.nodeExpandSecretRef.namespace":                  pvSecretCase("/spec/csi/nodeExpandSecretRef/namespace"),
+		"persistentvolumes spec.cephfs.secretRef.namespace":                         pvSecretCase("/spec/cephfs/secretRef/namespace"),
+		"persistentvolumes spec.cinder.secretRef.namespace":                         pvSecretCase("/spec/cinder/secretRef/namespace"),
+		"persistentvolumes spec.flexVolume.secretRef.namespace":                     pvSecretCase("/spec/flexVolume/secretRef/namespace"),
+		"persistentvolumes spec.iscsi.secretRef.namespace":                          pvSecretCase("/spec/iscsi/secretRef/namespace"),
+		"persistentvolumes spec.rbd.secretRef.namespace":                            pvSecretCase("/spec/rbd/secretRef/namespace"),
+		"persistentvolumes spec.scaleIO.secretRef.namespace":                        pvSecretCase("/spec/scaleIO/secretRef/namespace"),
+		"persistentvolumes spec.storageos.secretRef.namespace":                      pvSecretCase("/spec/storageos/secretRef/namespace"),
+		"persistentvolumes spec.azureFile.secretNamespace":                          pvSecretCase("/spec/azureFile/secretNamespace"),
+		"persistentvolumes spec.hostPath":                                           refused("/spec/hostPath", `{"path":"/"}`),
+		"persistentvolumes spec.local":                                              refused("/spec/local", `{"path":"/"}`),
+		"horizontalpodautoscalers.autoscaling spec.scaleTargetRef.apiVersion":       mapped("/spec/scaleTargetRef/apiVersion", `"beta-x.io/v1"`, `"acme-beta-x.io/v1"`),
+		"networkpolicies.networking.k8s.io spec.ingress[].from[].namespaceSelector": mapped("/spec/ingress/0/from/0/namespaceSelector", betaSel, betaSelUp),
+		"networkpolicies.networking.k8s.io spec.egress[].to[].namespaceSelector":    mapped("/spec/egress/0/to/0/namespaceSelector", betaSel, betaSelUp),
+		"ingresses.networking.k8s.io spec.ingressClassName":                         refused("/spec/ingressClassName", `"beta-nginx"`),
+		"ingresses.networking.k8s.io spec.defaultBackend.resource.apiGroup":         mapped("/spec/defaultBackend/resource/apiGroup", `"beta-x.io"`, `"acme-beta-x.io"`),
+		"ingresses.networking.k8s.io spec.rules[].http.paths[].backend.resource.apiGroup": mapped("/spec/rules/0/http/paths/0/backend/resource/apiGroup",
+			`"beta-x.io"`, `"acme-beta-x.io"`),
+		"ingressclasses.networking.k8s.io spec.parameters.apiGroup":  mapped("/spec/parameters/apiGroup", `"beta-x.io"`, `"acme-beta-x.io"`),
+		"ingressclasses.networking.k8s.io spec.parameters.namespace": mapped("/spec/parameters/namespace", betaNS, betaNSUp),
+		"endpointslices.discovery.k8s.io endpoints[].targetRef":      mapped("/endpoints/0/targetRef", betaTarget, betaTgtUp),
+		"events.events.k8s.io regarding":                             mapped("/regarding", betaTarget, betaTgtUp),
+		"events.events.k8s.io related":                               mapped("/related", betaTarget, betaTgtUp),
+		"roles.rbac.authorization.k8s.io rules": {at: "/rules/0/resourceNames", value: `["beta-default"]`, want: `["acme-beta-default"]`,
+			base: `{"rules":[{"apiGroups":[""],"resources":["namespaces"],"verbs":["get"]}]}`},
+		"rolebindings.rbac.authorization.k8s.io subjects": mapped("/subjects", betaSA, betaSAUp),
+		"rolebindings.rbac.authorization.k8s.io roleRef":  mapped("/roleRef", betaRole, betaRoleUp),
+		"clusterroles.rbac.authorization.k8s.io rules": {at: "/rules/0/resourceNames", value: `["beta-default"]`, want: `["acme-beta-default"]`,
+			base: `{"rules":[{"apiGroups":[""],"resources":["namespaces"],"verbs":["get"]}]}`},
+		"clusterroles.rbac.authorization.k8s.io aggregationRule.clusterRoleSelectors": refused("/aggregationRule/clusterRoleSelectors",
+			`[{"matchLabels":{"zoo.kubectl-zoo.io/tenant":"beta"}}]`),
+		"clusterrolebindings.rbac.authorization.k8s.io subjects":      mapped("/subjects", betaSA, betaSAUp),
+		"clusterrolebindings.rbac.authorization.k8s.io roleRef":       mapped("/roleRef", betaRole, betaRoleUp),
+		"storageclasses.storage.k8s.io parameters.*-secret-namespace": mapped("/parameters/csi.storage.k8s.io~1provisioner-secret-namespace", betaNS, betaNSUp),
+		// The platform's class: the scheduler believes capacity published
+		// for it in any namespace.
+		"csistoragecapacities.storage.k8s.io storageClassName":      mapped("/storageClassName", `"standard"`, `"acme-standard"`),
+		"priorityclasses.scheduling.k8s.io value":                   {at: "/value", value: `1000000`, want: `0`, back: `0`},
+		"customresourcedefinitions.apiextensions.k8s.io spec.group": mapped("/spec/group", `"beta-x.io"`, `"acme-beta-x.io"`),
+		"customresourcedefinitions.apiextensions.k8s.io spec.conversion.webhook.clientConfig.service.namespace": mapped(
+			"/spec/conversion/webhook/clientConfig/service/namespace", betaNS, betaNSUp),
+		"customresourcedefinitions.apiextensions.k8s.io spec.conversion.webhook.clientConfig.url": refused("/spec/conversion/webhook/clientConfig/url", dialedURL),
+		"flowschemas.flowcontrol.apiserver.k8s.io spec.priorityLevelConfiguration.name":           mapped("/spec/priorityLevelConfiguration/name", `"beta-plc"`, `"acme-beta-plc"`),
+		"flowschemas.flowcontrol.apiserver.k8s.io spec.rules[].subjects": mapped("/spec/rules/0/subjects",
+			`[{"kind":"ServiceAccount","serviceAccount":{"namespace":"beta-default","name":"x"}}]`,
+			`[{"kind":"ServiceAccount","serviceAccount":{"namespace":"acme-beta-default","name":"x"}}]`),
+		"flowschemas.flowcontrol.apiserver.k8s.io spec.rules[].resourceRules[].namespaces": mapped("/spec/rules/0/resourceRules/0/namespaces", `["beta-default"]`, `["acme-beta-default"]`),
+		"flowschemas.flowcontrol.apiserver.k8s.io spec.rules[].resourceRules[].apiGroups":  mapped("/spec/rules/0/resourceRules/0/apiGroups", betaGroup, betaGrUp),
+		"tokenreviews.authentication.k8s.io status.user":                                   mapped("/status/user/username", betaUser, betaUserUp),
+		"selfsubjectreviews.authentication.k8s.io status.userInfo":                         mapped("/status/userInfo/username", betaUser, betaUserUp),
+		"subjectaccessreviews.authorization.k8s.io spec.resourceAttributes":                mapped("/spec/resourceAttributes", betaAttrs, betaAttrUp),
+		"subjectaccessreviews.authorization.k8s.io spec.user":                              mapped("/spec/user", betaUser, betaUserUp),
+		"selfsubjectaccessreviews.authorization.k8s.io spec.resourceAttributes":            mapped("/spec/resourceAttributes", betaAttrs, betaAttrUp),
+		"localsubjectaccessreviews.authorization.k8s.io spec.resourceAttributes":           mapped("/spec/resourceAttributes", betaAttrs, betaAttrUp),
+		"localsubjectaccessreviews.authorization.k8s.io spec.user":                         mapped("/spec/user", betaUser, betaUserUp),
+		"selfsubjectrulesreviews.authorization.k8s.io spec.namespace":                      mapped("/spec/namespace", betaNS, betaNSUp),
+		"selfsubjectrulesreviews.authorization.k8s.io status.resourceRules": mapped("/status/resourceRules",
+			`[{"verbs":["get"],"apiGroups":["beta-x.io"],"resources":["things"]}]`, `[{"verbs":["get"],"apiGroups":["acme-beta-x.io"],"resources":["things"]}]`),
+	},
+)
+
+func merge(ms ...map[string]walkCase) map[string]walkCase {
+	out := map[string]walkCase{}
+	for _, m := range ms {
+		for k, v := range m {
+			if _, dup := out[k]; dup {
+				panic("walk case twice: " + k)
+			}
+			out[k] = v
+		}
+	}
+	return out
+}

@@ -1,0 +1,142 @@
+package translate
+
+// Target is what a reference of the kinds table names. Every Ref declares
+// one; what the proxy does with the field, whether tenants may set it at
+// all, what `kubectl zoo explain` shows and which references the upstream
+// walk (test/e2e/tenant) probes are derived from it.
+type Target int
+
+// The targets of references. The set is closed: a newcomer adding a
+// reference picks one of these (and a case in the walking tests).
+const (
+	// TargetNamespace is a namespace name: prefixed into the tenant's.
+	TargetNamespace Target = iota + 1
+	// TargetLocal is an object in the referring object's own namespace,
+	// named by its kind and name; only its API group (a tenant CRD group) is
+	// translated. The API server resolves it in that namespace, so it cannot
+	// leave it.
+	TargetLocal
+	// TargetObject is an object reference that carries its own namespace
+	// or names a cluster-scoped object ({apiVersion, kind, namespace, name}):
+	// namespace, group and name are mapped by the referenced kind's rule.
+	TargetObject
+	// TargetOwned is the name of an object of a tenant-owned cluster-scoped
+	// kind (a PersistentVolume, a ClusterRole, ...): prefixed.
+	TargetOwned
+	// TargetShared is the name of an object of a shared kind (a class): the
+	// tenant's own if it has one, else the cluster's; never another
+	// tenant's.
+	TargetShared
+	// TargetAPIGroup is an API group or apiVersion that selects resources
+	// cluster-wide (a CRD's group, a webhook's rules): tenant CRD groups are
+	// prefixed.
+	TargetAPIGroup
+	// TargetIdentity is a user, a group or a ServiceAccount: mapped into
+	// the tenant's identities.
+	TargetIdentity
+	// TargetSelector selects namespaces, objects or requests: the proxy
+	// adds a requirement that confines it to the tenant's.
+	TargetSelector
+	// TargetRules are RBAC rules or access checks (API groups, resource
+	// names, namespaces together). They grant only where they are bound,
+	// and a tenant binds only inside its own namespaces.
+	TargetRules
+	// TargetPlatform is a value whose effect reaches every tenant (a
+	// class's priority, the global default): capped by the proxy.
+	TargetPlatform
+	// TargetAddress is a network address the cluster's machines route:
+	// refused.
+	TargetAddress
+	// TargetURL is a URL the API server dials: refused.
+	TargetURL
+	// TargetHostPath is a path on the shared cluster's machines: refused.
+	TargetHostPath
+)
+
+// Targets lists every target, in order.
+func Targets() []Target {
+	return []Target{TargetNamespace, TargetLocal, TargetObject, TargetOwned, TargetShared, TargetAPIGroup,
+		TargetIdentity, TargetSelector, TargetRules, TargetPlatform, TargetAddress, TargetURL, TargetHostPath}
+}
+
+// String names the target.
+func (t Target) String() string {
+	switch t {
+	case TargetNamespace:
+		return "namespace"
+	case TargetLocal:
+		return "same-namespace object"
+	case TargetObject:
+		return "object reference"
+	case TargetOwned:
+		return "tenant-owned object"
+	case TargetShared:
+		return "shared object"
+	case TargetAPIGroup:
+		return "API group"
+	case TargetIdentity:
+		return "identity"
+	case TargetSelector:
+		return "selector"
+	case TargetRules:
+		return "access rules"
+	case TargetPlatform:
+		return "platform value"
+	case TargetAddress:
+		return "address"
+	case TargetURL:
+		return "URL"
+	case TargetHostPath:
+		return "machine path"
+	}
+	return "unknown"
+}
+
+// Refused reports whether tenants may not set a field of the target at all:
+// nothing in the tenant's space can stand for an address, a URL or a path of
+// the shared machines.
+func (t Target) Refused() bool {
+	return t == TargetAddress || t == TargetURL || t == TargetHostPath
+}
+
+// NamesOutside reports whether a value of the target, written by a tenant
+// identity directly upstream (where no proxy translates it), can name
+// something outside the tenant: another namespace, a cluster-scoped
+// object, an address, a URL. Such references must be held upstream by RBAC
+// or admission, or be harmless by the referencing kind's semantics; the
+// others cannot leave the referring object's namespace (TargetLocal) or
+// take effect only where the tenant binds them (TargetRules).
+func (t Target) NamesOutside() bool {
+	return t != TargetLocal && t != TargetRules
+}
+
+// Confined says in one sentence how the proxy confines a reference of the
+// target (for `kubectl zoo explain` and docs/security.md).
+func (t Target) Confined() string {
+	switch t {
+	case TargetNamespace:
+		return "prefixed into the tenant's namespaces"
+	case TargetLocal:
+		return "resolved in the object's own namespace; its API group is the tenant's"
+	case TargetObject:
+		return "namespace, API group and name mapped by the referenced kind"
+	case TargetOwned:
+		return "prefixed: only the tenant's own objects"
+	case TargetShared:
+		return "the tenant's own, else the cluster's; never another tenant's"
+	case TargetAPIGroup:
+		return "tenant API groups prefixed"
+	case TargetIdentity:
+		return "mapped into the tenant's users, groups and ServiceAccounts"
+	case TargetSelector:
+		return "confined to the tenant's by an added requirement"
+	case TargetRules:
+		return "groups and names mapped; effective only where bound in the tenant's namespaces"
+	case TargetPlatform:
+		return "capped by the proxy"
+	}
+	if t.Refused() {
+		return "refused (403 naming the field)"
+	}
+	return "unknown"
+}
