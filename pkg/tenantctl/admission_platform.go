@@ -114,8 +114,11 @@ func platformResources() []admissionv1.NamedRuleWithOperations {
 // requests zoo-tenant judges (zoo: identities, a tenant's ServiceAccounts in
 // its namespaces) and also a tenant's ServiceAccounts writing the Namespace
 // object of their own tenant, which RoleBindings in that namespace can allow
-// and for which namespaceObject is null. One evaluation per request; the
-// Pod Security check asks the authorizer once, for a namespace create only.
+// and for which namespaceObject is null. A Pod Security label may be set
+// (on create or update) to the tenant's level or a stricter one, never a
+// looser one, as through the proxy. One evaluation per request; the Pod
+// Security check asks the authorizer at most three times, only when a
+// namespace's Pod Security label is set to a new value.
 func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
 	forbidden := ptr.To(metav1.StatusReasonForbidden)
 	v := func(name, expr string) admissionv1.Variable {
@@ -129,7 +132,9 @@ func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
 		p := platformKeyCEL(annotation)
 		exempt := "false"
 		if !annotation {
-			exempt = "variables.isNamespace && request.operation == 'CREATE' && k in [" + strings.Join(psKeys, ", ") + "] && variables.labels[k] == variables.level"
+			// A Pod Security label at the tenant's level or a stricter
+			// one, as the proxy allows (translate.PodSecurityAtLeast).
+			exempt = "variables.isNamespace && k in [" + strings.Join(psKeys, ", ") + "] && " + cur + "[k] in variables.psRank && variables.psRank[" + cur + "[k]] >= variables.psFloor"
 		}
 		return fmt.Sprintf(`%[1]s.filter(k, (%[3]s) && !(k in %[2]s && %[2]s[k] == %[1]s[k]) && !(%[4]s)) +
   %[2]s.filter(k, (%[3]s) && !(k in %[1]s))`, cur, old, p, exempt)
@@ -166,6 +171,12 @@ func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				v("nsCreate", `variables.isNamespace && request.operation == 'CREATE' && '$LABEL' in variables.labels &&
   variables.labels['$LABEL'] == variables.tenant && object.metadata.name.startsWith(variables.tenant + '-')`),
 				v("level", "'"+translate.PodSecurityEnforce+"' in variables.labels ? variables.labels['"+translate.PodSecurityEnforce+"'] : ''"),
+				v("psRank", psRankCEL()),
+				// The rank of the loosest level the requester may `use`
+				// (TenantRBAC grants the tenant's own): at most three
+				// authorizer calls, made only when a Pod Security label
+				// of a namespace is set to a value it did not have.
+				v("psFloor", psFloorCEL()),
 				v("badLabels", bad("variables.labels", "variables.oldLabels", false)),
 				v("badAnnotations", bad("variables.annotations", "variables.oldAnnotations", true)),
 			},
@@ -182,14 +193,36 @@ func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
 			}, {
 				// The level is the tenant's when the tenant is granted `use`
 				// of it (TenantRBAC): one authorizer call, no lookup.
-				Expression: cel(`!variables.judged || !variables.nsCreate ||
-  (variables.level != '' && authorizer.group('$GROUP').resource('` + PodSecurityLevelResource + `').name(variables.level).check('use').allowed())`),
+				Expression: `!variables.judged || !variables.nsCreate ||
+  (variables.level in variables.psRank && variables.psRank[variables.level] >= variables.psFloor)`,
 				MessageExpression: `'a namespace of tenant ' + variables.tenant + ' must be created with the label ` + translate.PodSecurityEnforce +
-					` at the tenant\'s Pod Security level, not ' + (variables.level == '' ? '(none)' : variables.level)`,
+					` at the tenant\'s Pod Security level or a stricter one, not ' + (variables.level == '' ? '(none)' : variables.level)`,
 				Reason: forbidden,
 			}},
 		},
 	}
+}
+
+// psRankCEL is a CEL map from each Pod Security level to its rank
+// (translate.PodSecurityRank).
+func psRankCEL() string {
+	terms := make([]string, len(translate.PodSecurityLevels))
+	for i, l := range translate.PodSecurityLevels {
+		terms[i] = fmt.Sprintf("%s: %d", quote(l), i)
+	}
+	return "{" + strings.Join(terms, ", ") + "}"
+}
+
+// psFloorCEL is the rank of the loosest Pod Security level the requester
+// may `use` (PodSecurityLevelResource), loosest first; one past the
+// strictest when it may use none (a ServiceAccount: it may set no level).
+func psFloorCEL() string {
+	out := fmt.Sprint(len(translate.PodSecurityLevels))
+	for i := len(translate.PodSecurityLevels) - 1; i >= 0; i-- {
+		out = fmt.Sprintf("authorizer.group('%s').resource('%s').name(%s).check('use').allowed() ? %d : (%s)",
+			translate.APIGroup, PodSecurityLevelResource, quote(translate.PodSecurityLevels[i]), i, out)
+	}
+	return out
 }
 
 // priorityPolicy judges every pod created in a tenant namespace (matched by

@@ -48,6 +48,19 @@ func PodSecurityLabels(level string) map[string]string {
 	return out
 }
 
+// PodSecurityRank orders the Pod Security levels from the loosest
+// (privileged, 0) to the strictest (restricted, 2); it is -1 for anything
+// else.
+func PodSecurityRank(level string) int { return slices.Index(PodSecurityLevels, level) }
+
+// PodSecurityAtLeast reports whether level is a valid Pod Security level at
+// least as strict as floor. A tenant may label its namespaces with such a
+// level: stricter than its own is never a way around it.
+func PodSecurityAtLeast(level, floor string) bool {
+	r := PodSecurityRank(level)
+	return r >= 0 && r >= PodSecurityRank(floor)
+}
+
 // ValidatePodSecurityLevel checks a Pod Security level.
 func ValidatePodSecurityLevel(level string) error {
 	if !slices.Contains(PodSecurityLevels, level) {
@@ -204,6 +217,9 @@ type platformJudge struct {
 	// found is false when the object does not exist (a create).
 	found  bool
 	looked bool
+	// level is the tenant's Pod Security level, read once when a namespace
+	// write sets a Pod Security label.
+	level string
 }
 
 func (t *Translator) newPlatformJudge(rule *KindRule, u *UpstreamRequest) *platformJudge {
@@ -230,8 +246,8 @@ func (j *platformJudge) current() error {
 
 // createBody judges a tenant's new object (tenant form, before objectIn):
 // it may carry no platform-owned key, except, on a namespace, the Pod
-// Security labels at exactly the tenant's level.
-func (j *platformJudge) createBody(obj map[string]any, level string) error {
+// Security labels at the tenant's level or a stricter one.
+func (j *platformJudge) createBody(obj map[string]any) error {
 	meta := child(obj, "metadata")
 	for _, annotation := range []bool{false, true} {
 		for key, v := range fieldMap(meta, annotation) {
@@ -239,13 +255,35 @@ func (j *platformJudge) createBody(obj map[string]any, level string) error {
 			if !ok {
 				continue
 			}
-			if j.rule.Resource == grNamespace && !annotation && slices.Contains(PodSecurityLabelKeys, key) && v == level {
+			if ok, err := j.podSecurityValue(annotation, key, v); err != nil || ok {
+				if err != nil {
+					return err
+				}
 				continue
 			}
 			return platformKeyError(j.rule.Resource, str(meta, "name"), row, key, "set")
 		}
 	}
 	return nil
+}
+
+// podSecurityValue reports whether v, written to the label key of a
+// namespace, is a Pod Security level the tenant may set: its own or a
+// stricter one (PodSecurityAtLeast). The platform's level is a floor, never
+// a ceiling; the zoo-tenant-metadata admission policy agrees.
+func (j *platformJudge) podSecurityValue(annotation bool, key string, v any) (bool, error) {
+	s, isString := v.(string)
+	if j.rule.Resource != grNamespace || annotation || !isString || !slices.Contains(PodSecurityLabelKeys, key) {
+		return false, nil
+	}
+	if j.level == "" {
+		level, err := j.t.podSecurityLevel()
+		if err != nil {
+			return false, err
+		}
+		j.level = level
+	}
+	return PodSecurityAtLeast(s, j.level), nil
 }
 
 func fieldMap(meta map[string]any, annotation bool) map[string]any {
@@ -256,11 +294,14 @@ func fieldMap(meta map[string]any, annotation bool) map[string]any {
 }
 
 // setPodSecurity gives a new namespace (upstream form) the platform's Pod
-// Security labels.
+// Security labels, keeping those the tenant set stricter (createBody has
+// judged them).
 func setPodSecurity(obj map[string]any, level string) {
 	labels := ensureChild(ensureChild(obj, "metadata"), "labels")
 	for k, v := range PodSecurityLabels(level) {
-		labels[k] = v
+		if cur, ok := labels[k].(string); !ok || !PodSecurityAtLeast(cur, level) {
+			labels[k] = v
+		}
 	}
 }
 
@@ -277,6 +318,15 @@ func (j *platformJudge) whole(m map[string]any, annotation bool) (map[string]any
 		}
 		old, had := cur[key]
 		s, isString := v.(string)
+		if had && isString && s == old {
+			continue
+		}
+		if ok, err := j.podSecurityValue(annotation, key, v); err != nil || ok {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
 		switch {
 		case !had:
 			return nil, platformKeyError(j.rule.Resource, j.name, row, key, "add")
@@ -408,6 +458,12 @@ func (j *platformJudge) mergeMeta(obj map[string]any) error {
 			}
 			old, had := cur[key]
 			s, isString := v.(string)
+			if ok, err := j.podSecurityValue(annotation, key, v); err != nil || ok {
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			switch {
 			case !isString && had:
 				return platformKeyError(j.rule.Resource, j.name, row, key, "remove")
@@ -506,6 +562,9 @@ func (j *platformJudge) jsonPatchTarget(path, kind string, value *any, hasValue 
 	case 3:
 		row, _ := platformKey(j.rule.Resource, annotation, tk[2])
 		old, had := j.cur.field(annotation)[tk[2]]
+		if ok, err := j.podSecurityValue(annotation, tk[2], *value); err != nil || ok {
+			return err
+		}
 		if s, ok := (*value).(string); !ok || !had || s != old {
 			return platformKeyError(j.rule.Resource, j.name, row, tk[2], "change")
 		}
