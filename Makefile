@@ -45,7 +45,7 @@ kube: ## Build the pinned control plane (cached under .cache/kube/<version>)
 	hack/build-kube.sh $(KUBE_VERSION) $(KUBE_BIN) $(KWOK_VERSION)
 
 .PHONY: test
-test: test-unit test-e2e ## Unit and end-to-end tests (make test-conformance-fast: a few conformance specs through serve)
+test: test-unit test-e2e test-conformance-fast ## Unit, end-to-end and a few conformance tests
 
 .PHONY: test-unit
 test-unit: ## Unit tests (no cluster), with a few seconds of fuzzing

@@ -80,6 +80,14 @@ func (p *Proxy) serve(rec http.ResponseWriter, r *http.Request, upgrade bool, yw
 			return
 		}
 	}
+	if group, ok := p.tenantGroupRequest(u); ok && !upgrade {
+		own, st := p.asOwnIdentity(r, u, group) // tenant_group.go
+		if st != nil {
+			writeStatus(rec, st)
+			return
+		}
+		r = own
+	}
 	if !upgrade && p.serveClusterRoleBindings(rec, r, u, body) { // crb.go
 		return
 	}

@@ -26,13 +26,16 @@ type Proxy struct {
 	tr     *translate.Translator
 
 	base      *url.URL          // upstream server URL (scheme, host, path prefix)
-	client    *http.Client      // impersonating the tenant identity
+	client    *http.Client      // impersonating the tenant identity (but see tenant_group.go)
 	rt        http.RoundTripper // the same, for the upgrade handler's plain path
 	upgradeRT apiproxy.UpgradeRequestRoundTripper
 	own       *http.Client     // the caller's own identity (namespace lists, discovery)
 	grants    *crbstore.Grants // the RoleBindings of tenant ClusterRoleBindings (crb.go)
 	scopes    *scopeCache
 	shared    *sharedLookup // references to shared kinds (shared.go)
+	// groupAccess caches the access reviews of tenant CRD groups'
+	// cluster-scoped objects (tenant_group.go).
+	groupAccess tenantGroupAccess
 
 	tenantNames tenantNames // for lists of shared kinds (shared_tenants.go)
 
@@ -72,7 +75,7 @@ func New(cfg Config) (*Proxy, error) {
 		cfg:       cfg,
 		tenant:    tenant,
 		base:      base,
-		client:    &http.Client{Transport: rt},
+		client:    &http.Client{Transport: identityTransport{tenant: rt, own: own.Transport}}, // tenant_group.go
 		rt:        rt,
 		upgradeRT: upgradeRT,
 		own:       own,

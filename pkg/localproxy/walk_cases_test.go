@@ -140,6 +140,8 @@ var walkCases = merge(
 		"persistentvolumeclaims spec.volumeAttributesClassName": refused("/spec/volumeAttributesClassName", `"beta-gold"`),
 		"events involvedObject":                                 mapped("/involvedObject", betaTarget, betaTgtUp),
 		"events related":                                        mapped("/related", betaTarget, betaTgtUp),
+		// Text names nothing the API server resolves: kept as written.
+		"events message": mapped("/message", `"pulled beta-default/x"`, `"pulled beta-default/x"`),
 		"persistentvolumes spec.claimRef": mapped("/spec/claimRef", `{"namespace":"beta-default","name":"data"}`,
 			`{"namespace":"acme-beta-default","name":"data"}`),
 		"persistentvolumes spec.storageClassName":                                   mapped("/spec/storageClassName", betaClass, betaClsUp),
@@ -171,6 +173,7 @@ var walkCases = merge(
 		"endpointslices.discovery.k8s.io endpoints[].targetRef":      mapped("/endpoints/0/targetRef", betaTarget, betaTgtUp),
 		"events.events.k8s.io regarding":                             mapped("/regarding", betaTarget, betaTgtUp),
 		"events.events.k8s.io related":                               mapped("/related", betaTarget, betaTgtUp),
+		"events.events.k8s.io note":                                  mapped("/note", `"pulled beta-default/x"`, `"pulled beta-default/x"`),
 		"roles.rbac.authorization.k8s.io rules": {at: "/rules/0/resourceNames", value: `["beta-default"]`, want: `["acme-beta-default"]`,
 			base: `{"rules":[{"apiGroups":[""],"resources":["namespaces"],"verbs":["get"]}]}`},
 		"rolebindings.rbac.authorization.k8s.io subjects": mapped("/subjects", betaSA, betaSAUp),

@@ -153,8 +153,11 @@ func platformResources() []admissionv1.NamedRuleWithOperations {
 // requests zoo-tenant judges (zoo: identities, a tenant's ServiceAccounts in
 // its namespaces) and also a tenant's ServiceAccounts writing the Namespace
 // object of their own tenant, which RoleBindings in that namespace can allow
-// and for which namespaceObject is null. One evaluation per request; the
-// Pod Security check asks the authorizer once, for a namespace create only.
+// and for which namespaceObject is null. A Pod Security label may be set
+// (on create or update) to the tenant's level or a stricter one, never a
+// looser one, as through the proxy. One evaluation per request; the Pod
+// Security check asks the authorizer at most three times, only when a
+// namespace's Pod Security label is set to a new value.
 func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
 	forbidden := ptr.To(metav1.StatusReasonForbidden)
 	v := func(name, expr string) admissionv1.Variable {
@@ -168,7 +171,9 @@ func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
 		p := platformKeyCEL(annotation)
 		exempt := "false"
 		if !annotation {
-			exempt = "variables.isNamespace && request.operation == 'CREATE' && k in [" + strings.Join(psKeys, ", ") + "] && variables.labels[k] == variables.level"
+			// A Pod Security label at the tenant's level or a stricter
+			// one, as the proxy allows (translate.PodSecurityAtLeast).
+			exempt = "variables.isNamespace && k in [" + strings.Join(psKeys, ", ") + "] && " + cur + "[k] in variables.psRank && variables.psRank[" + cur + "[k]] >= variables.psFloor"
 		}
 		// A key may keep its value; a key with an Allowed value may take it,
 		// or go.
@@ -213,6 +218,13 @@ func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				v("nsCreate", `variables.isNamespace && request.operation == 'CREATE' && '$LABEL' in variables.labels &&
   variables.labels['$LABEL'] == variables.tenant && object.metadata.name.startsWith(variables.tenant + '-')`),
 				v("level", "'"+translate.PodSecurityEnforce+"' in variables.labels ? variables.labels['"+translate.PodSecurityEnforce+"'] : ''"),
+				v("psRank", psRankCEL()),
+				// The rank of the tenant's level (its MembershipRoleBinding
+				// grants `use` of it, TenantRBAC): at most three authorizer
+				// calls of one namespace's bindings, made only when a Pod
+				// Security label of a namespace is set to a value it did not
+				// have.
+				v("psFloor", psFloorCEL()),
 				v("badLabels", bad("variables.labels", "variables.oldLabels", false)),
 				v("badAnnotations", bad("variables.annotations", "variables.oldAnnotations", true)),
 			},
@@ -227,17 +239,37 @@ func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
   ' may not add, change or remove them'`,
 				Reason: forbidden,
 			}, {
-				// The level is the tenant's when its MembershipRoleBinding
-				// grants `use` of it (TenantRBAC): one authorizer call of
-				// one namespace's bindings, no lookup.
-				Expression: cel(`!variables.judged || !variables.nsCreate ||
-  (variables.level != '' && ` + memberCheck("variables.tenant", PodSecurityLevelResource, "variables.level", "use") + `)`),
+				// The level is the tenant's, or a stricter one: psFloor.
+				Expression: `!variables.judged || !variables.nsCreate ||
+  (variables.level in variables.psRank && variables.psRank[variables.level] >= variables.psFloor)`,
 				MessageExpression: `'a namespace of tenant ' + variables.tenant + ' must be created with the label ` + translate.PodSecurityEnforce +
-					` at the tenant\'s Pod Security level, not ' + (variables.level == '' ? '(none)' : variables.level)`,
+					` at the tenant\'s Pod Security level or a stricter one, not ' + (variables.level == '' ? '(none)' : variables.level)`,
 				Reason: forbidden,
 			}},
 		},
 	}
+}
+
+// psRankCEL is a CEL map from each Pod Security level to its rank
+// (translate.PodSecurityRank).
+func psRankCEL() string {
+	terms := make([]string, len(translate.PodSecurityLevels))
+	for i, l := range translate.PodSecurityLevels {
+		terms[i] = fmt.Sprintf("%s: %d", quote(l), i)
+	}
+	return "{" + strings.Join(terms, ", ") + "}"
+}
+
+// psFloorCEL is the rank of the tenant's Pod Security level: the loosest
+// level the registry identity may `use` (PodSecurityLevelResource) in the
+// tenant's membership namespace, loosest first; one past the strictest when
+// the tenant is no member (no level may be set).
+func psFloorCEL() string {
+	out := fmt.Sprint(len(translate.PodSecurityLevels))
+	for i := len(translate.PodSecurityLevels) - 1; i >= 0; i-- {
+		out = fmt.Sprintf("%s ? %d : (%s)", memberCheck("variables.tenant", PodSecurityLevelResource, quote(translate.PodSecurityLevels[i]), "use"), i, out)
+	}
+	return out
 }
 
 // priorityPolicy judges every pod created in a tenant namespace (matched by

@@ -45,7 +45,13 @@ func TestMetadataPolicyFollowsTheTable(t *testing.T) {
 	}
 	assert.Contains(t, platformKeyCEL(false), "k != '"+translate.TenantLabel+"'", "the ownership label has its own rules")
 	assert.NotRegexp(t, `\$[A-Z]+`, string(raw))
-	assert.Contains(t, string(raw), "group('"+translate.APIGroup+"').resource('"+PodSecurityLevelResource+"').namespace(variables.tenant + '-kube-system')")
+	vars := map[string]string{}
+	for _, v := range p.Spec.Variables {
+		vars[v.Name] = v.Expression
+	}
+	assert.Contains(t, vars["psFloor"], "group('"+translate.APIGroup+"').resource('"+PodSecurityLevelResource+"').namespace(variables.tenant + '-kube-system')")
+	assert.Equal(t, "{'privileged': 0, 'baseline': 1, 'restricted': 2}", vars["psRank"], "loosest first, as translate.PodSecurityRank")
+	assert.Contains(t, vars["badLabels"], "variables.psRank[variables.labels[k]] >= variables.psFloor", "a stricter level is no platform key change")
 	for _, v := range p.Spec.Validations {
 		assert.True(t, strings.HasPrefix(v.Expression, "!variables.judged || "), "every rule holds for judged requests only: %s", v.Expression)
 	}

@@ -112,8 +112,9 @@ func checkBodyHeaders(h http.Header) error {
 
 // platformWrite translates the object of a create or update (objectIn) and
 // judges its platform-owned metadata: a create may set none (a namespace
-// gets the Pod Security labels of the tenant's level), an update keeps
-// every platform-owned key at its current value, restoring those it omits.
+// gets the Pod Security labels of the tenant's level, or keeps stricter ones
+// it names), an update keeps every platform-owned key at its current value,
+// restoring those it omits, but may make a Pod Security label stricter.
 // Pods and pod templates may not name a cluster PriorityClass of positive
 // value (checkPriority).
 func (t *Translator) platformWrite(u *UpstreamRequest, rule *KindRule, obj map[string]any, create bool) error {
@@ -125,7 +126,9 @@ func (t *Translator) platformWrite(u *UpstreamRequest, rule *KindRule, obj map[s
 				return err
 			}
 		}
-		if err := t.newPlatformJudge(rule, u).createBody(obj, level); err != nil {
+		j := t.newPlatformJudge(rule, u)
+		j.level = level
+		if err := j.createBody(obj); err != nil {
 			return err
 		}
 	}

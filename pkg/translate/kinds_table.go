@@ -55,7 +55,7 @@ var kindTable = []KindRule{
 	{Resource: gr("", "serviceaccounts"), Kind: "ServiceAccount", Treatment: Namespaced},
 	{Resource: gr("", "persistentvolumeclaims"), Kind: "PersistentVolumeClaim", Treatment: Namespaced, Refs: pvcSpecRefs, PlatformStatus: true,
 		Annotations: []AnnotationRule{storageClassAnnotation}},
-	{Resource: gr("", "events"), Kind: "Event", Treatment: Namespaced, Refs: []Ref{objectRefAt("involvedObject"), objectRefAt("related")}},
+	{Resource: gr("", "events"), Kind: "Event", Treatment: Namespaced, Refs: []Ref{eventTextRef("message", "involvedObject", "related"), objectRefAt("involvedObject"), objectRefAt("related")}},
 	{Resource: gr("", "limitranges"), Kind: "LimitRange", Treatment: Namespaced},
 	{Resource: gr("", "resourcequotas"), Kind: "ResourceQuota", Treatment: Namespaced, PlatformStatus: true},
 	{Resource: gr("", "bindings"), Kind: "Binding", Treatment: Namespaced},
@@ -87,7 +87,7 @@ var kindTable = []KindRule{
 	{Resource: gr("discovery.k8s.io", "endpointslices"), Kind: "EndpointSlice", Treatment: Namespaced, Refs: []Ref{objectRefAt("endpoints[].targetRef")}},
 	{Resource: gr("coordination.k8s.io", "leases"), Kind: "Lease", Treatment: Namespaced},
 	{Resource: gr("coordination.k8s.io", "leasecandidates"), Kind: "LeaseCandidate", Treatment: Namespaced},
-	{Resource: gr("events.k8s.io", "events"), Kind: "Event", Treatment: Namespaced, Refs: []Ref{objectRefAt("regarding"), objectRefAt("related")}},
+	{Resource: gr("events.k8s.io", "events"), Kind: "Event", Treatment: Namespaced, Refs: []Ref{eventTextRef("note", "regarding", "related"), objectRefAt("regarding"), objectRefAt("related")}},
 	// RBAC
 	{Resource: gr(rbacGroup, "roles"), Kind: "Role", Treatment: Namespaced, Refs: []Ref{{Field: "rules", Target: TargetRules, apply: policyRules}}},
 	{Resource: gr(rbacGroup, "rolebindings"), Kind: "RoleBinding", Treatment: Namespaced, Refs: []Ref{

@@ -147,7 +147,8 @@ func (t *Translator) platformPatch(u *UpstreamRequest, rule *KindRule, mt string
 			return err
 		}
 	}
-	if err := j.createBody(obj, level); err != nil {
+	j.level = level
+	if err := j.createBody(obj); err != nil {
 		return err
 	}
 	if rule.Resource == grNamespace {

@@ -48,6 +48,19 @@ func PodSecurityLabels(level string) map[string]string {
 	return out
 }
 
+// PodSecurityRank orders the Pod Security levels from the loosest
+// (privileged, 0) to the strictest (restricted, 2); it is -1 for anything
+// else.
+func PodSecurityRank(level string) int { return slices.Index(PodSecurityLevels, level) }
+
+// PodSecurityAtLeast reports whether level is a valid Pod Security level at
+// least as strict as floor. A tenant may label its namespaces with such a
+// level: stricter than its own is never a way around it.
+func PodSecurityAtLeast(level, floor string) bool {
+	r := PodSecurityRank(level)
+	return r >= 0 && r >= PodSecurityRank(floor)
+}
+
 // ValidatePodSecurityLevel checks a Pod Security level.
 func ValidatePodSecurityLevel(level string) error {
 	if !slices.Contains(PodSecurityLevels, level) {
@@ -235,6 +248,9 @@ type platformJudge struct {
 	// found is false when the object does not exist (a create).
 	found  bool
 	looked bool
+	// level is the tenant's Pod Security level, read once when a namespace
+	// write sets a Pod Security label.
+	level string
 }
 
 func (t *Translator) newPlatformJudge(rule *KindRule, u *UpstreamRequest) *platformJudge {
@@ -261,8 +277,8 @@ func (j *platformJudge) current() error {
 
 // createBody judges a tenant's new object (tenant form, before objectIn):
 // it may carry no platform-owned key, except, on a namespace, the Pod
-// Security labels at exactly the tenant's level.
-func (j *platformJudge) createBody(obj map[string]any, level string) error {
+// Security labels at the tenant's level or a stricter one.
+func (j *platformJudge) createBody(obj map[string]any) error {
 	meta := child(obj, "metadata")
 	for _, annotation := range []bool{false, true} {
 		for key, v := range fieldMap(meta, annotation) {
@@ -270,7 +286,10 @@ func (j *platformJudge) createBody(obj map[string]any, level string) error {
 			if !ok {
 				continue
 			}
-			if j.rule.Resource == grNamespace && !annotation && slices.Contains(PodSecurityLabelKeys, key) && v == level {
+			if ok, err := j.podSecurityValue(annotation, key, v); err != nil || ok {
+				if err != nil {
+					return err
+				}
 				continue
 			}
 			if s, _ := v.(string); row.Allowed == "" || s != row.Allowed {
@@ -281,6 +300,25 @@ func (j *platformJudge) createBody(obj map[string]any, level string) error {
 	return nil
 }
 
+// podSecurityValue reports whether v, written to the label key of a
+// namespace, is a Pod Security level the tenant may set: its own or a
+// stricter one (PodSecurityAtLeast). The platform's level is a floor, never
+// a ceiling; the zoo-tenant-metadata admission policy agrees.
+func (j *platformJudge) podSecurityValue(annotation bool, key string, v any) (bool, error) {
+	s, isString := v.(string)
+	if j.rule.Resource != grNamespace || annotation || !isString || !slices.Contains(PodSecurityLabelKeys, key) {
+		return false, nil
+	}
+	if j.level == "" {
+		level, err := j.t.podSecurityLevel()
+		if err != nil {
+			return false, err
+		}
+		j.level = level
+	}
+	return PodSecurityAtLeast(s, j.level), nil
+}
+
 func fieldMap(meta map[string]any, annotation bool) map[string]any {
 	if annotation {
 		return child(meta, "annotations")
@@ -289,11 +327,14 @@ func fieldMap(meta map[string]any, annotation bool) map[string]any {
 }
 
 // setPodSecurity gives a new namespace (upstream form) the platform's Pod
-// Security labels.
+// Security labels, keeping those the tenant set stricter (createBody has
+// judged them).
 func setPodSecurity(obj map[string]any, level string) {
 	labels := ensureChild(ensureChild(obj, "metadata"), "labels")
 	for k, v := range PodSecurityLabels(level) {
-		labels[k] = v
+		if cur, ok := labels[k].(string); !ok || !PodSecurityAtLeast(cur, level) {
+			labels[k] = v
+		}
 	}
 }
 
@@ -327,7 +368,17 @@ func (j *platformJudge) judgeMap(m map[string]any, annotation, nullRemoves bool)
 		}
 		old, had := cur[key]
 		val, isString := v.(string)
-		if err := j.judgeKey(row, key, had, old, isString || !nullRemoves, val); err != nil {
+		present := isString || !nullRemoves
+		if present && !(had && val == old) {
+			ok, err := j.podSecurityValue(annotation, key, v)
+			if err != nil {
+				return err
+			}
+			if ok {
+				continue
+			}
+		}
+		if err := j.judgeKey(row, key, had, old, present, val); err != nil {
 			return err
 		}
 	}
@@ -567,6 +618,9 @@ func (j *platformJudge) jsonPatchTarget(path, kind string, value *any, hasValue 
 	case 3:
 		row, _ := platformKey(j.rule.Resource, annotation, tk[2])
 		old, had := j.cur.field(annotation)[tk[2]]
+		if ok, err := j.podSecurityValue(annotation, tk[2], *value); err != nil || ok {
+			return err
+		}
 		val, _ := (*value).(string) // the API server reads a non-string as ""
 		return j.judgeKey(row, tk[2], had, old, true, val)
 	case 2:

@@ -72,6 +72,7 @@ func TestPlatformMetadataThroughTheProxy(t *testing.T) {
 		name, method, path, ct, body string
 		want                         string // JSON of the upstream body; "" when refused
 		refusedKey                   string // the key the 403 must name
+		level                        string // the tenant's level, when the name does not decide it
 	}{
 		// create
 		{name: "create a namespace gets the tenant's level", method: "POST", path: "/api/v1/namespaces",
@@ -82,6 +83,20 @@ func TestPlatformMetadataThroughTheProxy(t *testing.T) {
 		{name: "create a namespace labeled at the tenant's own level", method: "POST", path: "/api/v1/namespaces",
 			body: `{"metadata":{"name":"new","labels":{"pod-security.kubernetes.io/enforce":"restricted","kubernetes.io/metadata.name":"new"}}}`,
 			want: `{"metadata":{"name":"acme-new","labels":{"kubernetes.io/metadata.name":"acme-new","zoo.kubectl-zoo.io/tenant":"acme","pod-security.kubernetes.io/enforce":"restricted","pod-security.kubernetes.io/warn":"restricted","pod-security.kubernetes.io/audit":"restricted"}}}`},
+		{name: "a baseline tenant creates a restricted namespace (the e2e framework does)", method: "POST", path: "/api/v1/namespaces",
+			body:  `{"metadata":{"name":"new","labels":{"pod-security.kubernetes.io/enforce":"restricted","pod-security.kubernetes.io/warn":"restricted","pod-security.kubernetes.io/audit":"restricted"}}}`,
+			level: "baseline",
+			want:  `{"metadata":{"name":"acme-new","labels":{"zoo.kubectl-zoo.io/tenant":"acme","pod-security.kubernetes.io/enforce":"restricted","pod-security.kubernetes.io/warn":"restricted","pod-security.kubernetes.io/audit":"restricted"}}}`},
+		{name: "a baseline tenant names a stricter warn level only", method: "POST", path: "/api/v1/namespaces",
+			body:  `{"metadata":{"name":"new","labels":{"pod-security.kubernetes.io/warn":"restricted"}}}`,
+			level: "baseline",
+			want:  `{"metadata":{"name":"acme-new","labels":{"zoo.kubectl-zoo.io/tenant":"acme","pod-security.kubernetes.io/enforce":"baseline","pod-security.kubernetes.io/warn":"restricted","pod-security.kubernetes.io/audit":"baseline"}}}`},
+		{name: "a baseline tenant creates a privileged namespace", method: "POST", path: "/api/v1/namespaces",
+			body:  `{"metadata":{"name":"new","labels":{"pod-security.kubernetes.io/enforce":"restricted","pod-security.kubernetes.io/audit":"privileged"}}}`,
+			level: "baseline", refusedKey: PodSecurityAudit},
+		{name: "a baseline tenant names a level that is none", method: "POST", path: "/api/v1/namespaces",
+			body:  `{"metadata":{"name":"new","labels":{"pod-security.kubernetes.io/enforce":"Restricted"}}}`,
+			level: "baseline", refusedKey: PodSecurityEnforce},
 		{name: "create a namespace with an enforce-version", method: "POST", path: "/api/v1/namespaces",
 			body: `{"metadata":{"name":"new","labels":{"pod-security.kubernetes.io/enforce-version":"v1.0"}}}`, refusedKey: "pod-security.kubernetes.io/enforce-version"},
 		{name: "create a namespace with a node selector", method: "POST", path: "/api/v1/namespaces",
@@ -107,6 +122,12 @@ func TestPlatformMetadataThroughTheProxy(t *testing.T) {
 			want: `{"metadata":{"name":"acme-prod","labels":{"kubernetes.io/metadata.name":"acme-prod","zoo.kubectl-zoo.io/tenant":"acme","pod-security.kubernetes.io/enforce":"baseline","pod-security.kubernetes.io/warn":"baseline","pod-security.kubernetes.io/audit":"baseline"},"annotations":{"zoo.kubectl-zoo.io/priority-classes":""}}}`},
 		{name: "update relabeling privileged", method: "PUT", path: ns,
 			body: `{"metadata":{"name":"prod","labels":{"pod-security.kubernetes.io/enforce":"privileged"}}}`, refusedKey: PodSecurityEnforce},
+		{name: "update relabeling restricted", method: "PUT", path: ns,
+			body: `{"metadata":{"name":"prod","labels":{"pod-security.kubernetes.io/enforce":"restricted"}}}`,
+			want: `{"metadata":{"name":"acme-prod","labels":{"zoo.kubectl-zoo.io/tenant":"acme","pod-security.kubernetes.io/enforce":"restricted","pod-security.kubernetes.io/warn":"baseline","pod-security.kubernetes.io/audit":"baseline"},"annotations":{"zoo.kubectl-zoo.io/priority-classes":""}}}`},
+		{name: "update of a restricted tenant's baseline namespace keeping baseline", method: "PUT", path: ns, level: "restricted",
+			body: `{"metadata":{"name":"prod","labels":{"pod-security.kubernetes.io/enforce":"baseline"}}}`,
+			want: `{"metadata":{"name":"acme-prod","labels":{"zoo.kubectl-zoo.io/tenant":"acme","pod-security.kubernetes.io/enforce":"baseline","pod-security.kubernetes.io/warn":"baseline","pod-security.kubernetes.io/audit":"baseline"},"annotations":{"zoo.kubectl-zoo.io/priority-classes":""}}}`},
 		{name: "update adding a toleration default", method: "PUT", path: ns,
 			body: `{"metadata":{"name":"prod","annotations":{"scheduler.alpha.kubernetes.io/defaultTolerations":"[]"}}}`, refusedKey: "scheduler.alpha.kubernetes.io/defaultTolerations"},
 		// A namespace's status is the platform's (PlatformStatus): its
@@ -148,6 +169,11 @@ func TestPlatformMetadataThroughTheProxy(t *testing.T) {
 		{name: "merge patch setting the current value", method: "PATCH", path: ns, ct: MediaMergePatch,
 			body: `{"metadata":{"labels":{"pod-security.kubernetes.io/enforce":"baseline","team":"c"}}}`,
 			want: `{"metadata":{"labels":{"pod-security.kubernetes.io/enforce":"baseline","team":"c","zoo.kubectl-zoo.io/tenant":"acme"}}}`},
+		{name: "kubectl label --overwrite enforce=restricted warn=restricted", method: "PATCH", path: ns, ct: MediaMergePatch,
+			body: `{"metadata":{"labels":{"pod-security.kubernetes.io/enforce":"restricted","pod-security.kubernetes.io/warn":"restricted"}}}`,
+			want: `{"metadata":{"labels":{"pod-security.kubernetes.io/enforce":"restricted","pod-security.kubernetes.io/warn":"restricted","zoo.kubectl-zoo.io/tenant":"acme"}}}`},
+		{name: "kubectl label --overwrite audit=privileged", method: "PATCH", path: ns, ct: MediaStrategic,
+			body: `{"metadata":{"labels":{"pod-security.kubernetes.io/audit":"privileged"}}}`, refusedKey: PodSecurityAudit},
 		{name: "merge patch adding enforce-version", method: "PATCH", path: ns, ct: MediaMergePatch,
 			body: `{"metadata":{"labels":{"pod-security.kubernetes.io/enforce-version":"v1.20"}}}`, refusedKey: "pod-security.kubernetes.io/enforce-version"},
 		{name: "merge patch nulling annotations", method: "PATCH", path: ns, ct: MediaMergePatch,
@@ -166,6 +192,12 @@ func TestPlatformMetadataThroughTheProxy(t *testing.T) {
 		// json patch
 		{name: "json patch replace enforce", method: "PATCH", path: ns, ct: MediaJSONPatch,
 			body: `[{"op":"replace","path":"/metadata/labels/pod-security.kubernetes.io~1enforce","value":"privileged"}]`, refusedKey: PodSecurityEnforce},
+		{name: "json patch replace enforce restricted", method: "PATCH", path: ns, ct: MediaJSONPatch,
+			body: `[{"op":"replace","path":"/metadata/labels/pod-security.kubernetes.io~1enforce","value":"restricted"}]`,
+			want: `[{"op":"replace","path":"/metadata/labels/pod-security.kubernetes.io~1enforce","value":"restricted"}]`},
+		{name: "json patch replacing all labels with restricted keeps the others", method: "PATCH", path: ns, ct: MediaJSONPatch,
+			body: `[{"op":"replace","path":"/metadata/labels","value":{"pod-security.kubernetes.io/enforce":"restricted"}}]`,
+			want: `[{"op":"replace","path":"/metadata/labels","value":{"zoo.kubectl-zoo.io/tenant":"acme","pod-security.kubernetes.io/enforce":"restricted","pod-security.kubernetes.io/warn":"baseline","pod-security.kubernetes.io/audit":"baseline"}}]`},
 		{name: "json patch remove enforce", method: "PATCH", path: ns, ct: MediaJSONPatch,
 			body: `[{"op":"remove","path":"/metadata/labels/pod-security.kubernetes.io~1enforce"}]`, refusedKey: PodSecurityEnforce},
 		{name: "json patch move enforce away", method: "PATCH", path: ns, ct: MediaJSONPatch,
@@ -196,6 +228,9 @@ func TestPlatformMetadataThroughTheProxy(t *testing.T) {
 		{name: "apply creating a namespace gets the level", method: "PATCH", path: "/api/v1/namespaces/fresh", ct: MediaApplyPatch,
 			body: `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"fresh"}}`,
 			want: `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"acme-fresh","labels":{"zoo.kubectl-zoo.io/tenant":"acme","pod-security.kubernetes.io/enforce":"restricted","pod-security.kubernetes.io/warn":"restricted","pod-security.kubernetes.io/audit":"restricted"}}}`},
+		{name: "apply relabeling restricted", method: "PATCH", path: ns, ct: MediaApplyPatch,
+			body: `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"prod","labels":{"pod-security.kubernetes.io/enforce":"restricted"}}}`,
+			want: `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"acme-prod","labels":{"zoo.kubectl-zoo.io/tenant":"acme","pod-security.kubernetes.io/enforce":"restricted","pod-security.kubernetes.io/warn":"baseline","pod-security.kubernetes.io/audit":"baseline"},"annotations":{"zoo.kubectl-zoo.io/priority-classes":""}}}`},
 		{name: "apply creating a privileged namespace", method: "PATCH", path: "/api/v1/namespaces/fresh", ct: MediaApplyPatch,
 			body: `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"fresh","labels":{"pod-security.kubernetes.io/enforce":"privileged"}}}`, refusedKey: PodSecurityEnforce},
 	}
@@ -204,6 +239,9 @@ func TestPlatformMetadataThroughTheProxy(t *testing.T) {
 			f := &fakePlatform{level: "restricted"}
 			if !strings.HasPrefix(tc.name, "create") && !strings.HasPrefix(tc.name, "apply creating") && !strings.HasPrefix(tc.name, "odd") {
 				f.level = "" // the existing namespace is at the default
+			}
+			if tc.level != "" {
+				f.level = tc.level
 			}
 			tr := platformTranslator(f)
 			h := http.Header{}

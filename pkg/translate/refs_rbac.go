@@ -189,7 +189,10 @@ func shallowCopy(in map[string]any) map[string]any {
 }
 
 // aggregationRule confines ClusterRole aggregation to the tenant's own
-// ClusterRoles: every clusterRoleSelector gets TenantLabel=<tenant>.
+// ClusterRoles: every clusterRoleSelector gets matchLabels
+// TenantLabel=<tenant> on the way in (the form the zoo-tenant admission
+// policy demands, as it cannot read matchExpressions), which is stripped on
+// the way out. A selector that names TenantLabel itself is refused.
 func aggregationRule(m *mapper, obj map[string]any) error {
 	agg := child(obj, "aggregationRule")
 	if agg == nil {
@@ -201,8 +204,20 @@ func aggregationRule(m *mapper, obj map[string]any) error {
 		if !ok {
 			continue
 		}
-		if err := m.labelSelector(sel, true); err != nil {
+		// Namespace names in values; on the way out also the
+		// matchExpressions form of the confinement of older versions.
+		if err := m.labelSelector(sel, !m.in); err != nil {
 			return err
+		}
+		if m.in {
+			ensureChild(sel, "matchLabels")[TenantLabel] = m.tenant().Name()
+			continue
+		}
+		if labels, ok := sel["matchLabels"].(map[string]any); ok {
+			delete(labels, TenantLabel)
+			if len(labels) == 0 {
+				delete(sel, "matchLabels")
+			}
 		}
 	}
 	return nil

@@ -10,9 +10,10 @@ import (
 type columns struct {
 	name, namespace               int
 	role, users, groups, accounts int
+	message                       int // an Event's message (eventTextRef)
 }
 
-var noColumns = columns{-1, -1, -1, -1, -1, -1}
+var noColumns = columns{-1, -1, -1, -1, -1, -1, -1}
 
 // tableColumns finds the columns of a Table by their definitions.
 func tableColumns(table map[string]any) columns {
@@ -37,6 +38,8 @@ func tableColumns(table map[string]any) columns {
 			c.groups = i
 		case "serviceaccounts":
 			c.accounts = i
+		case "message":
+			c.message = i
 		}
 	}
 	return c
@@ -75,10 +78,20 @@ func (t *Translator) rowOut(rule *KindRule, row map[string]any, cols columns) er
 		return nil
 	}
 	upName := str(child(obj, "metadata"), "name")
+	upNamespace := str(child(obj, "metadata"), "namespace")
 	if err := t.objectOut(rule, obj); err != nil {
 		return err
 	}
 	cells, _ := row["cells"].([]any)
+	if rule.Kind == "Event" && cols.message >= 0 && cols.message < len(cells) {
+		// The row's object may be only its metadata: the Event's own
+		// namespace is the one its message can name (eventTextRef).
+		if s, ok := cells[cols.message].(string); ok {
+			if local, ok := t.tenant.TenantNamespace(upNamespace); ok {
+				cells[cols.message] = replaceWord(s, upNamespace+"/", local+"/", true)
+			}
+		}
+	}
 	if cols.name >= 0 && cols.name < len(cells) {
 		if s, ok := cells[cols.name].(string); ok && s == upName {
 			cells[cols.name] = str(child(obj, "metadata"), "name")

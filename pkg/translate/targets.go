@@ -51,12 +51,17 @@ const (
 	TargetURL
 	// TargetHostPath is a path on the shared cluster's machines: refused.
 	TargetHostPath
+	// TargetText is free text that quotes names (an Event's message): the
+	// names the translator produced are shown in the tenant's terms on the
+	// way out; what a tenant writes is kept as written, since text names
+	// nothing the API server resolves.
+	TargetText
 )
 
 // Targets lists every target, in order.
 func Targets() []Target {
 	return []Target{TargetNamespace, TargetLocal, TargetObject, TargetOwned, TargetShared, TargetAPIGroup,
-		TargetIdentity, TargetSelector, TargetRules, TargetPlatform, TargetAddress, TargetURL, TargetHostPath}
+		TargetIdentity, TargetSelector, TargetRules, TargetPlatform, TargetAddress, TargetURL, TargetHostPath, TargetText}
 }
 
 // String names the target.
@@ -88,6 +93,8 @@ func (t Target) String() string {
 		return "URL"
 	case TargetHostPath:
 		return "machine path"
+	case TargetText:
+		return "text"
 	}
 	return "unknown"
 }
@@ -107,7 +114,7 @@ func (t Target) Refused() bool {
 // others cannot leave the referring object's namespace (TargetLocal) or
 // take effect only where the tenant binds them (TargetRules).
 func (t Target) NamesOutside() bool {
-	return t != TargetLocal && t != TargetRules
+	return t != TargetLocal && t != TargetRules && t != TargetText
 }
 
 // Confined says in one sentence how the proxy confines a reference of the
@@ -134,6 +141,8 @@ func (t Target) Confined() string {
 		return "groups and names mapped; effective only where bound in the tenant's namespaces"
 	case TargetPlatform:
 		return "capped by the proxy"
+	case TargetText:
+		return "names the translator produced are shown in the tenant's terms; kept as written"
 	}
 	if t.Refused() {
 		return "refused (403 naming the field)"

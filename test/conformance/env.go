@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 
 	"github.com/kubectl-zoo/kubectl-zoo/internal/kubecluster"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // env is the running set-up: the upstream with kubectl-zoo installed, the
@@ -34,10 +37,29 @@ func setUp(ctx context.Context, c config) (e *env, err error) {
 	if err := zoo(ctx, c, cluster.Kubeconfig, "tenant", "create", tenant); err != nil {
 		return nil, err
 	}
+	if err := setPodSecurityLevel(ctx, c, cluster.Kubeconfig); err != nil {
+		return nil, err
+	}
 	if e.serve, err = startServe(ctx, c, cluster.Kubeconfig, tenant, filepath.Join(c.work, "serve")); err != nil {
 		return nil, err
 	}
 	return e, nil
+}
+
+// setPodSecurityLevel gives the tenant the level c.podSecurity as the
+// platform does: the annotation on its Tenant record, then `tenant create`
+// again (idempotent), which relabels its standard namespaces and grants the
+// tenant `use` of the level.
+func setPodSecurityLevel(ctx context.Context, c config, adminKubeconfig string) error {
+	if c.podSecurity == translate.DefaultPodSecurityLevel {
+		return nil
+	}
+	cmd := exec.CommandContext(ctx, filepath.Join(c.kubeBin, "kubectl"), "--kubeconfig", adminKubeconfig, "annotate", "--overwrite",
+		tenantctl.TenantCRDName, tenant, translate.PodSecurityLevelAnnotation+"="+c.podSecurity)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("kubectl annotate tenant %s: %w\n%s", tenant, err, out)
+	}
+	return zoo(ctx, c, adminKubeconfig, "tenant", "create", tenant)
 }
 
 // close stops serve and the upstream; their logs stay in c.work.

@@ -22,6 +22,8 @@ import (
 	"regexp"
 	"syscall"
 	"time"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // tenant is the tenant the proxied run acts as.
@@ -36,6 +38,7 @@ type config struct {
 	work, out            string
 	onlyProxied          bool
 	noSkips              bool
+	podSecurity          string
 }
 
 func main() {
@@ -51,6 +54,9 @@ func main() {
 	flag.BoolVar(&c.onlyProxied, "only-proxied", false, "run through the proxy only and fail if any spec fails")
 	fast := flag.Bool("fast", false, "the few fast specs of make test (see fast.go), through the proxy only; overrides -focus and -only-proxied")
 	flag.BoolVar(&c.noSkips, "no-skips", false, "run also the specs kwok cannot pass (to review the skip list)")
+	flag.StringVar(&c.podSecurity, "pod-security", "privileged",
+		"the Pod Security level of the tenant (the platform's choice, the annotation "+translate.PodSecurityLevelAnnotation+
+			" on its record): many specs ask for privileged namespaces, which a tenant may only create at that level")
 	flag.Parse()
 	if *fast {
 		c.focus, c.onlyProxied = fastFocus(), true
@@ -67,6 +73,9 @@ func main() {
 func run(ctx context.Context, c config) error {
 	if c.kubeBin == "" || c.e2eBin == "" {
 		return fmt.Errorf("set -kube-bin and -e2e-bin (make conformance does)")
+	}
+	if err := translate.ValidatePodSecurityLevel(c.podSecurity); err != nil {
+		return fmt.Errorf("-pod-security: %w", err)
 	}
 	for _, p := range []*string{&c.kubeBin, &c.e2eBin, &c.zoo, &c.work} {
 		abs, err := filepath.Abs(*p)

@@ -115,6 +115,61 @@ spec:
 	assert.Empty(t, admin(t, "get", "pods", "-n", "acme-plat", "-o", "name"))
 }
 
+// TestPodSecurityStricterThroughProxy (issue 16): a tenant may label its
+// namespaces with its own Pod Security level or a stricter one — as the
+// Kubernetes e2e framework does for every namespace it creates (restricted)
+// — and the stricter level is enforced; a looser one stays refused, on
+// create and on update.
+func TestPodSecurityStricterThroughProxy(t *testing.T) {
+	acme := serve(t, "acme")
+	acme.apply(t, `apiVersion: v1
+kind: Namespace
+metadata:
+  name: strict
+  labels: {pod-security.kubernetes.io/enforce: restricted, pod-security.kubernetes.io/warn: restricted, pod-security.kubernetes.io/audit: restricted}
+`)
+	t.Cleanup(func() { acme.run(t, "", "delete", "namespace", "strict", "loose", "--wait=false") })
+	upstream := admin(t, "get", "ns", "acme-strict", "-o", "jsonpath={.metadata.labels}")
+	for _, k := range []string{"enforce", "warn", "audit"} {
+		assert.Contains(t, upstream, `"pod-security.kubernetes.io/`+k+`":"restricted"`)
+	}
+	// Enforced: a pod that baseline admits and restricted does not.
+	res := acme.run(t, "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: strict}\nspec:\n  containers: [{name: c, image: busybox}]\n", "create", "-f", "-")
+	require.Error(t, res.Err, "restricted is enforced; stdout: %s", res.Stdout)
+	assert.Contains(t, res.Stderr, `violates PodSecurity "restricted:latest"`)
+
+	// An existing namespace at the tenant's level made stricter, and back.
+	acme.k(t, "create", "namespace", "loose")
+	acme.k(t, "label", "ns", "loose", "pod-security.kubernetes.io/enforce=restricted", "--overwrite")
+	assert.Equal(t, "restricted", nsLabels(t, acme, "loose")["pod-security.kubernetes.io/enforce"])
+	acme.k(t, "patch", "ns", "loose", "--type=json",
+		`-p=[{"op":"replace","path":"/metadata/labels/pod-security.kubernetes.io~1warn","value":"restricted"}]`)
+	acme.k(t, "label", "ns", "loose", "pod-security.kubernetes.io/enforce=baseline", "--overwrite")
+	labels := nsLabels(t, acme, "loose")
+	assert.Equal(t, "baseline", labels["pod-security.kubernetes.io/enforce"])
+	assert.Equal(t, "restricted", labels["pod-security.kubernetes.io/warn"])
+
+	before := betaAndPlatform(t)
+	for _, tc := range []struct {
+		name, stdin string
+		args        []string
+	}{
+		{name: "create restricted but audit privileged", stdin: "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: mixed\n  labels: {pod-security.kubernetes.io/enforce: restricted, pod-security.kubernetes.io/audit: privileged}\n",
+			args: []string{"create", "-f", "-"}},
+		{name: "label a stricter namespace privileged", args: []string{"label", "ns", "strict", "pod-security.kubernetes.io/enforce=privileged", "--overwrite"}},
+		{name: "a level that is none", args: []string{"label", "ns", "strict", "pod-security.kubernetes.io/enforce=Restricted", "--overwrite"}},
+		{name: "remove a stricter label", args: []string{"label", "ns", "strict", "pod-security.kubernetes.io/warn-"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := acme.run(t, tc.stdin, tc.args...)
+			require.Error(t, res.Err, "must be refused; stdout: %s", res.Stdout)
+			assert.Contains(t, res.Stderr, byProxyMetadata)
+		})
+	}
+	assert.Equal(t, before, betaAndPlatform(t), "nothing of beta or the platform changed")
+	assert.Equal(t, "restricted", nsLabels(t, acme, "strict")["pod-security.kubernetes.io/warn"])
+}
+
 // TestPriorityThroughProxy (issue 11, class 5): acme's workloads naming a
 // cluster PriorityClass of positive value are refused at write time by the
 // proxy, whatever makes the pods; a normal Deployment runs, and a

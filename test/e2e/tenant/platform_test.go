@@ -17,6 +17,8 @@ const (
 	byMetadata    = "ValidatingAdmissionPolicy 'zoo-tenant-metadata'"
 	byPriority    = "ValidatingAdmissionPolicy 'zoo-tenant-priority'"
 	byPodSecurity = `violates PodSecurity "baseline:latest"`
+	// byInvalidLevel is the API server's validation of Pod Security labels.
+	byInvalidLevel = "must be one of privileged, baseline, restricted"
 )
 
 // platformSnapshot is what the probes aim at besides acme's own objects:
@@ -153,6 +155,63 @@ provisioner: example.com/none
 	assert.Equal(t, before, platformSnapshot(t), "nothing of beta or the platform changed")
 	assert.Equal(t, acmeBefore, framework.Kubectl(t, "get", "ns", "acme-default", "-o", "jsonpath={.metadata.labels} {.metadata.annotations}"))
 	assert.Empty(t, framework.Kubectl(t, "get", "pods", "-n", "acme-default", "-o", "name"))
+}
+
+// TestPodSecurityStricterUpstream (issue 16): zoo-tenant-metadata agrees
+// with the proxy. acme's admin, directly upstream, may create a namespace at
+// a level stricter than acme's (baseline) and make an existing one stricter
+// and back, but never looser; a ServiceAccount may use no level at all.
+func TestPodSecurityStricterUpstream(t *testing.T) {
+	install(t)
+	createTenant(t, "acme")
+	createTenant(t, "beta")
+	admin := []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme"}
+	sa := serviceAccountKubeconfig(t)
+
+	kubectlOK(t, `apiVersion: v1
+kind: Namespace
+metadata:
+  name: acme-strict
+  labels: {zoo.kubectl-zoo.io/tenant: acme, pod-security.kubernetes.io/enforce: restricted, pod-security.kubernetes.io/warn: restricted, pod-security.kubernetes.io/audit: restricted}
+`, append(admin, "create", "-f", "-")...)
+	kubectlOK(t, "", append(admin, "label", "ns", "acme-default", "pod-security.kubernetes.io/enforce=restricted", "--overwrite")...)
+	kubectlOK(t, "", append(admin, "label", "ns", "acme-default", "pod-security.kubernetes.io/enforce=baseline", "--overwrite")...)
+
+	before := platformSnapshot(t)
+	acmeBefore := framework.Kubectl(t, "get", "ns", "acme-default", "acme-strict", "-o", "jsonpath={.items[*].metadata.labels}")
+	for _, a := range []attack{
+		{name: "admin/create restricted but audit privileged", stdin: `apiVersion: v1
+kind: Namespace
+metadata:
+  name: acme-mixed
+  labels: {zoo.kubectl-zoo.io/tenant: acme, pod-security.kubernetes.io/enforce: restricted, pod-security.kubernetes.io/audit: privileged}
+`, args: append(admin, "create", "-f", "-"), denial: byMetadata},
+		{name: "admin/label a stricter namespace privileged", args: append(admin, "label", "ns", "acme-strict", "pod-security.kubernetes.io/enforce=privileged", "--overwrite"), denial: byMetadata},
+		{name: "admin/warn privileged", args: append(admin, "label", "ns", "acme-default", "pod-security.kubernetes.io/warn=privileged", "--overwrite"), denial: byMetadata},
+		// The API server's own validation of Pod Security labels refuses
+		// a level that is none before any policy runs.
+		{name: "admin/a level that is none", args: append(admin, "label", "ns", "acme-strict", "pod-security.kubernetes.io/enforce=Restricted", "--overwrite"), denial: byInvalidLevel},
+		{name: "admin/remove a stricter label", args: append(admin, "label", "ns", "acme-strict", "pod-security.kubernetes.io/warn-"), denial: byMetadata},
+		{name: "admin/create a namespace enforcing a level that is none", stdin: `apiVersion: v1
+kind: Namespace
+metadata:
+  name: acme-odd
+  labels: {zoo.kubectl-zoo.io/tenant: acme, pod-security.kubernetes.io/enforce: none}
+`, args: append(admin, "create", "-f", "-"), denial: byInvalidLevel},
+	} {
+		t.Run(a.name, func(t *testing.T) {
+			res := kubectl(t, a.stdin, a.args...)
+			require.Error(t, res.Err, "must be refused; stdout: %s", res.Stdout)
+			assert.Contains(t, res.Stderr, a.denial)
+		})
+	}
+	t.Run("serviceaccount/label its namespace restricted", func(t *testing.T) {
+		res := kubectlWith(t, sa, "", "label", "ns", "acme-default", "pod-security.kubernetes.io/enforce=restricted", "--overwrite")
+		require.Error(t, res.Err, "must be refused; stdout: %s", res.Stdout)
+		assert.Contains(t, res.Stderr, byMetadata)
+	})
+	assert.Equal(t, before, platformSnapshot(t), "nothing of beta or the platform changed")
+	assert.Equal(t, acmeBefore, framework.Kubectl(t, "get", "ns", "acme-default", "acme-strict", "-o", "jsonpath={.items[*].metadata.labels}"))
 }
 
 // TestPriorityUpstream (issue 11, class 5): pods in acme's namespaces never
