@@ -68,7 +68,7 @@ func (s *side) prepareReads(ctx context.Context) error {
 	}
 	t := translate.MustTenant(otherTenant)
 	cfg := rest.CopyConfig(s.env.cluster.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: t.UpstreamUser(translate.DefaultAdminUser), Groups: []string{t.TenantGroup()}}
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: t.UpstreamUser(translate.DefaultAdminUser), Groups: t.UpstreamGroups(nil, true)}
 	other, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err
