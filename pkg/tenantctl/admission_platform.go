@@ -260,16 +260,19 @@ func psRankCEL() string {
 	return "{" + strings.Join(terms, ", ") + "}"
 }
 
-// psFloorCEL is the rank of the tenant's Pod Security level: the loosest
-// level the registry identity may `use` (PodSecurityLevelResource) in the
-// tenant's membership namespace, loosest first; one past the strictest when
-// the tenant is no member (no level may be set).
+// psFloorCEL is the rank of the tenant's Pod Security level for a zoo:
+// identity: the loosest level the registry identity may `use`
+// (PodSecurityLevelResource) in the tenant's membership namespace, loosest
+// first. It is one past the strictest (no level may be set) when the tenant
+// is no member, and for a tenant's ServiceAccounts, which may change no Pod
+// Security label.
 func psFloorCEL() string {
-	out := fmt.Sprint(len(translate.PodSecurityLevels))
+	none := fmt.Sprint(len(translate.PodSecurityLevels))
+	out := none
 	for i := len(translate.PodSecurityLevels) - 1; i >= 0; i-- {
 		out = fmt.Sprintf("%s ? %d : (%s)", memberCheck("variables.tenant", PodSecurityLevelResource, quote(translate.PodSecurityLevels[i]), "use"), i, out)
 	}
-	return out
+	return "!variables.isZoo ? " + none + " : (" + out + ")"
 }
 
 // priorityPolicy judges every pod created in a tenant namespace (matched by

@@ -15,7 +15,7 @@ func TestClusterRoleAggregationUpstream(t *testing.T) {
 	install(t)
 	createTenant(t, "acme")
 	createTenant(t, "beta")
-	beta := []string{"--as", "zoo:beta:admin", "--as-group", "zoo:tenant:beta"}
+	beta := []string{"--as", "zoo:beta:admin", "--as-group", "zoo:tenant:beta", "--as-group", "zoo:admins"}
 	role := func(name, selector string) string {
 		return `apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole

@@ -44,8 +44,8 @@ spec:
 		as   []string
 		kc   string
 	}{
-		{name: "beta's admin", as: []string{"--as", "zoo:beta:admin", "--as-group", "zoo:tenant:beta"}},
-		{name: "acme's admin", as: []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme"}},
+		{name: "beta's admin", as: []string{"--as", "zoo:beta:admin", "--as-group", "zoo:tenant:beta", "--as-group", "zoo:admins"}},
+		{name: "acme's admin", as: []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme", "--as-group", "zoo:admins"}},
 		{name: "acme's ServiceAccount", kc: sa},
 	} {
 		for _, a := range []attack{

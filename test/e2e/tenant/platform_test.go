@@ -165,7 +165,7 @@ func TestPodSecurityStricterUpstream(t *testing.T) {
 	install(t)
 	createTenant(t, "acme")
 	createTenant(t, "beta")
-	admin := []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme"}
+	admin := []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme", "--as-group", "zoo:admins"}
 	sa := serviceAccountKubeconfig(t)
 
 	kubectlOK(t, `apiVersion: v1

@@ -18,6 +18,7 @@ import (
 var localReasons = map[translate.Target]string{
 	translate.TargetLocal: "the API server resolves the object in the referring object's own namespace, where only acme's objects live",
 	translate.TargetRules: "rules grant only where they are bound, and acme binds only in its own namespaces (zoo-tenant rules 3 and 4)",
+	translate.TargetText:  "text names nothing the API server or a controller resolves; the proxy only rewrites names it produced on the way out",
 }
 
 // betaFixtures are tenant beta's objects that the probes name (besides
@@ -81,7 +82,7 @@ func TestUpstreamWalksTheKindsTable(t *testing.T) {
 	res := kubectl(t, betaFixtures, "apply", "-f", "-")
 	require.NoError(t, res.Err, res.Stderr)
 	framework.Kubectl(t, "create", "secret", "generic", "gold", "-n", "beta-default", "--from-literal=k=v")
-	admin := []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme"}
+	admin := []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme", "--as-group", "zoo:admins"}
 	framework.Kubectl(t, append(admin, "create", "serviceaccount", "walker", "-n", "acme-default")...)
 	framework.Kubectl(t, append(admin, "create", "rolebinding", "walker", "-n", "acme-default",
 		"--clusterrole="+tenantctl.TenantAdminClusterRole, "--serviceaccount=acme-default:walker")...)
