@@ -34,6 +34,8 @@ type ServeOptions struct {
 	// ProfileAddress is where net/http/pprof is served (loopback only);
 	// empty turns profiling off.
 	ProfileAddress string
+	// Server holds the flags of the multi-tenant server (--listen).
+	Server ServerFlags
 
 	upstream *rest.Config
 	getter   genericclioptions.RESTClientGetter
@@ -49,16 +51,24 @@ func NewServeOptions(getter genericclioptions.RESTClientGetter, streams generici
 func NewCmdServe(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewServeOptions(getter, streams)
 	cmd := &cobra.Command{
-		Use:   "serve --tenant NAME [--user USER] [--port PORT] [--kubeconfig-out FILE]",
-		Short: "Serve a tenant's view of the cluster on 127.0.0.1",
+		Use:   "serve (--tenant NAME [--user USER] [--port PORT] [--kubeconfig-out FILE] | --listen ADDR --tls-cert-file F --tls-private-key-file F)",
+		Short: "Serve a tenant's view of the cluster on 127.0.0.1, or every tenant's as a server",
 		Long: `Serve a tenant's view of the shared cluster on 127.0.0.1: a translating proxy
 that prefixes what the tenant names, impersonates the tenant identity toward the
 cluster of your kubeconfig, and strips the prefix on the way back.
 
 It writes a kubeconfig (mode 0600) with the context zoo-<tenant> and a random
-bearer token for this run, and prints how to use it. Stop it with Ctrl-C.`,
+bearer token for this run, and prints how to use it. Stop it with Ctrl-C.
+
+With --listen it is the multi-tenant server (what "kubectl zoo install --server"
+deploys): it serves every tenant on ADDR over HTTPS and takes each caller's tenant
+identity from its credential — a client certificate (CN zoo:<tenant>:<user>, O
+zoo:tenant:<tenant>) signed by the cluster's client CA or --client-ca-file, or a
+token of a ServiceAccount in a tenant namespace. It writes one JSON audit line per
+mutating request to --audit-log and serves /livez, /readyz and /metrics.`,
 		Example: `  kubectl zoo serve --tenant acme
-  kubectl zoo serve --tenant acme --user dev --port 8001 --kubeconfig-out acme.kubeconfig`,
+  kubectl zoo serve --tenant acme --user dev --port 8001 --kubeconfig-out acme.kubeconfig
+  kubectl zoo serve --listen :8443 --tls-cert-file tls.crt --tls-private-key-file tls.key`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(); err != nil {
@@ -69,6 +79,9 @@ bearer token for this run, and prints how to use it. Stop it with Ctrl-C.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if o.Server.Listen != "" {
+				return o.RunServer(ctx)
+			}
 			return o.Run(ctx)
 		},
 	}
@@ -77,6 +90,7 @@ bearer token for this run, and prints how to use it. Stop it with Ctrl-C.`,
 	cmd.Flags().StringArrayVar(&o.Groups, "group", nil, "Tenant group of the user (repeatable)")
 	cmd.Flags().IntVar(&o.Port, "port", 0, "Port on 127.0.0.1 to listen on (0 picks a free one)")
 	cmd.Flags().StringVar(&o.KubeconfigOut, "kubeconfig-out", "", "Where to write the tenant kubeconfig (default: a file in the temp directory)")
+	o.Server.AddFlags(cmd)
 	cmd.Flags().StringVar(&o.ProfileAddress, "profile-address", "", "Serve net/http/pprof on this loopback host:port (port 0 picks a free one; the URL is printed); off when empty")
 	return cmd
 }
@@ -88,6 +102,9 @@ func (o *ServeOptions) Complete() error {
 		return fmt.Errorf("reading the upstream from your kubeconfig: %w", err)
 	}
 	o.upstream = cfg
+	if o.Server.Listen != "" {
+		return nil
+	}
 	if o.KubeconfigOut == "" {
 		o.KubeconfigOut = filepath.Join(os.TempDir(), "kubectl-zoo", o.Tenant+".kubeconfig")
 	}
@@ -96,6 +113,12 @@ func (o *ServeOptions) Complete() error {
 
 // Validate checks the flags.
 func (o *ServeOptions) Validate() error {
+	if o.Server.Listen != "" {
+		return o.validateServer()
+	}
+	if err := o.Server.validateUnset(); err != nil {
+		return err
+	}
 	if o.Tenant == "" {
 		return errors.New("--tenant is required")
 	}

@@ -35,8 +35,10 @@ type Config struct {
 	Admin bool
 	// Extra is extra impersonation data passed upstream unchanged.
 	Extra map[string][]string
-	// Token is the bearer token local clients must present. It must not be
-	// empty; see NewToken.
+	// Token is the bearer token local clients must present; see NewToken.
+	// Empty means the proxy is served only through ServeAuthenticated, by a
+	// server that authenticates its callers itself: ServeHTTP then refuses
+	// every request.
 	Token string
 }
 
@@ -52,7 +54,7 @@ func (c *Config) complete() (translate.Tenant, error) {
 	if c.User == "" {
 		c.User = translate.DefaultAdminUser
 	}
-	if len(c.Token) < 16 {
+	if c.Token != "" && len(c.Token) < 16 {
 		return translate.Tenant{}, errors.New("the local bearer token must have at least 16 characters")
 	}
 	if c.Upstream.Impersonate.UserName != "" || len(c.Upstream.Impersonate.Groups) > 0 {

@@ -36,39 +36,62 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Reason: metav1.StatusReasonUnauthorized, Message: "Unauthorized: present the bearer token of the kubeconfig `kubectl zoo serve` wrote"})
 		return
 	}
+	p.serveAuthenticated(rec, r, &verb, &resource)
+}
+
+// ServeAuthenticated translates and forwards one request whose caller the
+// server in front of the proxy has already authenticated as the proxy's
+// identity (pkg/zooserver): it checks no bearer token, and it strips the
+// caller's Authorization and Impersonate-* headers like ServeHTTP. An
+// Outcome in r's context (WithOutcome) receives what was done.
+func (p *Proxy) ServeAuthenticated(w http.ResponseWriter, r *http.Request) {
+	rec := &recorder{ResponseWriter: w, code: http.StatusOK}
+	verb, resource := strings.ToLower(r.Method), r.URL.Path
+	p.serveAuthenticated(rec, r, &verb, &resource)
+}
+
+func (p *Proxy) serveAuthenticated(rec *recorder, r *http.Request, verb, resource *string) {
 	upgrade := httpstream.IsUpgradeRequest(r)
 	sanitizeHeaders(r.Header, upgrade)
 	var w2 http.ResponseWriter = rec
 	var yw *yamlWriter
 	if !upgrade && preferYAML(r.Header.Get("Accept")) { // yaml.go
 		yw = &yamlWriter{ResponseWriter: rec}
-		defer yw.finish()
 		w2 = yw
 	}
-	p.serve(w2, r, upgrade, yw, &verb, &resource)
+	out := outcomeOf(r.Context())
+	u := p.serve(w2, r, upgrade, yw, verb, resource)
+	if yw != nil {
+		yw.finish()
+	}
+	if out != nil {
+		out.record(u, rec.code)
+	}
 }
 
 // serve reads, translates and carries out an authenticated request; yw, when
 // set, turns JSON answers into YAML. verb and resource are set for the log.
-func (p *Proxy) serve(rec http.ResponseWriter, r *http.Request, upgrade bool, yw *yamlWriter, verb, resource *string) {
+// It returns the upstream request, nil when the request was refused
+// before translation.
+func (p *Proxy) serve(rec http.ResponseWriter, r *http.Request, upgrade bool, yw *yamlWriter, verb, resource *string) *translate.UpstreamRequest {
 	var body []byte
 	if !upgrade && r.Body != nil {
 		var err error
 		body, err = io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
 		if err != nil {
 			writeStatus(rec, badRequest(fmt.Sprintf("reading the request body: %v", err)))
-			return
+			return nil
 		}
 		if len(body) > maxBodyBytes {
 			writeStatus(rec, &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusRequestEntityTooLarge,
 				Reason: metav1.StatusReasonRequestEntityTooLarge, Message: "the request body is too large"})
-			return
+			return nil
 		}
 	}
 	u, err := p.tr.TranslateRequest(translate.Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header, Body: body})
 	if err != nil {
 		writeStatus(rec, translate.ToStatus(err))
-		return
+		return nil
 	}
 	*verb, *resource = describe(u)
 	if yw != nil && streamed(u) {
@@ -77,19 +100,19 @@ func (p *Proxy) serve(rec http.ResponseWriter, r *http.Request, upgrade bool, yw
 	if upgrade {
 		if st := upgradeRefusal(r, u); st != nil { // upgrade.go
 			writeStatus(rec, st)
-			return
+			return u
 		}
 	}
 	if group, ok := p.tenantGroupRequest(u); ok && !upgrade {
 		own, st := p.asOwnIdentity(r, u, group) // tenant_group.go
 		if st != nil {
 			writeStatus(rec, st)
-			return
+			return u
 		}
 		r = own
 	}
 	if !upgrade && p.serveClusterRoleBindings(rec, r, u, body) { // crb.go
-		return
+		return u
 	}
 	switch {
 	case upgrade:
@@ -104,6 +127,7 @@ func (p *Proxy) serve(rec http.ResponseWriter, r *http.Request, upgrade bool, yw
 		p.forward(rec, r, u)
 	}
 	p.forgetSharedAfterWrite(u)
+	return u
 }
 
 // forgetSharedAfterWrite drops the cached lookups of a shared kind that the
@@ -143,6 +167,9 @@ func (p *Proxy) authenticated(r *http.Request) bool {
 		return false
 	}
 	got := strings.TrimSpace(auth[len(scheme):])
+	if p.cfg.Token == "" { // served through ServeAuthenticated only
+		return false
+	}
 	return subtle.ConstantTimeCompare([]byte(got), []byte(p.cfg.Token)) == 1
 }
 

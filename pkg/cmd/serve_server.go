@@ -1,0 +1,103 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/localproxy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/zooserver"
+)
+
+// ServerFlags are the flags of `kubectl zoo serve --listen`, the
+// multi-tenant server.
+type ServerFlags struct {
+	Listen        string
+	TLSCertFile   string
+	TLSKeyFile    string
+	ClientCAFile  string
+	AuditLog      string
+	MaxProxies    int
+	ShutdownGrace time.Duration
+}
+
+// AddFlags adds the server's flags to cmd.
+func (f *ServerFlags) AddFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.Listen, "listen", "", "Serve every tenant on this address (\":8443\"): the multi-tenant server; the tenant comes from each caller's credential")
+	cmd.Flags().StringVar(&f.TLSCertFile, "tls-cert-file", "", "With --listen: the serving certificate (PEM)")
+	cmd.Flags().StringVar(&f.TLSKeyFile, "tls-private-key-file", "", "With --listen: the serving certificate's private key (PEM)")
+	cmd.Flags().StringVar(&f.ClientCAFile, "client-ca-file", "", "With --listen: a CA bundle (PEM) of tenant client certificates, accepted besides the cluster's client CA")
+	cmd.Flags().StringVar(&f.AuditLog, "audit-log", "-", `With --listen: where to append the audit log, one JSON line per mutating request ("-": standard output, "": none)`)
+	cmd.Flags().IntVar(&f.MaxProxies, "max-identities", zooserver.DefaultMaxProxies, "With --listen: how many identities' proxies to keep")
+	cmd.Flags().DurationVar(&f.ShutdownGrace, "shutdown-grace", localproxy.DefaultShutdownGrace, "With --listen: how long requests in flight may finish after SIGTERM")
+}
+
+// validateUnset refuses server flags without --listen.
+func (f *ServerFlags) validateUnset() error {
+	if f.TLSCertFile != "" || f.TLSKeyFile != "" || f.ClientCAFile != "" {
+		return errors.New("--tls-cert-file, --tls-private-key-file and --client-ca-file need --listen")
+	}
+	return nil
+}
+
+// validateServer checks the flags of the multi-tenant server: the tenant and
+// user come from each caller's credential, never from a flag.
+func (o *ServeOptions) validateServer() error {
+	f := o.Server
+	if o.Tenant != "" || len(o.Groups) > 0 || o.Port != 0 || o.KubeconfigOut != "" {
+		return errors.New("--listen serves every tenant, each caller as its credential says: --tenant, --group, --port and --kubeconfig-out do not apply")
+	}
+	if f.TLSCertFile == "" || f.TLSKeyFile == "" {
+		return errors.New("--listen needs --tls-cert-file and --tls-private-key-file")
+	}
+	if f.MaxProxies < 1 {
+		return fmt.Errorf("--max-identities must be at least 1, not %d", f.MaxProxies)
+	}
+	if f.ShutdownGrace < 0 {
+		return fmt.Errorf("--shutdown-grace must not be negative")
+	}
+	return nil
+}
+
+// RunServer serves every tenant until ctx ends (SIGINT/SIGTERM), then
+// drains.
+func (o *ServeOptions) RunServer(ctx context.Context) error {
+	f := o.Server
+	var audit io.Writer
+	switch f.AuditLog {
+	case "":
+	case "-":
+		audit = o.Out
+	default:
+		file, err := os.OpenFile(f.AuditLog, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return fmt.Errorf("--audit-log: %w", err)
+		}
+		defer file.Close()
+		audit = file
+	}
+	srv, err := zooserver.New(zooserver.Config{Upstream: o.upstream, Listen: f.Listen, CertFile: f.TLSCertFile, KeyFile: f.TLSKeyFile,
+		ClientCAFile: f.ClientCAFile, Audit: audit, MaxProxies: f.MaxProxies})
+	if err != nil {
+		return err
+	}
+	if err := srv.Start(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.ErrOut, "Serving every tenant on https://%s\n", srv.Addr())
+	select {
+	case err := <-srv.Done():
+		return err
+	case <-ctx.Done():
+	}
+	klog.InfoS("shutting down", "grace", f.ShutdownGrace)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), f.ShutdownGrace)
+	defer cancel()
+	return srv.Shutdown(shutdownCtx)
+}

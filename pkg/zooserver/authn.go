@@ -1,0 +1,98 @@
+package zooserver
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/authentication/authenticator"
+	"k8s.io/apiserver/pkg/authentication/request/bearertoken"
+	"k8s.io/apiserver/pkg/authentication/request/union"
+	"k8s.io/apiserver/pkg/authentication/request/x509"
+	"k8s.io/apiserver/pkg/authentication/token/cache"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/server/dynamiccertificates"
+	"k8s.io/client-go/kubernetes"
+)
+
+// The cluster publishes the CA of its client certificates here, for
+// servers that authenticate the cluster's users themselves (as aggregated
+// API servers do).
+const (
+	authenticationConfigMapNamespace = "kube-system"
+	authenticationConfigMapName      = "extension-apiserver-authentication"
+	clientCAKey                      = "client-ca-file"
+)
+
+// tokenCacheTTL is how long a TokenReview's answer is reused: a revoked
+// token (a deleted ServiceAccount or pod) acts for at most this long.
+const tokenCacheTTL = 10 * time.Second
+
+// authn authenticates callers with the API server's own authenticators
+// (k8s.io/apiserver): client certificates verified against the cluster's
+// client CA (followed live from kube-system/extension-apiserver-authentication)
+// and, when given, the zoo CA file; bearer tokens through TokenReview
+// upstream, answers cached for tokenCacheTTL.
+type authn struct {
+	authenticator.Request
+	cas dynamiccertificates.CAContentProvider
+	run []func(ctx context.Context, workers int)
+}
+
+// newAuthn builds the authenticator; start loads and follows its CAs.
+func newAuthn(client kubernetes.Interface, zooCAFile string) (*authn, error) {
+	clusterCA, err := dynamiccertificates.NewDynamicCAFromConfigMapController("client-ca", authenticationConfigMapNamespace,
+		authenticationConfigMapName, clientCAKey, client)
+	if err != nil {
+		return nil, fmt.Errorf("cluster client CA: %w", err)
+	}
+	a := &authn{run: []func(context.Context, int){clusterCA.Run}}
+	providers := []dynamiccertificates.CAContentProvider{clusterCA}
+	if zooCAFile != "" {
+		zooCA, err := dynamiccertificates.NewDynamicCAContentFromFile("zoo-client-ca", zooCAFile)
+		if err != nil {
+			return nil, fmt.Errorf("client CA file: %w", err)
+		}
+		providers = append(providers, zooCA)
+		a.run = append(a.run, zooCA.Run)
+	}
+	a.cas = dynamiccertificates.NewUnionCAContentProvider(providers...)
+	tokens := cache.New(tokenReviewer{client}, false, tokenCacheTTL, tokenCacheTTL)
+	a.Request = union.New(
+		x509.NewDynamic(a.cas.VerifyOptions, x509.CommonNameUserConversion),
+		bearertoken.New(tokens),
+	)
+	return a, nil
+}
+
+// start loads the CAs once (an error if the cluster's cannot be read) and
+// then follows them until ctx ends.
+func (a *authn) start(ctx context.Context) error {
+	if err := a.cas.(interface{ RunOnce(context.Context) error }).RunOnce(ctx); err != nil {
+		return fmt.Errorf("reading the client CAs: %w", err)
+	}
+	for _, run := range a.run {
+		go run(ctx, 1)
+	}
+	return nil
+}
+
+// tokenReviewer asks the upstream who a bearer token belongs to.
+type tokenReviewer struct{ client kubernetes.Interface }
+
+// AuthenticateToken implements authenticator.Token with one TokenReview for
+// the API server's default audience.
+func (t tokenReviewer) AuthenticateToken(ctx context.Context, token string) (*authenticator.Response, bool, error) {
+	review, err := t.client.AuthenticationV1().TokenReviews().Create(ctx,
+		&authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: token}}, metav1.CreateOptions{})
+	if err != nil {
+		return nil, false, fmt.Errorf("token review: %w", err)
+	}
+	if !review.Status.Authenticated {
+		return nil, false, nil
+	}
+	u := review.Status.User
+	return &authenticator.Response{User: &user.DefaultInfo{Name: u.Username, UID: u.UID, Groups: u.Groups}}, true, nil
+}

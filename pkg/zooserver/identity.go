@@ -1,0 +1,106 @@
+package zooserver
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apiserver/pkg/authentication/user"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// Identity is an authenticated caller as its tenant sees it.
+type Identity struct {
+	// Tenant is the caller's tenant.
+	Tenant translate.Tenant
+	// User is the tenant-local user name ("alice",
+	// "system:serviceaccount:default:builder").
+	User string
+	// Groups are the tenant-local groups, sorted, without the tenant group
+	// and system:authenticated (both always added upstream).
+	Groups []string
+}
+
+// key identifies the proxy that serves the identity (admin: whether the
+// tenant's record names the user in spec.admins).
+func (id Identity) key(admin bool) string {
+	return fmt.Sprintf("%s\x00%s\x00%t\x00%s", id.Tenant.Name(), id.User, admin, strings.Join(id.Groups, "\x00"))
+}
+
+const (
+	serviceAccountUserPrefix = "system:serviceaccount:"
+	authenticatedGroup       = "system:authenticated"
+)
+
+// identityOf maps what the authenticator found — the certificate's CN and O,
+// or the user TokenReview returned — to a tenant identity. It refuses every
+// credential that is not one of a tenant's, and every one whose parts name
+// different tenants:
+//   - a user zoo:<t>:<user> must be in the group zoo:tenant:<t>; its other
+//     groups must be zoo:<t>:<group> (zoo:admins and any group of another
+//     tenant or of the cluster, system:masters above all, are refused);
+//   - a ServiceAccount system:serviceaccount:<t>-<ns>:<name> belongs to t;
+//     its ServiceAccount groups must name its own namespace.
+func identityOf(u user.Info) (Identity, error) {
+	name := u.GetName()
+	if strings.HasPrefix(name, serviceAccountUserPrefix) {
+		return serviceAccountIdentity(name, u.GetGroups())
+	}
+	rest, ok := strings.CutPrefix(name, translate.IdentityPrefix)
+	if !ok {
+		return Identity{}, fmt.Errorf("%q is no tenant identity (zoo:<tenant>:<user>) nor a tenant ServiceAccount", name)
+	}
+	tname, local, _ := strings.Cut(rest, ":")
+	tenant, err := translate.NewTenant(tname)
+	if err != nil || local == "" {
+		return Identity{}, fmt.Errorf("%q is no tenant identity (zoo:<tenant>:<user>)", name)
+	}
+	id := Identity{Tenant: tenant, User: local}
+	inTenantGroup := false
+	for _, g := range u.GetGroups() {
+		switch {
+		case g == tenant.TenantGroup():
+			inTenantGroup = true
+		case g == authenticatedGroup:
+		default:
+			lg, ok := tenant.TenantGroupName(g)
+			if !ok || !strings.HasPrefix(g, translate.IdentityPrefix+tenant.Name()+":") {
+				return Identity{}, fmt.Errorf("user %q may not be in group %q: a tenant identity's groups are zoo:%s:<group>", name, g, tenant)
+			}
+			id.Groups = append(id.Groups, lg)
+		}
+	}
+	if !inTenantGroup {
+		return Identity{}, fmt.Errorf("user %q is not in its tenant's group %s (the certificate's O must name it)", name, tenant.TenantGroup())
+	}
+	slices.Sort(id.Groups)
+	id.Groups = slices.Compact(id.Groups)
+	return id, nil
+}
+
+// serviceAccountIdentity maps a ServiceAccount of a tenant namespace.
+func serviceAccountIdentity(name string, groups []string) (Identity, error) {
+	ns, sa, ok := strings.Cut(strings.TrimPrefix(name, serviceAccountUserPrefix), ":")
+	if !ok || sa == "" || strings.Contains(sa, ":") {
+		return Identity{}, fmt.Errorf("%q is no ServiceAccount user", name)
+	}
+	tenant, _, ok := translate.SplitUpstreamName(ns)
+	if !ok {
+		return Identity{}, fmt.Errorf("ServiceAccount %s/%s is in no tenant's namespace", ns, sa)
+	}
+	local, _ := tenant.TenantUser(name)
+	id := Identity{Tenant: tenant, User: local}
+	for _, g := range groups {
+		switch g {
+		case authenticatedGroup:
+		case "system:serviceaccounts", "system:serviceaccounts:" + ns:
+			lg, _ := tenant.TenantGroupName(g)
+			id.Groups = append(id.Groups, lg)
+		default:
+			return Identity{}, fmt.Errorf("ServiceAccount %s/%s may not be in group %q", ns, sa, g)
+		}
+	}
+	slices.Sort(id.Groups)
+	return id, nil
+}

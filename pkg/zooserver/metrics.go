@@ -1,0 +1,132 @@
+package zooserver
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// metrics are the server's Prometheus metrics. Label values are bounded:
+// tenants are the cluster's (records the platform makes), verbs and codes
+// are the API's, and a resource is a built-in kind's or "custom" — a
+// tenant that makes thousands of CRDs does not make thousands of series.
+type metrics struct {
+	registry       *prometheus.Registry
+	requests       *prometheus.CounterVec
+	latency        *prometheus.HistogramVec
+	inflight       *prometheus.GaugeVec
+	watches        *prometheus.GaugeVec
+	upstreamErrors *prometheus.CounterVec
+	unauthorized   prometheus.Counter
+	proxies        prometheus.GaugeFunc
+	serve          http.Handler
+}
+
+func newMetrics(proxyCount func() int) *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "zoo", Subsystem: "server", Name: "requests_total",
+			Help: "Requests served, by tenant, verb, resource (tenant-side) and HTTP code.",
+		}, []string{"tenant", "verb", "resource", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "zoo", Subsystem: "server", Name: "request_duration_seconds",
+			Help:    "Latency of requests other than watches, by tenant and verb.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
+		}, []string{"tenant", "verb"}),
+		inflight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: "zoo", Subsystem: "server", Name: "inflight_requests",
+			Help: "Requests being served (watches included), by tenant.",
+		}, []string{"tenant"}),
+		watches: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: "zoo", Subsystem: "server", Name: "open_watches",
+			Help: "Watches being served, by tenant.",
+		}, []string{"tenant"}),
+		upstreamErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "zoo", Subsystem: "server", Name: "upstream_errors_total",
+			Help: "Upstream requests that failed (no answer, or a 5xx), by tenant.",
+		}, []string{"tenant"}),
+		unauthorized: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: "zoo", Subsystem: "server", Name: "unauthorized_requests_total",
+			Help: "Requests refused because their credential names no tenant identity of an existing tenant.",
+		}),
+	}
+	m.proxies = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Namespace: "zoo", Subsystem: "server", Name: "proxies",
+		Help: "Identities whose translating proxy the server holds.",
+	}, func() float64 { return float64(proxyCount()) })
+	m.registry.MustRegister(m.requests, m.latency, m.inflight, m.watches, m.upstreamErrors, m.unauthorized, m.proxies,
+		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	m.serve = promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+	return m
+}
+
+// resourceLabel is the tenant-side resource of info for a label: a kind of
+// the kinds table by its resource (and group), anything else "custom";
+// non-resource requests are "nonresource".
+func resourceLabel(info translate.RequestInfo) string {
+	if !info.IsResourceRequest {
+		return "nonresource"
+	}
+	if _, ok := translate.LookupKind(info.GroupResource()); !ok {
+		return "custom"
+	}
+	res := info.Resource
+	if info.APIGroup != "" {
+		res += "." + info.APIGroup
+	}
+	if info.Subresource != "" {
+		sub := info.Subresource
+		if !knownSubresources[sub] {
+			sub = "other"
+		}
+		res += "/" + sub
+	}
+	return res
+}
+
+// knownSubresources are the built-in kinds' subresources; any other is
+// labelled "other".
+var knownSubresources = map[string]bool{
+	"status": true, "scale": true, "log": true, "exec": true, "attach": true, "portforward": true, "proxy": true,
+	"binding": true, "eviction": true, "ephemeralcontainers": true, "resize": true, "token": true, "approval": true,
+	"finalize": true,
+}
+
+// verbLabel is info's verb, or "other" for a method no Kubernetes client
+// sends (a label value must not be the caller's to choose).
+func verbLabel(info translate.RequestInfo) string {
+	switch info.Verb {
+	case "get", "list", "watch", "create", "update", "patch", "delete", "deletecollection",
+		"post", "put", "head", "options":
+		return info.Verb
+	}
+	return "other"
+}
+
+// observe records a finished request.
+func (m *metrics) observe(tenant, verb, resource string, code int, seconds float64) {
+	m.requests.WithLabelValues(tenant, verb, resource, strconv.Itoa(code)).Inc()
+	if verb != "watch" {
+		m.latency.WithLabelValues(tenant, verb).Observe(seconds)
+	}
+}
+
+// countingTransport counts the tenant's failed upstream requests.
+type countingTransport struct {
+	next   http.RoundTripper
+	errors prometheus.Counter
+}
+
+// RoundTrip implements http.RoundTripper.
+func (c countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(r)
+	if err != nil || resp.StatusCode >= 500 {
+		c.errors.Inc()
+	}
+	return resp, err
+}

@@ -1,0 +1,171 @@
+package zooserver
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+)
+
+// Config configures a Server.
+type Config struct {
+	// Upstream is the REST config of the shared cluster with the server's
+	// own credential (in cluster: its ServiceAccount). It must be allowed
+	// to impersonate tenant identities, review tokens and access, and read
+	// what the proxy reads with its own identity (`kubectl zoo install
+	// --server` grants exactly that).
+	Upstream *rest.Config
+	// Listen is the address to serve HTTPS on (":8443").
+	Listen string
+	// CertFile and KeyFile are the serving certificate and key (PEM).
+	CertFile, KeyFile string
+	// ClientCAFile, when set, is a CA bundle (PEM) of client certificates
+	// accepted besides the cluster's client CA.
+	ClientCAFile string
+	// Audit receives one JSON line per mutating request; nil writes none.
+	Audit io.Writer
+	// MaxProxies bounds the identities whose proxy is held
+	// (DefaultMaxProxies when 0).
+	MaxProxies int
+}
+
+// Server is the multi-tenant server. Create it with New, then Start.
+type Server struct {
+	cfg     Config
+	client  kubernetes.Interface
+	authn   *authn
+	tenants *tenantIndex
+	proxies *proxies
+	metrics *metrics
+	audit   *auditLog
+
+	ln       net.Listener
+	srv      *http.Server
+	stop     context.CancelFunc
+	draining atomic.Bool
+	done     chan error
+}
+
+// New returns the Server for cfg; nothing runs until Start.
+func New(cfg Config) (*Server, error) {
+	if cfg.Upstream == nil {
+		return nil, errors.New("no upstream REST config")
+	}
+	if cfg.Listen == "" || cfg.CertFile == "" || cfg.KeyFile == "" {
+		return nil, errors.New("a listen address, a serving certificate and its key are required")
+	}
+	client, err := kubernetes.NewForConfig(cfg.Upstream)
+	if err != nil {
+		return nil, fmt.Errorf("upstream client: %w", err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg.Upstream)
+	if err != nil {
+		return nil, fmt.Errorf("upstream client: %w", err)
+	}
+	a, err := newAuthn(client, cfg.ClientCAFile)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, client: client, authn: a, tenants: newTenantIndex(dyn), done: make(chan error, 1)}
+	if cfg.Audit != nil {
+		s.audit = &auditLog{w: cfg.Audit}
+	}
+	s.proxies = newProxies(cfg.MaxProxies, s.tenantUpstream)
+	s.metrics = newMetrics(s.proxies.len)
+	return s, nil
+}
+
+// tenantUpstream is the upstream config of tenant's proxies: the server's
+// credential, counting the tenant's failed upstream requests.
+func (s *Server) tenantUpstream(tenant string) *rest.Config {
+	cfg := rest.CopyConfig(s.cfg.Upstream)
+	errs := s.metrics.upstreamErrors.WithLabelValues(tenant)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countingTransport{next: rt, errors: errs} })
+	return cfg
+}
+
+// Start reads the client CAs, starts following the Tenant records and
+// listens; it serves in the background (readyz turns ready once the
+// records are synced).
+func (s *Server) Start(ctx context.Context) error {
+	cert, err := tls.LoadX509KeyPair(s.cfg.CertFile, s.cfg.KeyFile)
+	if err != nil {
+		return fmt.Errorf("serving certificate: %w", err)
+	}
+	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	s.stop = stop
+	if err := s.authn.start(runCtx); err != nil {
+		stop()
+		return err
+	}
+	go s.tenants.run(runCtx)
+	ln, err := net.Listen("tcp", s.cfg.Listen)
+	if err != nil {
+		stop()
+		return fmt.Errorf("listening on %s: %w", s.cfg.Listen, err)
+	}
+	s.ln = ln
+	s.srv = &http.Server{
+		Handler: s,
+		TLSConfig: &tls.Config{
+			Certificates: []tls.Certificate{cert},
+			MinVersion:   tls.VersionTLS12,
+			// Verified by the authenticator, against CAs that change live;
+			// a caller may present a token instead.
+			ClientAuth: tls.RequestClientCert,
+		},
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          log.New(io.Discard, "", 0),
+	}
+	go func() {
+		err := s.srv.ServeTLS(ln, "", "")
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		s.done <- err
+	}()
+	return nil
+}
+
+// Addr is the address the server listens on (after Start).
+func (s *Server) Addr() string {
+	if s.ln == nil {
+		return s.cfg.Listen
+	}
+	return s.ln.Addr().String()
+}
+
+// Done receives the error serving ended with (nil after Shutdown).
+func (s *Server) Done() <-chan error { return s.done }
+
+// Shutdown drains the server: /readyz fails, no connection is accepted,
+// every watch ends cleanly (clients re-watch, through another replica), and
+// requests in flight finish until ctx ends; then what is left is closed.
+func (s *Server) Shutdown(ctx context.Context) error {
+	if s.srv == nil {
+		return nil
+	}
+	s.draining.Store(true)
+	klog.InfoS("draining")
+	shut := make(chan error, 1)
+	go func() { shut <- s.srv.Shutdown(ctx) }()
+	s.proxies.closeAll()
+	err := <-shut
+	if err != nil {
+		_ = s.srv.Close()
+	}
+	s.stop()
+	return err
+}

@@ -1,0 +1,59 @@
+package zooserver
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+)
+
+// tenantResync is the informer's resync period: none, the watch is the
+// source of truth.
+const tenantResync = 0 * time.Second
+
+// tenantIndex follows the Tenant records with an informer: a caller whose
+// tenant has no record is refused, and spec.admins says which users act as
+// the tenant's administrators.
+type tenantIndex struct {
+	informer cache.SharedIndexInformer
+}
+
+func newTenantIndex(client dynamic.Interface) *tenantIndex {
+	inf := dynamicinformer.NewFilteredDynamicInformer(client, tenantctl.TenantGVR, "", tenantResync, cache.Indexers{}, nil)
+	informer := inf.Informer()
+	// Only the name, deletion and spec.admins are read: keep no managed fields.
+	_ = informer.SetTransform(cache.TransformFunc(func(obj any) (any, error) {
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			u.SetManagedFields(nil)
+		}
+		return obj, nil
+	}))
+	return &tenantIndex{informer: informer}
+}
+
+// run follows the records until ctx ends.
+func (t *tenantIndex) run(ctx context.Context) { t.informer.RunWithContext(ctx) }
+
+// synced reports whether the first list is in.
+func (t *tenantIndex) synced() bool { return t.informer.HasSynced() }
+
+// lookup returns whether tenant has a record and whether user (tenant-local)
+// is one of its administrators. A record being deleted counts as gone.
+func (t *tenantIndex) lookup(tenant, user string) (exists, admin bool) {
+	obj, ok, err := t.informer.GetStore().GetByKey(tenant)
+	if err != nil || !ok {
+		return false, false
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok || u.GetDeletionTimestamp() != nil {
+		return false, false
+	}
+	admins, _, _ := unstructured.NestedStringSlice(u.Object, "spec", "admins")
+	return true, slices.Contains(admins, user)
+}
