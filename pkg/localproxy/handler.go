@@ -60,38 +60,38 @@ func (p *Proxy) serveAuthenticated(rec *recorder, r *http.Request, verb, resourc
 		w2 = yw
 	}
 	out := outcomeOf(r.Context())
-	u := p.serve(w2, r, upgrade, yw, verb, resource)
+	u, body := p.serve(w2, r, upgrade, yw, verb, resource)
 	if yw != nil {
 		yw.finish()
 	}
 	if out != nil {
-		out.record(u, rec.code)
+		out.record(u, r, body, rec.code)
 	}
 }
 
 // serve reads, translates and carries out an authenticated request; yw, when
 // set, turns JSON answers into YAML. verb and resource are set for the log.
-// It returns the upstream request, nil when the request was refused
-// before translation.
-func (p *Proxy) serve(rec http.ResponseWriter, r *http.Request, upgrade bool, yw *yamlWriter, verb, resource *string) *translate.UpstreamRequest {
+// It returns the upstream request (nil when the request was refused
+// before translation) and the tenant's body.
+func (p *Proxy) serve(rec http.ResponseWriter, r *http.Request, upgrade bool, yw *yamlWriter, verb, resource *string) (*translate.UpstreamRequest, []byte) {
 	var body []byte
 	if !upgrade && r.Body != nil {
 		var err error
 		body, err = io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
 		if err != nil {
 			writeStatus(rec, badRequest(fmt.Sprintf("reading the request body: %v", err)))
-			return nil
+			return nil, body
 		}
 		if len(body) > maxBodyBytes {
 			writeStatus(rec, &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusRequestEntityTooLarge,
 				Reason: metav1.StatusReasonRequestEntityTooLarge, Message: "the request body is too large"})
-			return nil
+			return nil, body
 		}
 	}
 	u, err := p.tr.TranslateRequest(translate.Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header, Body: body})
 	if err != nil {
 		writeStatus(rec, translate.ToStatus(err))
-		return nil
+		return nil, body
 	}
 	*verb, *resource = describe(u)
 	if yw != nil && streamed(u) {
@@ -100,19 +100,19 @@ func (p *Proxy) serve(rec http.ResponseWriter, r *http.Request, upgrade bool, yw
 	if upgrade {
 		if st := upgradeRefusal(r, u); st != nil { // upgrade.go
 			writeStatus(rec, st)
-			return u
+			return u, body
 		}
 	}
 	if group, ok := p.tenantGroupRequest(u); ok && !upgrade {
 		own, st := p.asOwnIdentity(r, u, group) // tenant_group.go
 		if st != nil {
 			writeStatus(rec, st)
-			return u
+			return u, body
 		}
 		r = own
 	}
 	if !upgrade && p.serveClusterRoleBindings(rec, r, u, body) { // crb.go
-		return u
+		return u, body
 	}
 	switch {
 	case upgrade:
@@ -127,7 +127,7 @@ func (p *Proxy) serve(rec http.ResponseWriter, r *http.Request, upgrade bool, yw
 		p.forward(rec, r, u)
 	}
 	p.forgetSharedAfterWrite(u)
-	return u
+	return u, body
 }
 
 // forgetSharedAfterWrite drops the cached lookups of a shared kind that the

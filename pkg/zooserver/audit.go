@@ -60,6 +60,12 @@ func (a *auditLog) write(id Identity, tenantSide translate.RequestInfo, out *loc
 		UpstreamResource: resourceName(up), UpstreamNamespace: up.Namespace, UpstreamName: up.Name,
 		Code: out.Code, LatencySeconds: time.Since(start).Seconds(),
 	}
+	if line.Name == "" {
+		line.Name = out.Created
+	}
+	if line.UpstreamName == "" {
+		line.UpstreamName = out.UpstreamCreated
+	}
 	b, err := json.Marshal(line)
 	if err != nil {
 		klog.ErrorS(err, "encoding an audit line")

@@ -67,17 +67,16 @@ func newAuthn(client kubernetes.Interface, zooCAFile string) (*authn, error) {
 	return a, nil
 }
 
-// start loads the CAs once (an error if the cluster's cannot be read) and
-// then follows them until ctx ends.
-func (a *authn) start(ctx context.Context) error {
-	if err := a.cas.(interface{ RunOnce(context.Context) error }).RunOnce(ctx); err != nil {
-		return fmt.Errorf("reading the client CAs: %w", err)
-	}
+// start follows the CAs until ctx ends; ready says when they are loaded.
+func (a *authn) start(ctx context.Context) {
 	for _, run := range a.run {
 		go run(ctx, 1)
 	}
-	return nil
 }
+
+// ready reports whether a client CA is loaded (the cluster's arrives
+// through an informer shortly after start).
+func (a *authn) ready() bool { return len(a.cas.CurrentCABundleContent()) > 0 }
 
 // tokenReviewer asks the upstream who a bearer token belongs to.
 type tokenReviewer struct{ client kubernetes.Interface }

@@ -27,6 +27,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeText(w, http.StatusServiceUnavailable, "shutting down")
 		case !s.tenants.synced():
 			writeText(w, http.StatusServiceUnavailable, "tenant records not synced yet")
+		case !s.authn.ready():
+			writeText(w, http.StatusServiceUnavailable, "client CAs not loaded yet")
 		default:
 			writeText(w, http.StatusOK, "ok")
 		}
@@ -74,6 +76,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var out localproxy.Outcome
 	p.ServeAuthenticated(w, r.WithContext(localproxy.WithOutcome(r.Context(), &out)))
 	s.metrics.observe(tenant, verb, resourceLabel(info), out.Code, time.Since(start).Seconds())
+	if v := klog.V(2); v.Enabled() {
+		v.InfoS("request", "tenant", tenant, "user", id.User, "verb", info.Verb, "resource", resourceName(info),
+			"namespace", info.Namespace, "code", out.Code, "latency", time.Since(start).Round(time.Microsecond))
+	}
 	if mutating(info.Verb) {
 		s.audit.write(id, info, &out, start)
 	}

@@ -41,7 +41,7 @@ func TestIdentityOf(t *testing.T) {
 		{name: "empty local user", user: "zoo:acme:", groups: []string{"zoo:tenant:acme"}, wantErr: "no tenant identity"},
 		{name: "invalid tenant", user: "zoo:Acme:alice", groups: []string{"zoo:tenant:Acme"}, wantErr: "no tenant identity"},
 		{name: "tenant ServiceAccount", user: "system:serviceaccount:acme-default:builder",
-			groups: []string{"system:serviceaccounts", "system:serviceaccounts:acme-default", "system:authenticated"},
+			groups:     []string{"system:serviceaccounts", "system:serviceaccounts:acme-default", "system:authenticated"},
 			wantTenant: "acme", wantUser: "system:serviceaccount:default:builder",
 			wantGroups: []string{"system:serviceaccounts", "system:serviceaccounts:default"}},
 		{name: "ServiceAccount in a namespace of no tenant", user: "system:serviceaccount:kube-system:default",

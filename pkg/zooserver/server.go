@@ -95,9 +95,10 @@ func (s *Server) tenantUpstream(tenant string) *rest.Config {
 	return cfg
 }
 
-// Start reads the client CAs, starts following the Tenant records and
-// listens; it serves in the background (readyz turns ready once the
-// records are synced).
+// Start starts following the client CAs and the Tenant records and
+// listens; it serves in the background. /readyz turns ready once the CAs are
+// loaded and the records synced; until then certificates and tenants are
+// refused.
 func (s *Server) Start(ctx context.Context) error {
 	cert, err := tls.LoadX509KeyPair(s.cfg.CertFile, s.cfg.KeyFile)
 	if err != nil {
@@ -105,10 +106,7 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	s.stop = stop
-	if err := s.authn.start(runCtx); err != nil {
-		stop()
-		return err
-	}
+	s.authn.start(runCtx)
 	go s.tenants.run(runCtx)
 	ln, err := net.Listen("tcp", s.cfg.Listen)
 	if err != nil {
