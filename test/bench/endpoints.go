@@ -40,13 +40,23 @@ type endpoint struct {
 
 func (e *endpoint) ns(local string) string { return e.prefix + local }
 
+// endpoint returns the endpoint of that name.
+func (e *env) endpoint(name string) *endpoint {
+	for _, ep := range e.endpoints {
+		if ep.name == name {
+			return ep
+		}
+	}
+	panic("no endpoint " + name)
+}
+
 func (e *endpoint) client() (*kubernetes.Clientset, error) {
 	cfg := rest.CopyConfig(e.config)
 	cfg.QPS, cfg.Burst = -1, 0 // no client-side throttling: measure the servers
 	return kubernetes.NewForConfig(cfg)
 }
 
-// env is the running set-up: the three endpoints.
+// env is the running set-up: the four endpoints.
 type env struct {
 	endpoints []*endpoint
 	admin     *kubernetes.Clientset
@@ -109,6 +119,13 @@ func setUp(ctx context.Context, c config, cluster *kubecluster.Cluster, dir stri
 		return nil, err
 	}
 	e.endpoints = append(e.endpoints, proxied)
+
+	server, err := startServer(ctx, c, cluster, dir)
+	if err != nil {
+		e.close()
+		return nil, err
+	}
+	e.endpoints = append(e.endpoints, server)
 	return e, nil
 }
 

@@ -1,7 +1,9 @@
 // Command bench measures what kubectl-zoo costs: it starts the local upstream,
-// one tenant, and three endpoints in the same run — the upstream directly, a
+// one tenant, and four endpoints in the same run — the upstream directly, a
 // plain pass-through hop (`kubectl proxy`, the same upstream transport and
-// UpgradeAwareHandler without translation) and `kubectl zoo serve` — runs the
+// UpgradeAwareHandler without translation), `kubectl zoo serve` and the
+// multi-tenant server (`kubectl zoo serve --listen`, reached with a tenant
+// client certificate) — runs the
 // same client code against each, and prints one table of the figures and
 // their ratios. Only ratios from one run mean anything on a shared machine.
 //

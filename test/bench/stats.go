@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// result is one figure measured on the three endpoints; nil where it does
+// result is one figure measured on the four endpoints; nil where it does
 // not apply (the direct endpoint has no proxy process to measure).
 type result struct {
 	Workload    string   `json:"workload"`
@@ -20,6 +20,8 @@ type result struct {
 	Direct      *float64 `json:"direct"`
 	Passthrough *float64 `json:"passthrough"`
 	Proxied     *float64 `json:"proxied"`
+	// Server is the multi-tenant server's (serve --listen) figure.
+	Server *float64 `json:"server"`
 	// HigherIsBetter tells how to read the ratios.
 	HigherIsBetter bool `json:"higherIsBetter"`
 	// Baseline and Scaled are the figures of a scale workload: measured
@@ -44,6 +46,8 @@ func (r *result) set(endpoint string, v float64) {
 		r.Passthrough = &v
 	case "proxied":
 		r.Proxied = &v
+	case "server":
+		r.Server = &v
 	}
 }
 
@@ -86,8 +90,8 @@ func cell(v *float64) string {
 	return fmt.Sprintf("%.2f", *v)
 }
 
-// printTable prints the figures with the ratios proxied/direct and
-// proxied/pass-through, then the scale figures with the ratio of N tenants
+// printTable prints the figures with the ratios of serve (proxied) and of
+// the server to direct and to pass-through, then the scale figures with the ratio of N tenants
 // to 2 (and what one tenant adds), then those of 200 namespaces to 1.
 func printTable(w io.Writer, results []result) {
 	var plain, scale, spread []result
@@ -103,11 +107,12 @@ func printTable(w io.Writer, results []result) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if len(plain) > 0 {
-		fmt.Fprintln(tw, "WORKLOAD\tMETRIC\tUNIT\tDIRECT\tPASSTHROUGH\tPROXIED\tPROXIED/DIRECT\tPROXIED/PASSTHROUGH")
+		fmt.Fprintln(tw, "WORKLOAD\tMETRIC\tUNIT\tDIRECT\tPASSTHROUGH\tPROXIED\tSERVER\tPROXIED/DIRECT\tPROXIED/PASSTHROUGH\tSERVER/DIRECT\tSERVER/PASSTHROUGH")
 	}
 	for _, r := range plain {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Workload, r.Metric, r.Unit,
-			cell(r.Direct), cell(r.Passthrough), cell(r.Proxied), ratio(r.Proxied, r.Direct), ratio(r.Proxied, r.Passthrough))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Workload, r.Metric, r.Unit,
+			cell(r.Direct), cell(r.Passthrough), cell(r.Proxied), cell(r.Server), ratio(r.Proxied, r.Direct), ratio(r.Proxied, r.Passthrough),
+			ratio(r.Server, r.Direct), ratio(r.Server, r.Passthrough))
 	}
 	_ = tw.Flush()
 	if len(scale) > 0 {

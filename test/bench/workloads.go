@@ -105,8 +105,7 @@ func configMap(name string, dataBytes int) *corev1.ConfigMap {
 // ensureNamespace creates a tenant namespace through the translating proxy,
 // as a tenant would, so that it gets the tenant's rights.
 func ensureNamespace(ctx context.Context, e *env, local string) error {
-	proxied := e.endpoints[len(e.endpoints)-1]
-	cs, err := proxied.client()
+	cs, err := e.endpoint("proxied").client()
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ import (
 func get(t *testing.T, r *replica, path string, certPEM, keyPEM []byte) (int, string) {
 	t.Helper()
 	pool := x509.NewCertPool()
-	require.True(t, pool.AppendCertsFromPEM([]byte(servingCert(t).CAPEM)))
+	require.True(t, pool.AppendCertsFromPEM(servingCert(t).CAPEM))
 	cfg := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	if certPEM != nil {
 		cert, err := tls.X509KeyPair(certPEM, keyPEM)

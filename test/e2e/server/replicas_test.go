@@ -2,14 +2,6 @@ package server_test
 
 import (
 	"bufio"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -25,6 +17,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/kubectl-zoo/kubectl-zoo/internal/kubecluster"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
@@ -37,47 +30,22 @@ type replica struct {
 	done     chan error
 }
 
-// servingPKI is the replicas' serving certificate (127.0.0.1) and the CA
-// clients trust, made once per test binary.
-type servingPKI struct {
-	CAPEM, CertFile, KeyFile string
-}
-
 var (
 	servingOnce sync.Once
-	serving     servingPKI
+	serving     *kubecluster.ServingPair
 )
 
-func servingCert(t *testing.T) servingPKI {
+// servingCert is the replicas' serving certificate (loopback) and the CA
+// clients trust, made once per test binary.
+func servingCert(t *testing.T) *kubecluster.ServingPair {
 	t.Helper()
 	servingOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "zoo-server-pki-")
 		require.NoError(t, err)
-		caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		serving, err = kubecluster.NewServingPair(dir)
 		require.NoError(t, err)
-		caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "zoo-server-e2e-ca"},
-			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-			IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-		caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-		require.NoError(t, err)
-		ca, err := x509.ParseCertificate(caDER)
-		require.NoError(t, err)
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		require.NoError(t, err)
-		leaf := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "zoo-server"},
-			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-			KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-			IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, DNSNames: []string{"localhost"}}
-		der, err := x509.CreateCertificate(rand.Reader, leaf, ca, &key.PublicKey, caKey)
-		require.NoError(t, err)
-		keyDER, err := x509.MarshalECPrivateKey(key)
-		require.NoError(t, err)
-		serving = servingPKI{CAPEM: string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})),
-			CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key")}
-		require.NoError(t, os.WriteFile(serving.CertFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
-		require.NoError(t, os.WriteFile(serving.KeyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600))
 	})
-	require.NotEmpty(t, serving.CertFile)
+	require.NotNil(t, serving)
 	return serving
 }
 
@@ -161,7 +129,7 @@ func (l *lockedBuilder) String() string {
 func tenantKubeconfig(t *testing.T, url string, auth *clientcmdapi.AuthInfo) string {
 	t.Helper()
 	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["zoo"] = &clientcmdapi.Cluster{Server: url, CertificateAuthorityData: []byte(servingCert(t).CAPEM)}
+	cfg.Clusters["zoo"] = &clientcmdapi.Cluster{Server: url, CertificateAuthorityData: servingCert(t).CAPEM}
 	cfg.AuthInfos["user"] = auth
 	cfg.Contexts["zoo"] = &clientcmdapi.Context{Cluster: "zoo", AuthInfo: "user"}
 	cfg.CurrentContext = "zoo"
