@@ -17,13 +17,19 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
-// TestKubectlThroughProxy runs the long tail of kubectl commands through
-// `kubectl zoo serve` for tenant acme in its namespace "shop".
+// TestKubectlThroughProxy runs the long tail of kubectl commands for tenant
+// acme through `kubectl zoo serve` (in its namespace "shop") and through two
+// replicas of the multi-tenant server, reached with acme's client
+// certificate (in "shop-server").
 func TestKubectlThroughProxy(t *testing.T) {
-	s := serve(t, "acme")
-	s.k(t, "create", "namespace", "shop")
-	t.Cleanup(func() { s.run(t, "", "delete", "namespace", "shop", "--wait=false") })
-	manifest := strings.ReplaceAll(workload("acme"), "namespace: prod", "namespace: shop")
+	t.Run("serve", func(t *testing.T) { kubectlThrough(t, serve(t, "acme"), "shop") })
+	t.Run("server", func(t *testing.T) { kubectlThrough(t, viaServer(t, servers(t), "acme"), "shop-server") })
+}
+
+func kubectlThrough(t *testing.T, s *served, shop string) {
+	s.k(t, "create", "namespace", shop)
+	t.Cleanup(func() { s.run(t, "", "delete", "namespace", shop, "--wait=false") })
+	manifest := strings.ReplaceAll(workload("acme"), "namespace: prod", "namespace: "+shop)
 
 	t.Run("apply client-side and diff", func(t *testing.T) {
 		out := s.apply(t, manifest)
@@ -34,91 +40,102 @@ func TestKubectlThroughProxy(t *testing.T) {
 		res = s.run(t, changed, "diff", "-f", "-")
 		require.Error(t, res.Err)
 		assert.Contains(t, res.Stdout, "+  owner: changed")
-		assert.NotContains(t, res.Stdout, "acme-shop")
+		assert.NotContains(t, res.Stdout, "acme-"+shop)
 	})
 	t.Run("apply server-side", func(t *testing.T) {
 		out := s.apply(t, strings.Replace(manifest, "owner: acme", "owner: ssa", 1), "--server-side", "--force-conflicts")
 		assert.Contains(t, out, "serverside-applied")
-		assert.Equal(t, "ssa", s.k(t, "-n", "shop", "get", "cm", "cfg", "-o", "jsonpath={.data.owner}"))
-		mf := s.k(t, "-n", "shop", "get", "cm", "cfg", "--show-managed-fields", "-o", "jsonpath={.metadata.managedFields[*].manager}")
+		assert.Equal(t, "ssa", s.k(t, "-n", shop, "get", "cm", "cfg", "-o", "jsonpath={.data.owner}"))
+		mf := s.k(t, "-n", shop, "get", "cm", "cfg", "--show-managed-fields", "-o", "jsonpath={.metadata.managedFields[*].manager}")
 		assert.Contains(t, mf, "kubectl")
 	})
 	t.Run("patch all types", func(t *testing.T) {
-		s.k(t, "-n", "shop", "patch", "cm", "cfg", "--type=merge", "-p", `{"data":{"merge":"1"}}`)
-		s.k(t, "-n", "shop", "patch", "cm", "cfg", "--type=json", "-p", `[{"op":"add","path":"/data/json","value":"2"}]`)
-		s.k(t, "-n", "shop", "patch", "cm", "cfg", "--type=strategic", "-p", `{"data":{"strategic":"3"}}`)
-		s.k(t, "-n", "shop", "patch", "deploy", "web", "--type=strategic", "-p", `{"spec":{"template":{"metadata":{"annotations":{"patched":"yes"}}}}}`)
-		got := s.k(t, "-n", "shop", "get", "cm", "cfg", "-o", "jsonpath={.data.merge}{.data.json}{.data.strategic}")
+		s.k(t, "-n", shop, "patch", "cm", "cfg", "--type=merge", "-p", `{"data":{"merge":"1"}}`)
+		s.k(t, "-n", shop, "patch", "cm", "cfg", "--type=json", "-p", `[{"op":"add","path":"/data/json","value":"2"}]`)
+		s.k(t, "-n", shop, "patch", "cm", "cfg", "--type=strategic", "-p", `{"data":{"strategic":"3"}}`)
+		s.k(t, "-n", shop, "patch", "deploy", "web", "--type=strategic", "-p", `{"spec":{"template":{"metadata":{"annotations":{"patched":"yes"}}}}}`)
+		got := s.k(t, "-n", shop, "get", "cm", "cfg", "-o", "jsonpath={.data.merge}{.data.json}{.data.strategic}")
 		assert.Equal(t, "123", got)
 	})
 	t.Run("label and annotate", func(t *testing.T) {
-		s.k(t, "-n", "shop", "label", "cm", "cfg", "tier=gold")
-		s.k(t, "-n", "shop", "annotate", "cm", "cfg", "note=hi")
-		assert.Equal(t, "configmap/cfg\n", s.k(t, "-n", "shop", "get", "cm", "-l", "tier=gold", "-o", "name"))
-		s.k(t, "label", "ns", "shop", "team=blue")
-		assert.Equal(t, "namespace/shop\n", s.k(t, "get", "ns", "-l", "team=blue", "-o", "name"))
+		s.k(t, "-n", shop, "label", "cm", "cfg", "tier=gold")
+		s.k(t, "-n", shop, "annotate", "cm", "cfg", "note=hi")
+		assert.Equal(t, "configmap/cfg\n", s.k(t, "-n", shop, "get", "cm", "-l", "tier=gold", "-o", "name"))
+		s.k(t, "label", "ns", shop, "team=blue-"+shop)
+		assert.Equal(t, "namespace/"+shop+"\n", s.k(t, "get", "ns", "-l", "team=blue-"+shop, "-o", "name"))
 	})
 	t.Run("rollout, wait, scale", func(t *testing.T) {
-		s.k(t, "-n", "shop", "rollout", "status", "deploy/web", "--timeout=90s")
-		s.k(t, "-n", "shop", "wait", "deploy/web", "--for=condition=Available", "--timeout=90s")
-		s.k(t, "-n", "shop", "scale", "deploy/web", "--replicas=2")
-		s.k(t, "-n", "shop", "rollout", "status", "deploy/web", "--timeout=90s")
-		assert.Equal(t, "2", s.k(t, "-n", "shop", "get", "deploy", "web", "-o", "jsonpath={.status.readyReplicas}"))
-		s.k(t, "-n", "shop", "scale", "deploy/web", "--replicas=1")
-		s.k(t, "-n", "shop", "rollout", "status", "deploy/web", "--timeout=90s")
+		s.k(t, "-n", shop, "rollout", "status", "deploy/web", "--timeout=90s")
+		s.k(t, "-n", shop, "wait", "deploy/web", "--for=condition=Available", "--timeout=90s")
+		s.k(t, "-n", shop, "scale", "deploy/web", "--replicas=2")
+		s.k(t, "-n", shop, "rollout", "status", "deploy/web", "--timeout=90s")
+		assert.Equal(t, "2", s.k(t, "-n", shop, "get", "deploy", "web", "-o", "jsonpath={.status.readyReplicas}"))
+		s.k(t, "-n", shop, "scale", "deploy/web", "--replicas=1")
+		s.k(t, "-n", shop, "rollout", "status", "deploy/web", "--timeout=90s")
 	})
-	pod := waitPod(t, s, "shop", "app=web")
+	pod := waitPod(t, s, shop, "app=web")
 
 	t.Run("logs", func(t *testing.T) {
-		assert.Equal(t, strings.Join(kubecluster.LogLines, "\n")+"\n", s.k(t, "-n", "shop", "logs", pod))
+		// Every container's log is the cluster's one log file (CRI format):
+		// what kwok started it with, and what attach tests appended since.
+		raw, err := os.ReadFile(framework.Cluster().LogFile)
+		require.NoError(t, err)
+		var want strings.Builder
+		for _, line := range lines(string(raw)) {
+			fields := strings.SplitN(line, " ", 4) // time stream tag message
+			require.Len(t, fields, 4, line)
+			want.WriteString(fields[3] + "\n")
+		}
+		require.True(t, strings.HasPrefix(want.String(), strings.Join(kubecluster.LogLines, "\n")+"\n"), want.String())
+		assert.Equal(t, want.String(), s.k(t, "-n", shop, "logs", pod))
 	})
-	t.Run("logs follow", func(t *testing.T) { framework.LogsFollowShows(t, s.Kubeconfig, "shop", pod) })
+	t.Run("logs follow", func(t *testing.T) { framework.LogsFollowShows(t, s.Kubeconfig, shop, pod) })
 	t.Run("exec websocket", func(t *testing.T) {
-		assert.Equal(t, "exec-42\n", s.k(t, "-n", "shop", "exec", pod, "--", "sh", "-c", "echo exec-$((6*7))"))
-		res := s.run(t, "through stdin\n", "-n", "shop", "exec", "-i", pod, "--", "sh", "-c", "read line; echo got: $line")
+		assert.Equal(t, "exec-42\n", s.k(t, "-n", shop, "exec", pod, "--", "sh", "-c", "echo exec-$((6*7))"))
+		res := s.run(t, "through stdin\n", "-n", shop, "exec", "-i", pod, "--", "sh", "-c", "read line; echo got: $line")
 		require.NoError(t, res.Err, res.Stderr)
 		assert.Equal(t, "got: through stdin\n", res.Stdout)
 	})
 	t.Run("exec spdy", func(t *testing.T) {
 		res := framework.Run(t.Context(), nil, "env", "KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false", framework.KubectlPath(),
-			"--kubeconfig", s.Kubeconfig, "-n", "shop", "exec", pod, "--", "echo", "spdy-ok")
+			"--kubeconfig", s.Kubeconfig, "-n", shop, "exec", pod, "--", "echo", "spdy-ok")
 		require.NoError(t, res.Err, res.Stderr)
 		assert.Equal(t, "spdy-ok\n", res.Stdout)
 	})
 	t.Run("cp", func(t *testing.T) {
 		src := filepath.Join(t.TempDir(), "hello.txt")
 		require.NoError(t, os.WriteFile(src, []byte("copied through the proxy\n"), 0o600))
-		dir := strings.TrimSpace(s.k(t, "-n", "shop", "exec", pod, "--", "mktemp", "-d"))
+		dir := strings.TrimSpace(s.k(t, "-n", shop, "exec", pod, "--", "mktemp", "-d"))
 		// kubectl cp pipes a tar stream into `tar xf -` over exec and needs
 		// the container to see the end of stdin; check the node does that
 		// without the proxy first.
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 		defer cancel()
 		direct := framework.Run(ctx, nil, framework.KubectlPath(), "--kubeconfig", framework.Cluster().Kubeconfig,
-			"-n", "acme-shop", "cp", src, pod+":"+dir+"/direct.txt")
+			"-n", "acme-"+shop, "cp", src, pod+":"+dir+"/direct.txt")
 		if direct.Err != nil {
 			t.Skipf("kubectl cp does not work against the kwok node even without the proxy: %v %s", direct.Err, direct.Stderr)
 		}
-		s.k(t, "-n", "shop", "cp", src, pod+":"+dir+"/hello.txt")
-		assert.Equal(t, "copied through the proxy\n", s.k(t, "-n", "shop", "exec", pod, "--", "cat", dir+"/hello.txt"))
+		s.k(t, "-n", shop, "cp", src, pod+":"+dir+"/hello.txt")
+		assert.Equal(t, "copied through the proxy\n", s.k(t, "-n", shop, "exec", pod, "--", "cat", dir+"/hello.txt"))
 	})
-	t.Run("port-forward websocket", func(t *testing.T) { framework.PortForwardEcho(t, s.Kubeconfig, "shop", "pod/"+pod, "8080") })
+	t.Run("port-forward websocket", func(t *testing.T) { framework.PortForwardEcho(t, s.Kubeconfig, shop, "pod/"+pod, "8080") })
 	t.Run("port-forward spdy", func(t *testing.T) {
-		framework.PortForwardEcho(t, s.Kubeconfig, "shop", "pod/"+pod, "8080", "KUBECTL_PORT_FORWARD_WEBSOCKETS=false")
+		framework.PortForwardEcho(t, s.Kubeconfig, shop, "pod/"+pod, "8080", "KUBECTL_PORT_FORWARD_WEBSOCKETS=false")
 	})
-	t.Run("port-forward service", func(t *testing.T) { framework.PortForwardEcho(t, s.Kubeconfig, "shop", "svc/web", "80") })
-	t.Run("attach", func(t *testing.T) { framework.AttachSees(t, s.Kubeconfig, "shop", pod) })
+	t.Run("port-forward service", func(t *testing.T) { framework.PortForwardEcho(t, s.Kubeconfig, shop, "svc/web", "80") })
+	t.Run("attach", func(t *testing.T) { framework.AttachSees(t, s.Kubeconfig, shop, pod) })
 	t.Run("events", func(t *testing.T) {
 		// Event messages are free text written by upstream controllers
 		// ("Successfully assigned acme-shop/web-... to kwok-node-0"); the
 		// translator never rewrites free text, so only the structured
 		// fields are checked.
-		out := s.k(t, "-n", "shop", "events", "-o", "jsonpath={range .items[*]}{.involvedObject.namespace}/{.reason}{\"\\n\"}{end}")
-		assert.Contains(t, out, "shop/Scheduled")
-		assert.NotContains(t, out, "acme-shop")
+		out := s.k(t, "-n", shop, "events", "-o", "jsonpath={range .items[*]}{.involvedObject.namespace}/{.reason}{\"\\n\"}{end}")
+		assert.Contains(t, out, shop+"/Scheduled")
+		assert.NotContains(t, out, "acme-"+shop)
 		out = s.k(t, "get", "events", "-A", "-o", "custom-columns=NS:.metadata.namespace,OBJNS:.involvedObject.namespace", "--no-headers")
-		assert.Contains(t, out, "shop")
-		assert.NotContains(t, out, "acme-shop")
+		assert.Contains(t, out, shop)
+		assert.NotContains(t, out, "acme-"+shop)
 	})
 	t.Run("discovery and explain", func(t *testing.T) {
 		out := s.k(t, "api-resources")
@@ -129,7 +146,7 @@ func TestKubectlThroughProxy(t *testing.T) {
 		assert.Contains(t, out, "replicas")
 	})
 	t.Run("auth", func(t *testing.T) {
-		assert.Equal(t, "yes\n", s.k(t, "-n", "shop", "auth", "can-i", "create", "configmaps"))
+		assert.Equal(t, "yes\n", s.k(t, "-n", shop, "auth", "can-i", "create", "configmaps"))
 		who := s.k(t, "auth", "whoami")
 		assert.Contains(t, who, "admin")
 		assert.NotContains(t, who, "zoo:")
@@ -137,19 +154,19 @@ func TestKubectlThroughProxy(t *testing.T) {
 		assert.Equal(t, "no\n", res.Stdout)
 	})
 	t.Run("watch", func(t *testing.T) {
-		watchSees(t, s, []string{"-n", "shop", "get", "cm", "-w", "--output-watch-events"}, func() {
-			s.k(t, "-n", "shop", "create", "cm", "watched", "--from-literal=a=b")
+		watchSees(t, s, []string{"-n", shop, "get", "cm", "-w", "--output-watch-events"}, func() {
+			s.k(t, "-n", shop, "create", "cm", "watched", "--from-literal=a=b")
 		}, "watched")
 		watchSees(t, s, []string{"get", "cm", "-A", "-w"}, func() {
-			s.k(t, "-n", "shop", "create", "cm", "watched-all", "--from-literal=a=b")
+			s.k(t, "-n", shop, "create", "cm", "watched-all", "--from-literal=a=b")
 		}, "watched-all")
 	})
 	t.Run("delete", func(t *testing.T) {
-		s.k(t, "-n", "shop", "delete", "cm", "watched")
-		s.k(t, "-n", "shop", "delete", "cm", "--all")
-		out := s.k(t, "-n", "shop", "get", "cm", "-o", "name")
+		s.k(t, "-n", shop, "delete", "cm", "watched")
+		s.k(t, "-n", shop, "delete", "cm", "--all")
+		out := s.k(t, "-n", shop, "get", "cm", "-o", "name")
 		assert.NotContains(t, out, "configmap/cfg")
-		assert.Equal(t, "", admin(t, "-n", "acme-shop", "get", "cm", "cfg", "--ignore-not-found", "-o", "name"))
+		assert.Equal(t, "", admin(t, "-n", "acme-"+shop, "get", "cm", "cfg", "--ignore-not-found", "-o", "name"))
 	})
 }
 

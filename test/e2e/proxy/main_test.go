@@ -101,9 +101,26 @@ func startServe(t *testing.T, tenant, kubeconfig string, port int, extra ...stri
 	return s
 }
 
+// servers starts two replicas of the multi-tenant server behind a
+// round-robin balancer for the test.
+func servers(t *testing.T) *framework.Balancer {
+	t.Helper()
+	tenants(t)
+	r1, r2 := framework.StartReplica(t), framework.StartReplica(t)
+	return framework.NewBalancer(t, false, r1.Addr, r2.Addr)
+}
+
+// viaServer is a served whose kubectl reaches the server behind lb as
+// tenant's admin, with a client certificate the cluster signed.
+func viaServer(t *testing.T, lb *framework.Balancer, tenant string) *served {
+	t.Helper()
+	auth := framework.ClusterCert(t, "zoo:"+tenant+":admin", "zoo:tenant:"+tenant)
+	return &served{Tenant: tenant, Kubeconfig: framework.ServerKubeconfigFor(t, lb.URL(), auth), Addr: lb.URL()}
+}
+
 // stop sends SIGTERM and expects a clean exit.
 func (s *served) stop(t *testing.T) {
-	if s.cmd.ProcessState != nil {
+	if s.cmd == nil || s.cmd.ProcessState != nil {
 		return
 	}
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)

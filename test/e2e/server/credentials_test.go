@@ -9,30 +9,10 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
 
-	"github.com/kubectl-zoo/kubectl-zoo/internal/kubecluster"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
-
-// clusterCert has the cluster sign a client certificate for cn in orgs
-// through the CSR API, as a platform administrator issues one.
-func clusterCert(t *testing.T, cn string, orgs ...string) *clientcmdapi.AuthInfo {
-	t.Helper()
-	certPEM, keyPEM, err := framework.Cluster().SignClientCertificate(t.Context(), cn, orgs...)
-	require.NoError(t, err)
-	return &clientcmdapi.AuthInfo{ClientCertificateData: certPEM, ClientKeyData: keyPEM}
-}
-
-// selfSignedCert is a client certificate for cn in orgs that no CA the
-// server trusts signed.
-func selfSignedCert(t *testing.T, cn string, orgs ...string) *clientcmdapi.AuthInfo {
-	t.Helper()
-	certPEM, keyPEM, err := kubecluster.SelfSignedClientCertificate(cn, orgs...)
-	require.NoError(t, err)
-	return &clientcmdapi.AuthInfo{ClientCertificateData: certPEM, ClientKeyData: keyPEM}
-}
 
 // serviceAccountToken mints a token of the upstream ServiceAccount ns/name
 // (as the kubelet would for a pod), making the ServiceAccount if needed.

@@ -28,9 +28,9 @@ func configMap(name string) *corev1.ConfigMap {
 // replica, and it sees every ConfigMap.
 func TestServerDrainLosesNoWatchEvent(t *testing.T) {
 	setup(t)
-	r1, r2 := startReplica(t), startReplica(t)
-	lb := newBalancer(t, true, r1.Addr, r2.Addr)
-	acme := clientFor(t, tenantKubeconfig(t, lb.URL(), clusterCert(t, "zoo:acme:admin", "zoo:tenant:acme")))
+	r1, r2 := framework.StartReplica(t), framework.StartReplica(t)
+	lb := framework.NewBalancer(t, true, r1.Addr, r2.Addr)
+	acme := clientFor(t, framework.ServerKubeconfigFor(t, lb.URL(), framework.ClusterCert(t, "zoo:acme:admin", "zoo:tenant:acme")))
 	_, err := acme.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "drain"}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 
@@ -63,7 +63,7 @@ func TestServerDrainLosesNoWatchEvent(t *testing.T) {
 		}
 	}()
 	time.Sleep(time.Second)
-	r1.stop(t) // SIGTERM mid-watch; requires exit 0
+	r1.Stop(t) // SIGTERM mid-watch; requires exit 0
 	<-wrote
 	require.Eventually(t, func() bool {
 		mu.Lock()
@@ -78,7 +78,7 @@ func TestServerDrainLosesNoWatchEvent(t *testing.T) {
 		}
 		return names
 	}())
-	assert.Contains(t, r1.stderr.String(), "draining")
-	assert.Contains(t, scrape(t, r2, framework.Cluster().Config.CertData, framework.Cluster().Config.KeyData),
+	assert.Contains(t, r1.Stderr(), "draining")
+	assert.Contains(t, r2.Scrape(t, framework.Cluster().Config.CertData, framework.Cluster().Config.KeyData),
 		`zoo_server_open_watches{tenant="acme"} 1`, "the second replica serves the re-watch")
 }

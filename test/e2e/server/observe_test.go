@@ -2,14 +2,10 @@ package server_test
 
 import (
 	"bufio"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,57 +13,28 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
-// get GETs path on replica r with a client certificate (none when certPEM
-// is nil) and returns the code and body.
-func get(t *testing.T, r *replica, path string, certPEM, keyPEM []byte) (int, string) {
-	t.Helper()
-	pool := x509.NewCertPool()
-	require.True(t, pool.AppendCertsFromPEM(servingCert(t).CAPEM))
-	cfg := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	if certPEM != nil {
-		cert, err := tls.X509KeyPair(certPEM, keyPEM)
-		require.NoError(t, err)
-		cfg.Certificates = []tls.Certificate{cert}
-	}
-	client := &http.Client{Transport: &http.Transport{TLSClientConfig: cfg}, Timeout: 30 * time.Second}
-	resp, err := client.Get("https://" + r.Addr + path)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return resp.StatusCode, string(body)
-}
-
-// scrape reads r's /metrics as the holder of the certificate.
-func scrape(t *testing.T, r *replica, certPEM, keyPEM []byte) string {
-	t.Helper()
-	code, body := get(t, r, "/metrics", certPEM, keyPEM)
-	require.Equal(t, http.StatusOK, code, body)
-	return body
-}
-
 // TestServerHealthMetricsAndAudit: /livez and /readyz answer anyone;
 // /metrics answers only those the upstream allows get /metrics, with
 // per-tenant counters; every write leaves one audit line naming the tenant,
 // the user, and the object on both sides; reads leave none.
 func TestServerHealthMetricsAndAudit(t *testing.T) {
 	setup(t)
-	r := startReplica(t)
-	acmeAuth := clusterCert(t, "zoo:acme:admin", "zoo:tenant:acme")
-	acme := tenantKubeconfig(t, "https://"+r.Addr, acmeAuth)
+	r := framework.StartReplica(t)
+	acmeAuth := framework.ClusterCert(t, "zoo:acme:admin", "zoo:tenant:acme")
+	acme := framework.ServerKubeconfigFor(t, "https://"+r.Addr, acmeAuth)
 	framework.KubectlAs(t, acme, "create", "configmap", "audited", "-n", "default")
 	framework.KubectlAs(t, acme, "get", "configmap", "audited", "-n", "default")
 
 	for _, path := range []string{"/livez", "/readyz"} {
-		code, body := get(t, r, path, nil, nil)
+		code, body := r.Get(t, path, nil, nil)
 		assert.Equal(t, http.StatusOK, code, "%s: %s", path, body)
 	}
-	code, _ := get(t, r, "/metrics", nil, nil)
+	code, _ := r.Get(t, "/metrics", nil, nil)
 	assert.Equal(t, http.StatusUnauthorized, code, "/metrics without a credential")
-	code, _ = get(t, r, "/metrics", acmeAuth.ClientCertificateData, acmeAuth.ClientKeyData)
+	code, _ = r.Get(t, "/metrics", acmeAuth.ClientCertificateData, acmeAuth.ClientKeyData)
 	assert.Equal(t, http.StatusForbidden, code, "/metrics for a tenant")
 	admin := framework.Cluster().Config
-	metrics := scrape(t, r, admin.CertData, admin.KeyData)
+	metrics := r.Scrape(t, admin.CertData, admin.KeyData)
 	assert.Contains(t, metrics, `zoo_server_requests_total{code="201",resource="configmaps",tenant="acme",verb="create"} 1`)
 	assert.Contains(t, metrics, `zoo_server_requests_total{code="200",resource="configmaps",tenant="acme",verb="get"} 1`)
 	assert.Contains(t, metrics, `zoo_server_request_duration_seconds_count{tenant="acme",verb="create"} 1`)

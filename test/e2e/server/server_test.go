@@ -18,11 +18,11 @@ import (
 
 // twoReplicas starts two replicas behind a round-robin balancer: a client's
 // requests reach both.
-func twoReplicas(t *testing.T) (*balancer, []*replica) {
+func twoReplicas(t *testing.T) (*framework.Balancer, []*framework.Replica) {
 	t.Helper()
 	setup(t)
-	r1, r2 := startReplica(t), startReplica(t)
-	return newBalancer(t, false, r1.Addr, r2.Addr), []*replica{r1, r2}
+	r1, r2 := framework.StartReplica(t), framework.StartReplica(t)
+	return framework.NewBalancer(t, false, r1.Addr, r2.Addr), []*framework.Replica{r1, r2}
 }
 
 // clientFor is a clientset for a kubeconfig.
@@ -40,8 +40,8 @@ func clientFor(t *testing.T, kubeconfig string) kubernetes.Interface {
 // own upstream namespaces.
 func TestServerServesEachTenantByItsCertificate(t *testing.T) {
 	lb, _ := twoReplicas(t)
-	acme := tenantKubeconfig(t, lb.URL(), clusterCert(t, "zoo:acme:admin", "zoo:tenant:acme"))
-	beta := tenantKubeconfig(t, lb.URL(), clusterCert(t, "zoo:beta:admin", "zoo:tenant:beta"))
+	acme := framework.ServerKubeconfigFor(t, lb.URL(), framework.ClusterCert(t, "zoo:acme:admin", "zoo:tenant:acme"))
+	beta := framework.ServerKubeconfigFor(t, lb.URL(), framework.ClusterCert(t, "zoo:beta:admin", "zoo:tenant:beta"))
 
 	framework.KubectlAs(t, acme, "create", "configmap", "srv-acme", "-n", "default", "--from-literal=v=acme")
 	framework.KubectlAs(t, beta, "create", "configmap", "srv-beta", "-n", "default", "--from-literal=v=beta")
@@ -84,13 +84,13 @@ func TestServerRefusesCredentialsOfNoTenant(t *testing.T) {
 		name string
 		auth *clientcmdapi.AuthInfo
 	}{
-		{"certificate whose CN and O name different tenants", clusterCert(t, "zoo:acme:admin", "zoo:tenant:beta")},
-		{"certificate in both tenants' groups", clusterCert(t, "zoo:acme:admin", "zoo:tenant:acme", "zoo:tenant:beta")},
-		{"certificate claiming zoo:admins", clusterCert(t, "zoo:acme:mallory", "zoo:tenant:acme", "zoo:admins")},
-		{"certificate claiming a cluster group", clusterCert(t, "zoo:acme:mallory", "zoo:tenant:acme", "platform-viewers")},
-		{"certificate of a tenant that does not exist", clusterCert(t, "zoo:ghost:admin", "zoo:tenant:ghost")},
+		{"certificate whose CN and O name different tenants", framework.ClusterCert(t, "zoo:acme:admin", "zoo:tenant:beta")},
+		{"certificate in both tenants' groups", framework.ClusterCert(t, "zoo:acme:admin", "zoo:tenant:acme", "zoo:tenant:beta")},
+		{"certificate claiming zoo:admins", framework.ClusterCert(t, "zoo:acme:mallory", "zoo:tenant:acme", "zoo:admins")},
+		{"certificate claiming a cluster group", framework.ClusterCert(t, "zoo:acme:mallory", "zoo:tenant:acme", "platform-viewers")},
+		{"certificate of a tenant that does not exist", framework.ClusterCert(t, "zoo:ghost:admin", "zoo:tenant:ghost")},
 		{"the cluster admin's certificate", &clientcmdapi.AuthInfo{ClientCertificateData: cluster.CertData, ClientKeyData: cluster.KeyData}},
-		{"certificate no trusted CA signed", selfSignedCert(t, "zoo:acme:admin", "zoo:tenant:acme")},
+		{"certificate no trusted CA signed", framework.SelfSignedCert(t, "zoo:acme:admin", "zoo:tenant:acme")},
 		{"ServiceAccount token outside tenant namespaces", &clientcmdapi.AuthInfo{Token: serviceAccountToken(t, "default", "zoo-e2e-outsider")}},
 		{"token no one issued", &clientcmdapi.AuthInfo{Token: "eyJhbGciOiJSUzI1NiJ9.e30.bm90LWEtc2lnbmF0dXJl"}},
 		{"no credential", &clientcmdapi.AuthInfo{}},
@@ -99,7 +99,7 @@ func TestServerRefusesCredentialsOfNoTenant(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			for _, url := range urls {
-				client := clientFor(t, tenantKubeconfig(t, url, c.auth))
+				client := clientFor(t, framework.ServerKubeconfigFor(t, url, c.auth))
 				_, err := client.CoreV1().ConfigMaps("default").List(t.Context(), metav1.ListOptions{})
 				assert.True(t, apierrors.IsUnauthorized(err), "%s: got %v", url, err)
 				_, err = client.CoreV1().ConfigMaps("default").Create(context.Background(), configMap("refused"), metav1.CreateOptions{})
@@ -119,14 +119,14 @@ func TestServerRefusesCredentialsOfNoTenant(t *testing.T) {
 // it, and never as another tenant.
 func TestServerServesTenantServiceAccounts(t *testing.T) {
 	lb, _ := twoReplicas(t)
-	acme := tenantKubeconfig(t, lb.URL(), clusterCert(t, "zoo:acme:admin", "zoo:tenant:acme"))
+	acme := framework.ServerKubeconfigFor(t, lb.URL(), framework.ClusterCert(t, "zoo:acme:admin", "zoo:tenant:acme"))
 	framework.KubectlAs(t, acme, "create", "serviceaccount", "builder", "-n", "default")
 	framework.KubectlAs(t, acme, "create", "rolebinding", "builder-edit", "-n", "default", "--clusterrole=edit", "--serviceaccount=default:builder")
 	framework.KubectlAs(t, acme, "create", "configmap", "sa-visible", "-n", "default")
-	beta := tenantKubeconfig(t, lb.URL(), clusterCert(t, "zoo:beta:admin", "zoo:tenant:beta"))
+	beta := framework.ServerKubeconfigFor(t, lb.URL(), framework.ClusterCert(t, "zoo:beta:admin", "zoo:tenant:beta"))
 	framework.KubectlAs(t, beta, "create", "configmap", "sa-hidden", "-n", "default")
 
-	builder := tenantKubeconfig(t, lb.URL(), &clientcmdapi.AuthInfo{Token: serviceAccountToken(t, "acme-default", "builder")})
+	builder := framework.ServerKubeconfigFor(t, lb.URL(), &clientcmdapi.AuthInfo{Token: serviceAccountToken(t, "acme-default", "builder")})
 	assert.Equal(t, "system:serviceaccount:default:builder",
 		framework.KubectlAs(t, builder, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"))
 	out := framework.KubectlAs(t, builder, "get", "configmaps", "-n", "default", "-o", "name")

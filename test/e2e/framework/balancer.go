@@ -1,4 +1,4 @@
-package server_test
+package framework
 
 import (
 	"errors"
@@ -11,11 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// balancer is a loopback TCP load balancer in front of the replicas, as a
+// Balancer is a loopback TCP load balancer in front of the replicas, as a
 // Service would be: each new connection goes to the next backend that
 // accepts it (round robin), or to the first one that does (first), so TLS —
 // and the client certificate in it — passes through untouched.
-type balancer struct {
+type Balancer struct {
 	ln       net.Listener
 	backends []string
 	first    bool
@@ -23,13 +23,13 @@ type balancer struct {
 	wg       sync.WaitGroup
 }
 
-// newBalancer listens on loopback and forwards to backends until the test
-// ends.
-func newBalancer(t *testing.T, first bool, backends ...string) *balancer {
+// NewBalancer listens on loopback and forwards to backends until the test
+// ends: round robin, or to the first backend that accepts when first.
+func NewBalancer(t *testing.T, first bool, backends ...string) *Balancer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	b := &balancer{ln: ln, backends: backends, first: first}
+	b := &Balancer{ln: ln, backends: backends, first: first}
 	b.wg.Add(1)
 	go b.serve()
 	t.Cleanup(func() {
@@ -40,9 +40,9 @@ func newBalancer(t *testing.T, first bool, backends ...string) *balancer {
 }
 
 // URL is the balancer's HTTPS URL.
-func (b *balancer) URL() string { return "https://" + b.ln.Addr().String() }
+func (b *Balancer) URL() string { return "https://" + b.ln.Addr().String() }
 
-func (b *balancer) serve() {
+func (b *Balancer) serve() {
 	defer b.wg.Done()
 	for {
 		conn, err := b.ln.Accept()
@@ -54,7 +54,7 @@ func (b *balancer) serve() {
 }
 
 // forward connects conn to a backend that accepts a connection.
-func (b *balancer) forward(conn net.Conn) {
+func (b *Balancer) forward(conn net.Conn) {
 	defer conn.Close()
 	start := uint64(0)
 	if !b.first {
