@@ -34,7 +34,7 @@ func (f *ServerFlags) AddFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.TLSKeyFile, "tls-private-key-file", "", "With --listen: the serving certificate's private key (PEM)")
 	cmd.Flags().StringVar(&f.ClientCAFile, "client-ca-file", "", "With --listen: a CA bundle (PEM) of tenant client certificates, accepted besides the cluster's client CA")
 	cmd.Flags().StringVar(&f.AuditLog, "audit-log", "-", `With --listen: where to append the audit log, one JSON line per mutating request ("-": standard output, "": none)`)
-	cmd.Flags().IntVar(&f.MaxProxies, "max-identities", zooserver.DefaultMaxProxies, "With --listen: how many identities' proxies to keep")
+	cmd.Flags().IntVar(&f.MaxProxies, "max-identities", zooserver.DefaultMaxProxies, "With --listen: how many identities' proxies to keep per tenant")
 	cmd.Flags().DurationVar(&f.ShutdownGrace, "shutdown-grace", localproxy.DefaultShutdownGrace, "With --listen: how long requests in flight may finish after SIGTERM")
 }
 

@@ -9,27 +9,37 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/localproxy"
 )
 
-// DefaultMaxProxies bounds how many identities' proxies a server holds.
-const DefaultMaxProxies = 4096
+// DefaultMaxProxies bounds how many identities' proxies a server holds for
+// one tenant.
+const DefaultMaxProxies = 256
+
+// maxTenants bounds how many tenants' proxies a server holds. Tenants are
+// the platform's records, so only the platform's scale reaches it.
+const maxTenants = 8192
 
 // proxies makes the translating proxy of an identity on first use and keeps
-// the most recently used ones. A proxy holds no connection of its own (the
+// the most recently used ones, per tenant: a tenant that makes thousands of
+// ServiceAccounts and uses each token once churns only its own proxies,
+// never another tenant's. A proxy holds no connection of its own (the
 // upstream transport is shared through client-go's transport cache), only
-// its identity and caches, so an evicted one is closed — ending its watches,
-// which clients resume — and made again when its identity returns.
+// its identity and caches, so an evicted one is closed — ending its
+// watches, which clients resume — and made again when its identity returns.
 type proxies struct {
-	upstream func(tenant string) *rest.Config
+	upstream  func(tenant string) *rest.Config
+	perTenant int
 
-	mu     sync.Mutex
-	cache  *lru.Cache
-	closed bool
+	mu      sync.Mutex
+	tenants *lru.Cache // tenant name → *lru.Cache of identity key → *localproxy.Proxy
+	held    int        // proxies in the caches (changed under mu only)
+	closed  bool
 }
 
-func newProxies(max int, upstream func(tenant string) *rest.Config) *proxies {
-	if max <= 0 {
-		max = DefaultMaxProxies
+func newProxies(perTenant int, upstream func(tenant string) *rest.Config) *proxies {
+	if perTenant <= 0 {
+		perTenant = DefaultMaxProxies
 	}
-	return &proxies{upstream: upstream, cache: lru.NewWithEvictionFunc(max, func(_ lru.Key, v any) { v.(*localproxy.Proxy).Close() })}
+	return &proxies{upstream: upstream, perTenant: perTenant,
+		tenants: lru.NewWithEvictionFunc(maxTenants, func(_ lru.Key, v any) { v.(*lru.Cache).Clear() })}
 }
 
 // get returns the proxy of id (admin: id's user is in the tenant's
@@ -38,8 +48,12 @@ func (ps *proxies) get(id Identity, admin bool) (*localproxy.Proxy, error) {
 	key := id.key(admin)
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	if v, ok := ps.cache.Get(key); ok {
-		return v.(*localproxy.Proxy), nil
+	var identities *lru.Cache
+	if v, ok := ps.tenants.Get(id.Tenant.Name()); ok {
+		identities = v.(*lru.Cache)
+		if p, ok := identities.Get(key); ok {
+			return p.(*localproxy.Proxy), nil
+		}
 	}
 	p, err := localproxy.New(localproxy.Config{
 		Upstream: ps.upstream(id.Tenant.Name()),
@@ -53,9 +67,18 @@ func (ps *proxies) get(id Identity, admin bool) (*localproxy.Proxy, error) {
 	}
 	if ps.closed {
 		p.Close() // draining: unary requests are served, watches end at once
-	} else {
-		ps.cache.Add(key, p)
+		return p, nil
 	}
+	if identities == nil {
+		// Every cache change happens under ps.mu, the eviction too.
+		identities = lru.NewWithEvictionFunc(ps.perTenant, func(_ lru.Key, v any) {
+			v.(*localproxy.Proxy).Close()
+			ps.held--
+		})
+		ps.tenants.Add(id.Tenant.Name(), identities)
+	}
+	identities.Add(key, p)
+	ps.held++
 	return p, nil
 }
 
@@ -65,12 +88,12 @@ func (ps *proxies) closeAll() {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	ps.closed = true
-	ps.cache.Clear() // the eviction function closes each
+	ps.tenants.Clear() // the eviction functions close each proxy
 }
 
 // len is the number of proxies held.
 func (ps *proxies) len() int {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	return ps.cache.Len()
+	return ps.held
 }

@@ -35,10 +35,14 @@ type Config struct {
 	ClientCAFile string
 	// Audit receives one JSON line per mutating request; nil writes none.
 	Audit io.Writer
-	// MaxProxies bounds the identities whose proxy is held
+	// MaxProxies bounds the identities of one tenant whose proxy is held
 	// (DefaultMaxProxies when 0).
 	MaxProxies int
 }
+
+// ownQPS is the client-side rate of the server's own upstream calls
+// (token and access reviews, the CA and tenant informers).
+const ownQPS = 200
 
 // Server is the multi-tenant server. Create it with New, then Start.
 type Server struct {
@@ -65,7 +69,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Listen == "" || cfg.CertFile == "" || cfg.KeyFile == "" {
 		return nil, errors.New("a listen address, a serving certificate and its key are required")
 	}
-	client, err := kubernetes.NewForConfig(cfg.Upstream)
+	// The server's own calls (TokenReviews above all: one per token and
+	// tokenCacheTTL) must not queue behind client-go's default 5 QPS.
+	own := rest.CopyConfig(cfg.Upstream)
+	own.QPS, own.Burst = ownQPS, 2*ownQPS
+	client, err := kubernetes.NewForConfig(own)
 	if err != nil {
 		return nil, fmt.Errorf("upstream client: %w", err)
 	}

@@ -2,11 +2,14 @@ package server_test
 
 import (
 	"context"
+	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -159,3 +162,57 @@ func runOut(t *testing.T, kubeconfig string, args ...string) string {
 	}
 	return res.Stdout
 }
+
+// TestServerIgnoresImpersonationAsked: the caller's own Impersonate-*
+// headers never reach the upstream — acme asking to act as beta's admin,
+// as system:masters or as the cluster admin still acts as acme's admin.
+func TestServerIgnoresImpersonationAsked(t *testing.T) {
+	lb, _ := twoReplicas(t)
+	acme := framework.ServerKubeconfigFor(t, lb.URL(), framework.ClusterCert(t, "zoo:acme:admin", "zoo:tenant:acme"))
+	asks := [][]string{
+		{"--as", "zoo:beta:admin", "--as-group", "zoo:tenant:beta"},
+		{"--as", "kubernetes-admin", "--as-group", "system:masters"},
+		{"--as", "system:serviceaccount:beta-default:default"},
+	}
+	admin := framework.AdminClient(t)
+	for i, ask := range asks {
+		name := "impersonation-" + strconv.Itoa(i)
+		res := framework.Run(t.Context(), nil, framework.KubectlPath(), append([]string{"--kubeconfig", acme, "create", "configmap", name, "-n", "default"}, ask...)...)
+		require.NoError(t, res.Err, "%v: %s", ask, res.Stderr)
+		_, err := admin.CoreV1().ConfigMaps("acme-default").Get(t.Context(), name, metav1.GetOptions{})
+		assert.NoError(t, err, "%v: acme's write lands in acme's namespace", ask)
+		_, err = admin.CoreV1().ConfigMaps("beta-default").Get(t.Context(), name, metav1.GetOptions{})
+		assert.True(t, apierrors.IsNotFound(err), "%v: nothing reaches beta: %v", ask, err)
+		who := framework.KubectlAs(t, acme, append([]string{"auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"}, ask...)...)
+		assert.Equal(t, "admin", who, "%v", ask)
+		assert.Equal(t, "no\n", runOut(t, acme, append([]string{"auth", "can-i", "get", "nodes", "--subresource=proxy", "-A"}, ask...)...), "%v", ask)
+		res = framework.Run(t.Context(), nil, framework.KubectlPath(), append([]string{"--kubeconfig", acme, "get", "--raw", "/api/v1/nodes/" + framework.Cluster().NodeName + "/proxy/healthz"}, ask...)...)
+		assert.Error(t, res.Err, "%v: the node proxy answered acme: %s", ask, res.Stdout)
+	}
+	// kubectl refuses a group without a user; a raw client sends it.
+	auth := framework.ClusterCert(t, "zoo:acme:admin", "zoo:tenant:acme")
+	cfg, err := clientcmd.BuildConfigFromFlags("", framework.ServerKubeconfigFor(t, lb.URL(), auth))
+	require.NoError(t, err)
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			r = r.Clone(r.Context())
+			r.Header.Set("Impersonate-Group", "system:masters")
+			r.Header.Set("Impersonate-Extra-Scopes", "cluster-admin")
+			return rt.RoundTrip(r)
+		})
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	require.NoError(t, err)
+	_, err = client.CoreV1().ConfigMaps("default").Create(t.Context(), configMap("impersonation-group"), metav1.CreateOptions{})
+	require.NoError(t, err)
+	_, err = admin.CoreV1().ConfigMaps("acme-default").Get(t.Context(), "impersonation-group", metav1.GetOptions{})
+	assert.NoError(t, err)
+	_, err = client.CoreV1().Secrets("kube-system").List(t.Context(), metav1.ListOptions{})
+	require.NoError(t, err, "acme's own kube-system")
+	_, err = client.CoreV1().Nodes().Create(t.Context(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "impersonation-node"}}, metav1.CreateOptions{})
+	assert.True(t, apierrors.IsForbidden(err) || apierrors.IsMethodNotSupported(err), "a node is the cluster's: %v", err)
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
