@@ -12,6 +12,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/localproxy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/zooserver"
 )
 
@@ -50,8 +51,8 @@ func (f *ServerFlags) validateUnset() error {
 // user come from each caller's credential, never from a flag.
 func (o *ServeOptions) validateServer() error {
 	f := o.Server
-	if o.Tenant != "" || len(o.Groups) > 0 || o.Port != 0 || o.KubeconfigOut != "" {
-		return errors.New("--listen serves every tenant, each caller as its credential says: --tenant, --group, --port and --kubeconfig-out do not apply")
+	if o.Tenant != "" || (o.User != "" && o.User != translate.DefaultAdminUser) || len(o.Groups) > 0 || o.Port != 0 || o.KubeconfigOut != "" {
+		return errors.New("--listen serves every tenant, each caller as its credential says: --tenant, --user, --group, --port and --kubeconfig-out do not apply")
 	}
 	if f.TLSCertFile == "" || f.TLSKeyFile == "" {
 		return errors.New("--listen needs --tls-cert-file and --tls-private-key-file")

@@ -39,3 +39,38 @@ func TestServeValidateProfileAddress(t *testing.T) {
 		})
 	}
 }
+
+func TestServeValidateServerFlags(t *testing.T) {
+	listen := func(f func(o *ServeOptions)) *ServeOptions {
+		o := &ServeOptions{User: "admin", Server: ServerFlags{Listen: ":8443", TLSCertFile: "tls.crt", TLSKeyFile: "tls.key", MaxProxies: 256}}
+		f(o)
+		return o
+	}
+	for _, tc := range []struct {
+		name string
+		o    *ServeOptions
+		want string // "" when valid
+	}{
+		{"server", listen(func(*ServeOptions) {}), ""},
+		{"server with a zoo CA", listen(func(o *ServeOptions) { o.Server.ClientCAFile = "ca.crt" }), ""},
+		{"no certificate", listen(func(o *ServeOptions) { o.Server.TLSCertFile = "" }), "needs --tls-cert-file and --tls-private-key-file"},
+		{"no key", listen(func(o *ServeOptions) { o.Server.TLSKeyFile = "" }), "needs --tls-cert-file and --tls-private-key-file"},
+		{"a tenant from a flag", listen(func(o *ServeOptions) { o.Tenant = "acme" }), "--tenant, --user, --group"},
+		{"a user from a flag", listen(func(o *ServeOptions) { o.User = "alice" }), "--tenant, --user, --group"},
+		{"groups from a flag", listen(func(o *ServeOptions) { o.Groups = []string{"devs"} }), "--tenant, --user, --group"},
+		{"a port", listen(func(o *ServeOptions) { o.Port = 8001 }), "--port"},
+		{"no identities", listen(func(o *ServeOptions) { o.Server.MaxProxies = 0 }), "--max-identities must be at least 1"},
+		{"negative grace", listen(func(o *ServeOptions) { o.Server.ShutdownGrace = -1 }), "--shutdown-grace"},
+		{"server flags without --listen", &ServeOptions{Tenant: "acme", Server: ServerFlags{TLSCertFile: "tls.crt"}}, "need --listen"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.o.Validate()
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
