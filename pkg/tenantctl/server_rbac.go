@@ -26,8 +26,13 @@ func ServerClusterRole() *rbacv1.ClusterRole {
 		// to names with a prefix, so this is every user, group and
 		// ServiceAccount.
 		{APIGroups: []string{""}, Resources: []string{"users", "groups", "serviceaccounts"}, Verbs: []string{"impersonate"}},
-		// The proxy passes the caller's extra fields (Impersonate-Extra-*).
-		{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"userextras/*"}, Verbs: []string{"impersonate"}},
+		// The proxy passes the caller's extra fields (Impersonate-Extra-*),
+		// e.g. the pod name of a ServiceAccount token. RBAC checks an extra
+		// as resource "userextras/<key>" and has no wildcard for its key
+		// (a rule's "x/*" does not match subresources), so this is every
+		// resource of the group, for the verb impersonate only: userextras
+		// of any key, and uids.
+		{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"*"}, Verbs: []string{"impersonate"}},
 		// Bearer tokens of callers (a tenant pod's ServiceAccount token)
 		// are authenticated with TokenReview.
 		{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"tokenreviews"}, Verbs: []string{"create"}},
