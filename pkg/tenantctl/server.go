@@ -95,6 +95,8 @@ func ServerObjects(opts ServerOptions) ([]runtime.Object, error) {
 		&corev1.ServiceAccount{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
 			ObjectMeta: serverMeta(ServerName),
+			// Only a pod that asks for the token gets it (the server's do).
+			AutomountServiceAccountToken: ptr.To(false),
 		},
 	}
 	objs = append(objs, ServerRBAC()...)
