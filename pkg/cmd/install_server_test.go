@@ -125,3 +125,38 @@ func TestInstallServerValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestServerImageMatchesRelease checks that the default --image is what the
+// release builds: .goreleaser.yaml publishes DefaultServerImageRepository
+// tagged v<version>, the version the release stamps into the binary
+// (`kubectl zoo version`), from a distroless, non-root Dockerfile.
+func TestServerImageMatchesRelease(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", ".goreleaser.yaml"))
+	require.NoError(t, err)
+	var cfg struct {
+		Builds []struct {
+			Ldflags []string `json:"ldflags"`
+		} `json:"builds"`
+		DockersV2 []struct {
+			IDs        []string `json:"ids"`
+			Dockerfile string   `json:"dockerfile"`
+			Images     []string `json:"images"`
+			Tags       []string `json:"tags"`
+			Platforms  []string `json:"platforms"`
+		} `json:"dockers_v2"`
+	}
+	require.NoError(t, yaml.Unmarshal(raw, &cfg))
+	require.Len(t, cfg.DockersV2, 1)
+	image := cfg.DockersV2[0]
+	assert.Equal(t, []string{tenantctl.DefaultServerImageRepository}, image.Images)
+	assert.Equal(t, []string{"v{{ .Version }}"}, image.Tags)
+	assert.Contains(t, image.Platforms, "linux/amd64")
+	require.Len(t, cfg.Builds, 1)
+	assert.Contains(t, strings.Join(cfg.Builds[0].Ldflags, " "), "pkg/cmd.version=v{{ .Version }}")
+
+	dockerfile, err := os.ReadFile(filepath.Join("..", "..", image.Dockerfile))
+	require.NoError(t, err)
+	assert.Regexp(t, `(?m)^FROM gcr\.io/distroless/static[^ ]*:nonroot$`, string(dockerfile))
+	assert.Regexp(t, `(?m)^USER 65532:65532$`, string(dockerfile))
+	assert.Regexp(t, `(?m)^ENTRYPOINT \["/usr/local/bin/kubectl-zoo"\]$`, string(dockerfile))
+}
