@@ -20,6 +20,7 @@ import (
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
 // TestServerServiceAccountRights proves the RBAC of install --server with a
@@ -29,6 +30,10 @@ import (
 func TestServerServiceAccountRights(t *testing.T) {
 	install(t)
 	mustZoo(t, "install", "--server", "--replicas", "1", "--image", "example.invalid/kubectl-zoo:e2e")
+	t.Cleanup(func() { // also when the test fails half-way; t.Context() is gone by now
+		framework.Run(context.Background(), nil, framework.ZooPath(t), "--kubeconfig", framework.Cluster().Kubeconfig,
+			"install", "--server", "--uninstall")
+	})
 	createTenant(t, "srvr")
 	cfg := serverConfig(t)
 	kube, err := kubernetes.NewForConfig(cfg)
@@ -229,6 +234,4 @@ func TestServerServiceAccountRights(t *testing.T) {
 			CoreV1().Secrets("").List(t.Context(), metav1.ListOptions{})
 		require.NoError(t, err)
 	})
-
-	mustZoo(t, "install", "--server", "--uninstall")
 }
