@@ -26,13 +26,10 @@ func ServerClusterRole() *rbacv1.ClusterRole {
 		// to names with a prefix, so this is every user, group and
 		// ServiceAccount.
 		{APIGroups: []string{""}, Resources: []string{"users", "groups", "serviceaccounts"}, Verbs: []string{"impersonate"}},
-		// The proxy passes the caller's extra fields (Impersonate-Extra-*),
-		// e.g. the pod name of a ServiceAccount token. RBAC checks an extra
-		// as resource "userextras/<key>" and has no wildcard for its key
-		// (a rule's "x/*" does not match subresources), so this is every
-		// resource of the group, for the verb impersonate only: userextras
-		// of any key, and uids.
-		{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"*"}, Verbs: []string{"impersonate"}},
+		// No userextras: the proxy passes no extra fields upstream (the
+		// server impersonates users, groups and ServiceAccounts only).
+		// RBAC checks an extra as "userextras/<key>" with no wildcard for
+		// the key: passing extras would need "*" in authentication.k8s.io.
 		// Bearer tokens of callers (a tenant pod's ServiceAccount token)
 		// are authenticated with TokenReview.
 		{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"tokenreviews"}, Verbs: []string{"create"}},
