@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -17,7 +18,13 @@ type InstallOptions struct {
 	DryRun     string
 	Uninstall  bool
 	Force      bool
+	Server     bool
+	Replicas   int32
+	Image      string
 	PrintFlags *genericclioptions.PrintFlags
+
+	// serverFlags is set when --replicas or --image was given.
+	serverFlags bool
 
 	printer printers.ResourcePrinter
 	getter  genericclioptions.RESTClientGetter
@@ -26,7 +33,7 @@ type InstallOptions struct {
 
 // NewInstallOptions returns InstallOptions writing to streams.
 func NewInstallOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *InstallOptions {
-	return &InstallOptions{DryRun: "none", PrintFlags: genericclioptions.NewPrintFlags("serverside-applied"), getter: getter, IOStreams: streams}
+	return &InstallOptions{DryRun: "none", Replicas: 2, Image: DefaultServerImage(), PrintFlags: genericclioptions.NewPrintFlags("serverside-applied"), getter: getter, IOStreams: streams}
 }
 
 // NewCmdInstall returns `kubectl zoo install`.
@@ -38,12 +45,22 @@ func NewCmdInstall(getter genericclioptions.RESTClientGetter, streams genericioo
 		Long: `Server-side apply (field manager kubectl-zoo) the Tenant CRD, the ValidatingAdmissionPolicies
 that confine tenants, and the ClusterRoles of the security model (docs/security.md).
 Running it again is safe and upgrades in place. --uninstall removes them; it refuses
-while tenants exist unless --force, which deletes the tenants too.`,
+while tenants exist unless --force, which deletes the tenants too.
+
+--server adds the server that serves every tenant from the cluster (kubectl zoo
+serve --listen) in namespace zoo-system: its ServiceAccount and RBAC, a serving
+certificate, a Deployment, a PodDisruptionBudget and a Service (docs/server.md).
+Running it again keeps a still-valid certificate. --server --uninstall removes
+only these; --uninstall alone removes them too.`,
 		Example: `  kubectl zoo install
   kubectl zoo install --dry-run=client -o yaml
-  kubectl zoo install --uninstall`,
+  kubectl zoo install --uninstall
+  kubectl zoo install --server --replicas 3
+  kubectl zoo install --server --dry-run=client -o yaml
+  kubectl zoo install --server --uninstall`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.serverFlags = cmd.Flags().Changed("replicas") || cmd.Flags().Changed("image")
 			if err := o.Complete(); err != nil {
 				return err
 			}
@@ -58,6 +75,9 @@ while tenants exist unless --force, which deletes the tenants too.`,
 	cmd.Flags().Lookup("dry-run").NoOptDefVal = "client"
 	cmd.Flags().BoolVar(&o.Uninstall, "uninstall", false, "Remove kubectl-zoo's cluster-side pieces")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "With --uninstall: delete all tenants too instead of refusing")
+	cmd.Flags().BoolVar(&o.Server, "server", false, "Also install (with --uninstall: only remove) the server deployment in namespace zoo-system")
+	cmd.Flags().Int32Var(&o.Replicas, "replicas", o.Replicas, "With --server: the number of server replicas (at least 1)")
+	cmd.Flags().StringVar(&o.Image, "image", o.Image, "With --server: the server's container image")
 	return cmd
 }
 
@@ -89,38 +109,52 @@ func (o *InstallOptions) Validate() error {
 	if o.Uninstall && o.DryRun != "none" {
 		return fmt.Errorf("--uninstall does not support --dry-run")
 	}
+	if o.Server && o.Uninstall && o.Force {
+		return fmt.Errorf("--force does not go with --server --uninstall, which deletes no tenant")
+	}
+	if o.serverFlags && (!o.Server || o.Uninstall) {
+		return fmt.Errorf("--replicas and --image only go with --server, when installing")
+	}
+	if o.Server && !o.Uninstall {
+		return o.serverOptions().Validate()
+	}
 	return nil
+}
+
+// DefaultServerImage is the server image of this binary's version.
+func DefaultServerImage() string {
+	return tenantctl.DefaultServerImageRepository + ":" + CurrentVersion().Version
+}
+
+func (o *InstallOptions) serverOptions() tenantctl.ServerOptions {
+	return tenantctl.ServerOptions{Replicas: o.Replicas, Image: o.Image}
 }
 
 // Run applies, prints or removes the cluster-side pieces.
 func (o *InstallOptions) Run(cmd *cobra.Command) error {
 	if o.DryRun == "client" {
-		for _, obj := range tenantctl.InstallObjects() {
-			u, err := tenantctl.ToUnstructured(obj)
-			if err != nil {
-				return err
-			}
-			if err := o.printer.PrintObj(u, o.Out); err != nil {
-				return err
-			}
-		}
-		return nil
+		return o.printObjects()
 	}
 	client, err := newTenantClient(o.getter)
 	if err != nil {
 		return err
 	}
 	if o.Uninstall {
-		removed, err := client.Uninstall(cmd.Context(), tenantctl.UninstallOptions{Force: o.Force, Progress: progressTo(o.Out)})
+		return o.uninstall(cmd, client)
+	}
+	dryRun := o.DryRun == "server"
+	applied, err := client.Install(cmd.Context(), dryRun)
+	if err != nil {
+		return err
+	}
+	if o.Server {
+		server, err := client.InstallServer(cmd.Context(), o.serverOptions(), dryRun, func(format string, args ...any) {
+			_, _ = io.WriteString(o.ErrOut, sprintfLine(format, args...)) // what a dry run left out, always said
+		})
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(o.Out, "kubectl-zoo uninstalled (%d object(s) removed)\n", len(removed))
-		return err
-	}
-	applied, err := client.Install(cmd.Context(), o.DryRun == "server")
-	if err != nil {
-		return err
+		applied = append(applied, server...)
 	}
 	for _, u := range applied {
 		var obj runtime.Object = u
@@ -128,5 +162,59 @@ func (o *InstallOptions) Run(cmd *cobra.Command) error {
 			return err
 		}
 	}
+	if o.Server && !dryRun {
+		_, err = fmt.Fprint(o.Out, serverConnectHelp)
+	}
+	return err
+}
+
+// serverConnectHelp is printed after install --server.
+var serverConnectHelp = fmt.Sprintf(`
+Tenants connect to %s (in the cluster; expose the Service %s/%s to reach it
+from outside), trusting the CA in ConfigMap %s/%s (key %s). They authenticate
+with a client certificate of their tenant identity or with the token of a
+ServiceAccount in one of their tenant's namespaces.
+`, tenantctl.ServerURL, tenantctl.ServerNamespace, tenantctl.ServerName,
+	tenantctl.ServerNamespace, tenantctl.ServerCAConfigMap, tenantctl.ServerCAKey)
+
+// printObjects prints what install would apply (--dry-run=client).
+func (o *InstallOptions) printObjects() error {
+	objs := tenantctl.InstallObjects()
+	if o.Server {
+		server, err := tenantctl.ServerObjects(o.serverOptions())
+		if err != nil {
+			return err
+		}
+		objs = append(objs, server...)
+	}
+	for _, obj := range objs {
+		u, err := tenantctl.ToUnstructured(obj)
+		if err != nil {
+			return err
+		}
+		if err := o.printer.PrintObj(u, o.Out); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// uninstall removes the server pieces (--server) or everything.
+func (o *InstallOptions) uninstall(cmd *cobra.Command, client *tenantctl.Client) error {
+	var (
+		removed []string
+		err     error
+		what    = "kubectl-zoo"
+	)
+	if o.Server {
+		what = "the kubectl-zoo server"
+		removed, err = client.UninstallServer(cmd.Context(), progressTo(o.Out))
+	} else {
+		removed, err = client.Uninstall(cmd.Context(), tenantctl.UninstallOptions{Force: o.Force, Progress: progressTo(o.Out)})
+	}
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(o.Out, "%s uninstalled (%d object(s) removed)\n", what, len(removed))
+	return err
 }

@@ -2,8 +2,6 @@ package cmd
 
 import (
 	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -26,18 +24,7 @@ func TestInstallDryRunGolden(t *testing.T) {
 		{[]string{"--dry-run=client"}, "install-dry-run.txt"},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
-			streams, _, out, errOut := genericiooptions.NewTestIOStreams()
-			cmd := NewCmdInstall(genericclioptions.NewConfigFlags(false), streams)
-			cmd.SetArgs(tc.args)
-			require.NoError(t, cmd.Execute())
-			assert.Empty(t, errOut.String())
-			path := filepath.Join("..", "..", "testdata", "tenantctl", tc.golden)
-			if *update {
-				require.NoError(t, os.WriteFile(path, out.Bytes(), 0o644))
-			}
-			want, err := os.ReadFile(path)
-			require.NoError(t, err, "run `go test ./pkg/cmd -run TestInstallDryRunGolden -update` to create it")
-			assert.Equal(t, string(want), out.String())
+			installGolden(t, tc.golden, runInstall(t, tc.args...))
 		})
 	}
 }

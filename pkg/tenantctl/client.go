@@ -62,6 +62,12 @@ var resources = map[schema.GroupKind]string{
 	{Group: "", Kind: "Endpoints"}:                                                    "endpoints",
 	{Group: "discovery.k8s.io", Kind: "EndpointSlice"}:                                "endpointslices",
 	{Group: "zoo.kubectl-zoo.io", Kind: TenantKind}:                                   TenantResource,
+	{Group: "", Kind: "ServiceAccount"}:                                               "serviceaccounts",
+	{Group: "", Kind: "Secret"}:                                                       "secrets",
+	{Group: "", Kind: "ConfigMap"}:                                                    "configmaps",
+	{Group: "rbac.authorization.k8s.io", Kind: "Role"}:                                "roles",
+	{Group: "apps", Kind: "Deployment"}:                                               "deployments",
+	{Group: "policy", Kind: "PodDisruptionBudget"}:                                    "poddisruptionbudgets",
 }
 
 // ToUnstructured converts a typed object (with its TypeMeta set) to the form

@@ -86,7 +86,7 @@ type UninstallOptions struct {
 	Progress func(format string, args ...any)
 }
 
-// Uninstall removes what Install applied. It refuses while tenants exist
+// Uninstall removes what Install and InstallServer applied. It refuses while tenants exist
 // unless opts.Force, which deletes them first: leaving tenants behind without
 // the policies that confine them would be worse than either.
 func (c *Client) Uninstall(ctx context.Context, opts UninstallOptions) ([]string, error) {
@@ -108,8 +108,12 @@ func (c *Client) Uninstall(ctx context.Context, opts UninstallOptions) ([]string
 			return nil, fmt.Errorf("delete tenant %s: %w", name, err)
 		}
 	}
+	// The server pieces go first: a server without the CRD serves no one.
+	removed, err := c.UninstallServer(ctx, opts.Progress)
+	if err != nil {
+		return removed, err
+	}
 	objs := InstallObjects()
-	var removed []string
 	for i := len(objs) - 1; i >= 0; i-- {
 		u, err := ToUnstructured(objs[i])
 		if err != nil {

@@ -2,8 +2,10 @@ package framework
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -17,10 +19,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kubectl-zoo/kubectl-zoo/internal/kubecluster"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
 // Replica is one running `kubectl zoo serve --listen`, the multi-tenant
@@ -194,8 +199,41 @@ func SelfSignedCert(t *testing.T, cn string, orgs ...string) *clientcmdapi.AuthI
 	return &clientcmdapi.AuthInfo{ClientCertificateData: certPEM, ClientKeyData: keyPEM}
 }
 
-// ServerKubeconfig is the upstream credential of the server replicas.
+var (
+	upstreamOnce sync.Once
+	upstreamPath string
+	upstreamErr  error
+)
+
+// ServerKubeconfig is the upstream credential of the server replicas: a
+// token of the ServiceAccount zoo-system/zoo-server (TokenRequest, one hour)
+// with exactly the RBAC `kubectl zoo install --server` grants, which the
+// first call installs (its Deployment's pods are kwok's, they serve nothing).
 func ServerKubeconfig(t testing.TB) string {
 	t.Helper()
-	return Cluster().Kubeconfig
+	upstreamOnce.Do(func() {
+		ctx := context.Background()
+		res := Run(ctx, nil, ZooPath(t), "--kubeconfig", Cluster().Kubeconfig,
+			"install", "--server", "--replicas", "1", "--image", "example.invalid/kubectl-zoo:e2e")
+		if upstreamErr = res.Err; upstreamErr != nil {
+			upstreamErr = fmt.Errorf("kubectl zoo install --server: %w: %s", res.Err, res.Stderr)
+			return
+		}
+		var tok *authenticationv1.TokenRequest
+		tok, upstreamErr = AdminClient(t).CoreV1().ServiceAccounts(tenantctl.ServerNamespace).CreateToken(ctx, tenantctl.ServerName,
+			&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: new(int64(3600))}}, metav1.CreateOptions{})
+		if upstreamErr != nil {
+			return
+		}
+		c := Cluster()
+		cfg := clientcmdapi.NewConfig()
+		cfg.Clusters["upstream"] = &clientcmdapi.Cluster{Server: c.Server, CertificateAuthorityData: c.CACertPEM()}
+		cfg.AuthInfos["zoo-server"] = &clientcmdapi.AuthInfo{Token: tok.Status.Token}
+		cfg.Contexts["upstream"] = &clientcmdapi.Context{Cluster: "upstream", AuthInfo: "zoo-server"}
+		cfg.CurrentContext = "upstream"
+		upstreamPath = filepath.Join(c.Dir, "zoo-server.kubeconfig") // removed with the cluster's state
+		upstreamErr = clientcmd.WriteToFile(*cfg, upstreamPath)
+	})
+	require.NoError(t, upstreamErr)
+	return upstreamPath
 }

@@ -1,0 +1,174 @@
+package tenantctl
+
+import (
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+)
+
+// Names of what `kubectl zoo install --server` adds. The tenant name "zoo"
+// is reserved, so no tenant owns (or can create) anything named "zoo-...".
+const (
+	// ServerNamespace holds the server: its ServiceAccount, Deployment,
+	// Service and certificate. It is also the RegistryNamespace.
+	ServerNamespace = RegistryNamespace
+	// ServerName names the server's ServiceAccount, ClusterRole,
+	// ClusterRoleBinding, Deployment, PodDisruptionBudget and Service.
+	ServerName = "zoo-server"
+	// ServerTLSSecret holds the serving certificate (tls.crt, tls.key) and
+	// the CA that issued it (ca.crt).
+	ServerTLSSecret = "zoo-server-tls"
+	// ServerCAConfigMap publishes the CA (key ca.crt) for clients.
+	ServerCAConfigMap = "zoo-server-ca"
+	// ServerCAKey is the key of the CA bundle in ServerTLSSecret and
+	// ServerCAConfigMap.
+	ServerCAKey = "ca.crt"
+	// ServerAuthenticationReader names the Role and RoleBinding in
+	// kube-system that let the server read ClientCAConfigMap.
+	ServerAuthenticationReader = "zoo-server-authentication-reader"
+	// ClientCAConfigMap is the ConfigMap in kube-system where the API
+	// server publishes its client CA.
+	ClientCAConfigMap = "extension-apiserver-authentication"
+	// ServerPort is the port the server listens on in its pod.
+	ServerPort = 8443
+	// ServerURL is where clients in the cluster reach the server.
+	ServerURL = "https://" + ServerName + "." + ServerNamespace + ".svc"
+	// DefaultServerImageRepository is the image goreleaser publishes
+	// (.goreleaser.yaml, dockers_v2); the tag is the binary's version.
+	DefaultServerImageRepository = "ghcr.io/kubectl-zoo/kubectl-zoo"
+)
+
+// Paths inside the server's pod.
+const (
+	serverTLSDir = "/etc/zoo/tls"
+	serverTmpDir = "/tmp"
+)
+
+// ServerOptions parameterize ServerObjects.
+type ServerOptions struct {
+	// Replicas of the Deployment; at least 1.
+	Replicas int32
+	// Image of the server container.
+	Image string
+	// TLS is the serving certificate; nil means issue a new one.
+	TLS *ServerTLS
+}
+
+// Validate checks the options.
+func (o ServerOptions) Validate() error {
+	if o.Replicas < 1 {
+		return fmt.Errorf("--replicas must be at least 1, not %d", o.Replicas)
+	}
+	if o.Image == "" {
+		return errors.New("--image must not be empty")
+	}
+	return nil
+}
+
+// ServerObjects returns, in apply order, what `kubectl zoo install --server`
+// adds beside InstallObjects: the namespace, the ServiceAccount and its RBAC
+// (ServerClusterRole and the Role that reads the client CA), the serving
+// certificate and its CA, the Service, the Deployment and its
+// PodDisruptionBudget. Without opts.TLS it issues a new certificate.
+func ServerObjects(opts ServerOptions) ([]runtime.Object, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	tlsPair := opts.TLS
+	if tlsPair == nil {
+		var err error
+		if tlsPair, err = NewServerTLS(); err != nil {
+			return nil, err
+		}
+	}
+	objs := []runtime.Object{
+		&corev1.Namespace{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+			ObjectMeta: metav1.ObjectMeta{Name: ServerNamespace, Labels: serverNamespaceLabels()},
+		},
+		&corev1.ServiceAccount{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
+			ObjectMeta: serverMeta(ServerName),
+			// Only a pod that asks for the token gets it (the server's do).
+			AutomountServiceAccountToken: ptr.To(false),
+		},
+	}
+	objs = append(objs, ServerRBAC()...)
+	objs = append(objs,
+		&corev1.Secret{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+			ObjectMeta: serverMeta(ServerTLSSecret),
+			Type:       corev1.SecretTypeTLS,
+			Data: map[string][]byte{
+				corev1.TLSCertKey: tlsPair.CertPEM, corev1.TLSPrivateKeyKey: tlsPair.KeyPEM, ServerCAKey: tlsPair.CAPEM,
+			},
+		},
+		&corev1.ConfigMap{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: serverMeta(ServerCAConfigMap),
+			Data:       map[string]string{ServerCAKey: string(tlsPair.CAPEM)},
+		},
+		&corev1.Service{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
+			ObjectMeta: serverMeta(ServerName),
+			Spec: corev1.ServiceSpec{
+				Selector: serverSelector(),
+				Ports: []corev1.ServicePort{{
+					Name: "https", Protocol: corev1.ProtocolTCP, Port: 443, TargetPort: intstr.FromString("https"),
+				}},
+			},
+		},
+		serverDeployment(opts, tlsPair),
+		&policyv1.PodDisruptionBudget{
+			TypeMeta:   metav1.TypeMeta{APIVersion: policyv1.SchemeGroupVersion.String(), Kind: "PodDisruptionBudget"},
+			ObjectMeta: serverMeta(ServerName),
+			Spec: policyv1.PodDisruptionBudgetSpec{
+				MinAvailable: ptr.To(intstr.FromInt32(1)),
+				Selector:     &metav1.LabelSelector{MatchLabels: serverSelector()},
+			},
+		},
+	)
+	return objs, nil
+}
+
+// ServerRBAC returns the server's RBAC, in apply order: ServerClusterRole
+// and its binding, then the Role and RoleBinding in kube-system. A test that
+// runs the server as a local process applies exactly these (with the
+// namespace and ServiceAccount) and uses a token of the ServiceAccount.
+func ServerRBAC() []runtime.Object {
+	return []runtime.Object{
+		ServerClusterRole(), ServerClusterRoleBinding(),
+		ServerAuthenticationRole(), ServerAuthenticationRoleBinding(),
+	}
+}
+
+// serverLabels mark what install --server applies.
+func serverLabels() map[string]string {
+	l := managedLabels()
+	l["app.kubernetes.io/part-of"] = "kubectl-zoo"
+	l["app.kubernetes.io/component"] = "server"
+	return l
+}
+
+// serverNamespaceLabels enforce the restricted Pod Security profile in
+// ServerNamespace: nothing there needs more than the server does.
+func serverNamespaceLabels() map[string]string {
+	l := serverLabels()
+	l["pod-security.kubernetes.io/enforce"] = "restricted"
+	return l
+}
+
+// serverSelector selects the server's pods.
+func serverSelector() map[string]string {
+	return map[string]string{"app.kubernetes.io/name": ServerName}
+}
+
+func serverMeta(name string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: name, Namespace: ServerNamespace, Labels: serverLabels()}
+}

@@ -1,0 +1,132 @@
+package tenantctl
+
+import (
+	"slices"
+	"strings"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+var roleType = metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "Role"}
+
+// ServerClusterRole returns the ClusterRole of the server's ServiceAccount:
+// every right the server uses with its own identity upstream, and nothing
+// else. Each rule says which call needs it; docs/server.md has the same
+// table. Impersonation makes this identity as strong as cluster-admin
+// (docs/security.md, "The server's ServiceAccount").
+func ServerClusterRole() *rbacv1.ClusterRole {
+	rules := []rbacv1.PolicyRule{
+		// The server acts upstream as the caller's tenant identity:
+		// zoo:<tenant>:<user> with the groups zoo:tenant:<tenant>,
+		// zoo:<tenant>:<group> (and zoo:admins), or a tenant pod's
+		// ServiceAccount with its groups. RBAC cannot confine impersonation
+		// to names with a prefix, so this is every user, group and
+		// ServiceAccount.
+		{APIGroups: []string{""}, Resources: []string{"users", "groups", "serviceaccounts"}, Verbs: []string{"impersonate"}},
+		// No userextras: the proxy passes no extra fields upstream (the
+		// server impersonates users, groups and ServiceAccounts only).
+		// RBAC checks an extra as "userextras/<key>" with no wildcard for
+		// the key: passing extras would need "*" in authentication.k8s.io.
+		// Bearer tokens of callers (a tenant pod's ServiceAccount token)
+		// are authenticated with TokenReview.
+		{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"tokenreviews"}, Verbs: []string{"create"}},
+		// /metrics is served to callers allowed `get` on the non-resource
+		// URL /metrics, asked with SubjectAccessReview.
+		{APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"subjectaccessreviews"}, Verbs: []string{"create"}},
+		// Tenant records: the server's informer (get/list/watch), the
+		// proxy's read of the caller's tenant (tenant_record.go) and its
+		// list of the other tenants, left out of lists of shared kinds
+		// (shared_tenants.go).
+		{APIGroups: []string{translate.APIGroup}, Resources: []string{TenantResource}, Verbs: readVerbs},
+		// The tenant's namespaces: listed and watched by label for the
+		// fan-out of all-namespaces lists and watches (namespaces.go,
+		// fanout_watch.go), read one by one for the priority classes a
+		// namespace may use (platform.go). A tenant user who is not an
+		// admin may not list namespaces upstream.
+		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: readVerbs},
+		// The tenant's stored ClusterRoleBindings, read by name and listed
+		// by the tenant label when they are granted in a namespace
+		// (crbstore.Grants.Own; the writes impersonate the tenant).
+		{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"clusterrolebindings"}, Verbs: []string{"get", "list"}},
+	}
+	// Objects of shared kinds a tenant names (a storage class, a priority
+	// class) are read one by one to learn whose they are (shared.go,
+	// platform.go's priority class values).
+	rules = append(rules, sharedKindRules()...)
+	// Discovery of the upstream's resources and their scopes (scopes.go).
+	// system:discovery grants it to every authenticated user by default;
+	// the server does not rely on that default.
+	rules = append(rules, rbacv1.PolicyRule{NonResourceURLs: []string{"/api", "/api/*", "/apis", "/apis/*"}, Verbs: []string{"get"}})
+	return &rbacv1.ClusterRole{
+		TypeMeta:   clusterRoleType,
+		ObjectMeta: metav1.ObjectMeta{Name: ServerName, Labels: serverLabels()},
+		Rules:      rules,
+	}
+}
+
+// sharedKindRules are `get` rules for every kind the kinds table treats as
+// Shared, one rule per API group, derived (never copied) from the table.
+func sharedKindRules() []rbacv1.PolicyRule {
+	byGroup := map[string][]string{}
+	for _, k := range translate.Kinds() {
+		if k.Treatment == translate.Shared {
+			byGroup[k.Resource.Group] = append(byGroup[k.Resource.Group], k.Resource.Resource)
+		}
+	}
+	groups := make([]string, 0, len(byGroup))
+	for g := range byGroup {
+		groups = append(groups, g)
+	}
+	slices.SortFunc(groups, strings.Compare)
+	rules := make([]rbacv1.PolicyRule, 0, len(groups))
+	for _, g := range groups {
+		res := byGroup[g]
+		slices.Sort(res)
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: slices.Compact(res), Verbs: []string{"get"}})
+	}
+	return rules
+}
+
+// ServerClusterRoleBinding binds ServerClusterRole to the server's
+// ServiceAccount.
+func ServerClusterRoleBinding() *rbacv1.ClusterRoleBinding {
+	return &rbacv1.ClusterRoleBinding{
+		TypeMeta:   clusterRoleBindingType,
+		ObjectMeta: metav1.ObjectMeta{Name: ServerName, Labels: serverLabels()},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: ServerName},
+		Subjects:   []rbacv1.Subject{serverSubject()},
+	}
+}
+
+// ServerAuthenticationRole is the Role in kube-system that lets the server
+// read (and watch) the one ConfigMap holding the cluster's client CA,
+// extension-apiserver-authentication, against which it verifies tenants'
+// client certificates.
+func ServerAuthenticationRole() *rbacv1.Role {
+	return &rbacv1.Role{
+		TypeMeta:   roleType,
+		ObjectMeta: metav1.ObjectMeta{Name: ServerAuthenticationReader, Namespace: metav1.NamespaceSystem, Labels: serverLabels()},
+		Rules: []rbacv1.PolicyRule{{
+			APIGroups: []string{""}, Resources: []string{"configmaps"},
+			ResourceNames: []string{ClientCAConfigMap}, Verbs: readVerbs,
+		}},
+	}
+}
+
+// ServerAuthenticationRoleBinding binds ServerAuthenticationRole to the
+// server's ServiceAccount.
+func ServerAuthenticationRoleBinding() *rbacv1.RoleBinding {
+	return &rbacv1.RoleBinding{
+		TypeMeta:   roleBindingType,
+		ObjectMeta: metav1.ObjectMeta{Name: ServerAuthenticationReader, Namespace: metav1.NamespaceSystem, Labels: serverLabels()},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: ServerAuthenticationReader},
+		Subjects:   []rbacv1.Subject{serverSubject()},
+	}
+}
+
+func serverSubject() rbacv1.Subject {
+	return rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: ServerNamespace, Name: ServerName}
+}

@@ -1,0 +1,241 @@
+package tenant_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
+)
+
+// TestServerServiceAccountRights proves the RBAC of install --server with a
+// token of the server's ServiceAccount (TokenRequest): every upstream call
+// the proxy makes with its own identity, and every call the server adds,
+// succeeds; what the server never does is forbidden.
+func TestServerServiceAccountRights(t *testing.T) {
+	install(t)
+	mustZoo(t, "install", "--server", "--replicas", "1", "--image", "example.invalid/kubectl-zoo:e2e")
+	t.Cleanup(func() { // also when the test fails half-way; t.Context() is gone by now
+		framework.Run(context.Background(), nil, framework.ZooPath(t), "--kubeconfig", framework.Cluster().Kubeconfig,
+			"install", "--server", "--uninstall")
+	})
+	createTenant(t, "srvr")
+	cfg := serverConfig(t)
+	kube, err := kubernetes.NewForConfig(cfg)
+	require.NoError(t, err)
+	dyn, err := dynamic.NewForConfig(cfg)
+	require.NoError(t, err)
+	tenantSel := metav1.ListOptions{LabelSelector: translate.TenantLabel + "=srvr"}
+	as := func(imp rest.ImpersonationConfig) kubernetes.Interface {
+		c := rest.CopyConfig(cfg)
+		c.Impersonate = imp
+		client, err := kubernetes.NewForConfig(c)
+		require.NoError(t, err)
+		return client
+	}
+	whoami := func(ctx context.Context, client kubernetes.Interface, want string) error {
+		r, err := client.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+		if err == nil {
+			assert.Equal(t, want, r.Status.UserInfo.Username)
+		}
+		return err
+	}
+	watchOnce := func(w interface{ Stop() }, err error) error {
+		if err == nil {
+			w.Stop()
+		}
+		return err
+	}
+
+	allowed := []struct {
+		why  string
+		call func(ctx context.Context) error
+	}{
+		{"read the caller's tenant record (tenant_record.go)", func(ctx context.Context) error {
+			_, err := dyn.Resource(tenantctl.TenantGVR).Get(ctx, "srvr", metav1.GetOptions{})
+			return err
+		}},
+		{"list the other tenants (shared_tenants.go) and the informer's list", func(ctx context.Context) error {
+			_, err := dyn.Resource(tenantctl.TenantGVR).List(ctx, metav1.ListOptions{})
+			return err
+		}},
+		{"the informer's watch of tenants", func(ctx context.Context) error {
+			return watchOnce(dyn.Resource(tenantctl.TenantGVR).Watch(ctx, metav1.ListOptions{}))
+		}},
+		{"list the tenant's namespaces (namespaces.go)", func(ctx context.Context) error {
+			list, err := kube.CoreV1().Namespaces().List(ctx, tenantSel)
+			if err == nil {
+				assert.NotEmpty(t, list.Items)
+			}
+			return err
+		}},
+		{"watch the tenant's namespaces (fanout_watch.go)", func(ctx context.Context) error {
+			return watchOnce(kube.CoreV1().Namespaces().Watch(ctx, tenantSel))
+		}},
+		{"read one namespace's priority classes annotation (platform.go)", func(ctx context.Context) error {
+			_, err := kube.CoreV1().Namespaces().Get(ctx, "srvr-default", metav1.GetOptions{})
+			return err
+		}},
+		{"read a priority class's value (platform.go)", func(ctx context.Context) error {
+			_, err := kube.SchedulingV1().PriorityClasses().Get(ctx, "system-cluster-critical", metav1.GetOptions{})
+			return err
+		}},
+		{"read a stored ClusterRoleBinding by name (crbstore)", func(ctx context.Context) error {
+			_, err := kube.RbacV1().ClusterRoleBindings().Get(ctx, tenantctl.TenantClusterClusterRole, metav1.GetOptions{})
+			return err
+		}},
+		{"list the tenant's stored ClusterRoleBindings (crbstore)", func(ctx context.Context) error {
+			_, err := kube.RbacV1().ClusterRoleBindings().List(ctx, tenantSel)
+			return err
+		}},
+		{"discovery of resources and scopes (scopes.go)", func(ctx context.Context) error {
+			_, _, err := kube.Discovery().ServerGroupsAndResources()
+			return err
+		}},
+		{"impersonate a tenant user with its groups", func(ctx context.Context) error {
+			client := as(rest.ImpersonationConfig{UserName: "zoo:srvr:admin", Groups: []string{"zoo:tenant:srvr", translate.AdminsGroup}})
+			if err := whoami(ctx, client, "zoo:srvr:admin"); err != nil {
+				return err
+			}
+			_, err := client.CoreV1().Pods("srvr-default").List(ctx, metav1.ListOptions{})
+			return err
+		}},
+		{"impersonate a tenant pod's ServiceAccount", func(ctx context.Context) error {
+			return whoami(ctx, as(rest.ImpersonationConfig{UserName: "system:serviceaccount:srvr-default:default",
+				Groups: []string{"system:serviceaccounts", "system:serviceaccounts:srvr-default"}}), "system:serviceaccount:srvr-default:default")
+		}},
+		{"TokenReview of a caller's bearer token", func(ctx context.Context) error {
+			r, err := kube.AuthenticationV1().TokenReviews().Create(ctx, &authenticationv1.TokenReview{
+				Spec: authenticationv1.TokenReviewSpec{Token: cfg.BearerToken}}, metav1.CreateOptions{})
+			if err == nil {
+				assert.True(t, r.Status.Authenticated)
+			}
+			return err
+		}},
+		{"SubjectAccessReview for /metrics", func(ctx context.Context) error {
+			_, err := kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
+				Spec: authorizationv1.SubjectAccessReviewSpec{User: "zoo:srvr:admin",
+					NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: "/metrics", Verb: "get"}}}, metav1.CreateOptions{})
+			return err
+		}},
+		{"read the cluster's client CA", func(ctx context.Context) error {
+			_, err := kube.CoreV1().ConfigMaps(metav1.NamespaceSystem).Get(ctx, tenantctl.ClientCAConfigMap, metav1.GetOptions{})
+			return err
+		}},
+	}
+	// Every shared kind of the kinds table, read by name (shared.go).
+	mapper := restMapper(t)
+	for _, k := range translate.Kinds() {
+		if k.Treatment != translate.Shared {
+			continue
+		}
+		gvr, err := mapper.ResourceFor(k.Resource.WithVersion(""))
+		if meta.IsNoMatchError(err) {
+			t.Logf("shared kind %s is not served here", k.Resource)
+			continue
+		}
+		require.NoError(t, err)
+		allowed = append(allowed, struct {
+			why  string
+			call func(ctx context.Context) error
+		}{"read a " + k.Kind + " by name (shared.go)", func(ctx context.Context) error {
+			_, err := dyn.Resource(gvr).Get(ctx, "zoo-e2e-absent", metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return err
+		}})
+	}
+	for _, tc := range allowed {
+		t.Run("may "+tc.why, func(t *testing.T) {
+			require.NoError(t, tc.call(t.Context()))
+		})
+	}
+
+	forbidden := []struct {
+		what string
+		call func(ctx context.Context) error
+	}{
+		{"create a secret in a tenant namespace", func(ctx context.Context) error {
+			_, err := kube.CoreV1().Secrets("srvr-default").Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, metav1.CreateOptions{})
+			return err
+		}},
+		{"list secrets cluster-wide", func(ctx context.Context) error {
+			_, err := kube.CoreV1().Secrets("").List(ctx, metav1.ListOptions{})
+			return err
+		}},
+		{"read its own serving key", func(ctx context.Context) error {
+			_, err := kube.CoreV1().Secrets(tenantctl.ServerNamespace).Get(ctx, tenantctl.ServerTLSSecret, metav1.GetOptions{})
+			return err
+		}},
+		{"read another ConfigMap in kube-system", func(ctx context.Context) error {
+			_, err := kube.CoreV1().ConfigMaps(metav1.NamespaceSystem).Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
+			return err
+		}},
+		{"list pods cluster-wide", func(ctx context.Context) error {
+			_, err := kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+			return err
+		}},
+		{"create a pod in its own namespace", func(ctx context.Context) error {
+			_, err := kube.CoreV1().Pods(tenantctl.ServerNamespace).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "x"},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "x", Image: "x"}}}}, metav1.CreateOptions{})
+			return err
+		}},
+		{"change a tenant record", func(ctx context.Context) error {
+			_, err := dyn.Resource(tenantctl.TenantGVR).Patch(ctx, "srvr", types.MergePatchType, []byte(`{"spec":{"displayName":"x"}}`), metav1.PatchOptions{})
+			return err
+		}},
+		{"create a namespace", func(ctx context.Context) error {
+			_, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "srvr-stolen"}}, metav1.CreateOptions{})
+			return err
+		}},
+		{"create a ClusterRoleBinding", func(ctx context.Context) error {
+			_, err := kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "zoo-e2e-x"},
+				RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "view"}}, metav1.CreateOptions{})
+			return err
+		}},
+		{"delete a ClusterRoleBinding", func(ctx context.Context) error {
+			return kube.RbacV1().ClusterRoleBindings().Delete(ctx, tenantctl.TenantClusterClusterRole, metav1.DeleteOptions{})
+		}},
+		{"impersonate with extra fields (the proxy passes none)", func(ctx context.Context) error {
+			_, err := as(rest.ImpersonationConfig{UserName: "zoo:srvr:admin", Groups: []string{"zoo:tenant:srvr"},
+				Extra: map[string][]string{"example.com/from-proxy": {"x"}}}).CoreV1().Pods("srvr-default").List(ctx, metav1.ListOptions{})
+			return err
+		}},
+		{"list priority classes (shared kinds are read by name only)", func(ctx context.Context) error {
+			_, err := kube.SchedulingV1().PriorityClasses().List(ctx, metav1.ListOptions{})
+			return err
+		}},
+	}
+	for _, tc := range forbidden {
+		t.Run("may not "+tc.what, func(t *testing.T) {
+			err := tc.call(t.Context())
+			require.True(t, apierrors.IsForbidden(err), "want Forbidden, got %v", err)
+		})
+	}
+
+	// What docs/security.md says: an identity that may impersonate anyone
+	// is as strong as cluster-admin. RBAC cannot confine impersonation to
+	// names with a prefix; this pins the fact, so that the docs change with
+	// it.
+	t.Run("is as strong as cluster-admin through impersonation", func(t *testing.T) {
+		_, err := as(rest.ImpersonationConfig{UserName: "anyone", Groups: []string{"system:masters"}}).
+			CoreV1().Secrets("").List(t.Context(), metav1.ListOptions{})
+		require.NoError(t, err)
+	})
+}
