@@ -120,7 +120,8 @@ func (m *mapper) objectName(r *KindRule, name string) (string, error) {
 }
 
 // sharedRef maps a reference to a shared kind: in, the tenant's own object
-// first, else the cluster's; out, the tenant's own shown unprefixed.
+// first, else the cluster's; out, the tenant's own shown unprefixed, the
+// cluster's as it is, another tenant's as ErrNotTenants (left out).
 func (m *mapper) sharedRef(gr schema.GroupResource, name string) (string, error) {
 	if name == "" {
 		return "", nil
@@ -136,6 +137,12 @@ func (m *mapper) sharedRef(gr schema.GroupResource, name string) (string, error)
 	}
 	if local, ok := m.tenant().TenantClusterName(name); ok {
 		return local, nil
+	}
+	if sh := m.t.opts.Shared; sh != nil && sh.OtherTenantOwns(gr, name) {
+		// Another tenant's (an upstream admin or controller wrote it):
+		// shown as it is, the name would stand for the tenant's own
+		// object of that name, or else name nothing of its cluster.
+		return "", foreign(gr.String(), name)
 	}
 	return name, nil
 }
