@@ -59,6 +59,9 @@ func walkCollection(rule *translate.KindRule, ns string) string {
 type objectStore struct {
 	mu      sync.Mutex
 	objects map[string]map[string]any
+	// review, when set, is the answer to every review (else the review
+	// as it was sent).
+	review []byte
 }
 
 func newObjectStore() *objectStore { return &objectStore{objects: map[string]map[string]any{}} }
@@ -131,6 +134,9 @@ func (s *objectStore) write(r *http.Request, body []byte) (int, []byte) {
 		meta, _ := obj["metadata"].(map[string]any)
 		name, _ := meta["name"].(string)
 		if name == "" || strings.HasSuffix(path, "reviews") {
+			if s.review != nil {
+				return http.StatusCreated, s.review
+			}
 			return http.StatusCreated, body // reviews are answered, not stored
 		}
 		meta["resourceVersion"] = "5"

@@ -68,10 +68,7 @@ func sharedNameRef(path, key string, gr schema.GroupResource) Ref {
 // namespace it would read as the object of that name in the referring
 // object's own namespace.
 func objectRefAt(path string) Ref {
-	parentPath, key := "", path
-	if i := strings.LastIndex(path, "."); i >= 0 {
-		parentPath, key = path[:i], path[i+1:]
-	}
+	parentPath, key := splitField(path)
 	return Ref{Field: path, Target: TargetObject, apply: func(m *mapper, obj map[string]any) error {
 		return walk(obj, parentPath, func(parent map[string]any) error {
 			ref, ok := parent[key].(map[string]any)
