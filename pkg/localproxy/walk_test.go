@@ -80,6 +80,9 @@ func newWalkProxy(t *testing.T, extra ...walkFixture) (*Proxy, *fuzzUpstream) {
 		store.put(walkCollection(rule, "")+"/"+f.name, map[string]any{"apiVersion": schema.GroupVersion{Group: f.gr.Group, Version: walkVersion(f.gr.Group)}.String(),
 			"kind": rule.Kind, "metadata": meta, "value": 0})
 	}
+	for _, tenant := range []string{"acme", "beta"} { // the tenant records (shared_tenants.go)
+		store.put(tenantsPath+"/"+tenant, map[string]any{"metadata": map[string]any{"name": tenant}})
+	}
 	up := &fuzzUpstream{gets: map[string][]byte{}, store: store}
 	ts := httptest.NewServer(up)
 	t.Cleanup(ts.Close)

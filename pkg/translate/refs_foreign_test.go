@@ -12,9 +12,9 @@ import (
 // upstream admin or a controller, not through the proxy): the reference
 // is left out rather than shown as a name that, in the tenant's view,
 // stands for its own object (fakeShared: acme owns the classes "fast" and
-// "high"; "beta-*" are beta's).
+// "high"; beta is another tenant, so "beta-*" are beta's).
 func TestForeignReferencesOut(t *testing.T) {
-	tr := newTestTranslator(t)
+	tr := New(MustTenant("acme"), Options{Shared: sharedWithTenants{tenants: []string{"acme", "beta"}}})
 	cases := []struct {
 		name string
 		gr   schema.GroupResource
@@ -74,4 +74,9 @@ func TestForeignReferencesOut(t *testing.T) {
 			jsonEq(t, tc.want, obj)
 		})
 	}
+	t.Run("without the tenants' names, a class is shown as it is", func(t *testing.T) {
+		obj := jsonObj(t, `{"spec":{"storageClassName":"beta-fast"}}`)
+		require.NoError(t, New(MustTenant("acme"), Options{Shared: fakeShared{}}).ObjectToTenant(gr("", "persistentvolumeclaims"), obj))
+		jsonEq(t, `{"spec":{"storageClassName":"beta-fast"}}`, obj)
+	})
 }

@@ -171,14 +171,15 @@ func (m *mapper) classOut(up string) (string, error) {
 }
 
 // claimClassOut maps the upstream class a claim asks for back: the
-// tenant's own as classOut does, the cluster's as it is, and another
-// tenant's (which no claim through the proxy can name) as ErrNotTenants,
-// left out rather than shown as a name that may be the tenant's own class.
+// tenant's own as classOut does, the cluster's as it is, and one in
+// another tenant's prefix (which no claim through the proxy can name) as
+// ErrNotTenants, left out rather than shown as a name that may be the
+// tenant's own class.
 func (m *mapper) claimClassOut(up string) (string, error) {
 	if _, ok := m.tenant().TenantClusterName(up); ok {
 		return m.classOut(up)
 	}
-	if sh := m.t.opts.Shared; sh != nil && sh.OtherTenantOwns(grStorageClass, up) {
+	if m.t.otherTenantsName(up) {
 		return "", foreign("storage class", up)
 	}
 	return up, nil
