@@ -145,6 +145,19 @@ func TestProtobufReadsReferences(t *testing.T) {
 			assert.Equal(t, []string{"10.0.0.1"}, slice.Endpoints[0].Addresses, name)
 			assert.Nil(t, slice.Endpoints[0].TargetRef, "%s: beta's pod read back as acme's pod p", name)
 		}
+
+		// kubectl get prints the server's Table: its class cells read as
+		// the objects do (table_refs.go).
+		_, err = clientFor(t, acme).CoreV1().PersistentVolumeClaims(ns).Create(t.Context(), &corev1.PersistentVolumeClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: "mine"},
+			Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: ptr("beta-fast"), AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}},
+		}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		out := acme.k(t, "get", "pvc", "-n", ns, "mine", "foreign")
+		assert.NotContains(t, out, "acme-", "an upstream name in a cell:\n%s", out)
+		assert.NotContains(t, out, "gamma-fast", "gamma's class in a cell:\n%s", out)
+		assert.Regexp(t, `(?m)^mine\s+Pending\s+beta-fast\s`, out, "acme's own class beta-fast")
 		_ = upstream.CoreV1().PersistentVolumeClaims("acme-"+ns).Delete(bg, "foreign", metav1.DeleteOptions{})
 	})
 	for _, s := range []*served{acme, beta} {
