@@ -179,3 +179,27 @@ func readAnswer(t *testing.T, p *Proxy, path, accept string) (doc []byte, mediaT
 	require.Failf(t, "an answer the client did not ask for", "%s answered in %q (Accept %q)", path, ct, accept)
 	return nil, ""
 }
+
+// walkRead is one read of the case's object: the object, a list or a
+// watch, with an Accept header.
+type walkRead struct{ name, path, item, accept string }
+
+// walkReads are the reads of the case's object of rule (in "default"): GET,
+// LIST and WATCH, as JSON and, for kinds with a protobuf form, as
+// client-go's protobuf clients ask. item is the pointer of the object in
+// the answer readAnswer returns.
+func walkReads(rule *translate.KindRule) []walkRead {
+	coll := walkCollection(rule, "default")
+	accepts := []string{""}
+	gvk := schema.GroupVersionKind{Group: rule.Resource.Group, Version: walkVersion(rule.Resource.Group), Kind: rule.Kind}
+	if _, err := walkScheme.New(gvk); err == nil {
+		accepts = append(accepts, protobufAccept)
+	}
+	var out []walkRead
+	for _, accept := range accepts {
+		out = append(out, walkRead{"GET (Accept " + accept + ")", coll + "/" + walkName(rule), "", accept},
+			walkRead{"LIST (Accept " + accept + ")", coll, "/items/0", accept},
+			walkRead{"WATCH (Accept " + accept + ")", coll + "?watch=true", "", accept})
+	}
+	return out
+}

@@ -196,29 +196,11 @@ func walkRef(t *testing.T, rule *translate.KindRule, ref translate.Ref, c walkCa
 				requireAt(t, rec.Body.Bytes(), c.at, back, "the review's answer")
 				return
 			}
-			requireAnswers(t, p, rule, c.at, back)
+			for _, read := range walkReads(rule) {
+				body, mt := readAnswer(t, p, read.path, read.accept)
+				requireAt(t, body, read.item+c.at, back, read.name+" answered in "+mt)
+			}
 		})
-	}
-}
-
-// requireAnswers requires the answers to the tenant (the object, a list
-// and a watch, as JSON and, for kinds with a protobuf form, to a client
-// asking for protobuf) to hold want at the pointer at of the case's object.
-func requireAnswers(t *testing.T, p *Proxy, rule *translate.KindRule, at, want string) {
-	t.Helper()
-	coll := walkCollection(rule, "default")
-	accepts := []string{""}
-	gvk := schema.GroupVersionKind{Group: rule.Resource.Group, Version: walkVersion(rule.Resource.Group), Kind: rule.Kind}
-	if _, err := walkScheme.New(gvk); err == nil {
-		accepts = append(accepts, protobufAccept)
-	}
-	for _, accept := range accepts {
-		for _, read := range []struct{ name, path, item string }{
-			{"GET", coll + "/" + walkName(rule), ""}, {"LIST", coll, "/items/0"}, {"WATCH", coll + "?watch=true", ""},
-		} {
-			body, mt := readAnswer(t, p, read.path, accept)
-			requireAt(t, body, read.item+at, want, read.name+" answered in "+mt+" (Accept "+accept+")")
-		}
 	}
 }
 
