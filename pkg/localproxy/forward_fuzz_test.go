@@ -60,7 +60,9 @@ func (f *fuzzUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case f.store != nil:
 		var code int
-		code, answer = f.store.serve(r, body)
+		var ct string
+		code, answer, ct = f.store.serve(r, body)
+		w.Header().Set("Content-Type", ct)
 		w.WriteHeader(code)
 	case r.Method != http.MethodGet:
 		w.WriteHeader(http.StatusForbidden)

@@ -48,12 +48,16 @@ func TestProxyWalksTheKindsTable(t *testing.T) {
 	}
 }
 
-// walkFixtures are beta's and the platform's objects in the fake upstream.
-var walkFixtures = []struct {
+// walkFixture is an object of a shared kind in the fake upstream: its
+// upstream name and the tenant it is labeled for ("" for the platform's).
+type walkFixture struct {
 	gr     schema.GroupResource
 	name   string
 	tenant string
-}{
+}
+
+// walkFixtures are beta's and the platform's objects in the fake upstream.
+var walkFixtures = []walkFixture{
 	{schema.GroupResource{Group: "scheduling.k8s.io", Resource: "priorityclasses"}, "beta-low", "beta"},
 	{schema.GroupResource{Group: "node.k8s.io", Resource: "runtimeclasses"}, "beta-rc", "beta"},
 	{schema.GroupResource{Group: "networking.k8s.io", Resource: "ingressclasses"}, "beta-nginx", "beta"},
@@ -62,10 +66,11 @@ var walkFixtures = []struct {
 	{schema.GroupResource{Group: "storage.k8s.io", Resource: "storageclasses"}, "standard", ""},
 }
 
-// newWalkProxy is newFuzzProxy's upstream with a store holding walkFixtures.
-func newWalkProxy(t *testing.T) (*Proxy, *fuzzUpstream) {
+// newWalkProxy is newFuzzProxy's upstream with a store holding walkFixtures
+// (and extra).
+func newWalkProxy(t *testing.T, extra ...walkFixture) (*Proxy, *fuzzUpstream) {
 	store := newObjectStore()
-	for _, f := range walkFixtures {
+	for _, f := range append(append([]walkFixture{}, walkFixtures...), extra...) {
 		rule, ok := translate.LookupKind(f.gr)
 		require.True(t, ok)
 		meta := map[string]any{"name": f.name, "resourceVersion": "1"}
@@ -74,6 +79,9 @@ func newWalkProxy(t *testing.T) (*Proxy, *fuzzUpstream) {
 		}
 		store.put(walkCollection(rule, "")+"/"+f.name, map[string]any{"apiVersion": schema.GroupVersion{Group: f.gr.Group, Version: walkVersion(f.gr.Group)}.String(),
 			"kind": rule.Kind, "metadata": meta, "value": 0})
+	}
+	for _, tenant := range []string{"acme", "beta"} { // the tenant records (shared_tenants.go)
+		store.put(tenantsPath+"/"+tenant, map[string]any{"metadata": map[string]any{"name": tenant}})
 	}
 	up := &fuzzUpstream{gets: map[string][]byte{}, store: store}
 	ts := httptest.NewServer(up)
@@ -188,18 +196,9 @@ func walkRef(t *testing.T, rule *translate.KindRule, ref translate.Ref, c walkCa
 				requireAt(t, rec.Body.Bytes(), c.at, back, "the review's answer")
 				return
 			}
-			// The answers: the object, a list and a watch, from what the
-			// upstream stored, read back as the tenant wrote it.
-			for _, read := range []struct{ name, path, item string }{
-				{"GET", path, ""}, {"LIST", coll, "/items/0"}, {"WATCH", coll + "?watch=true", "/object"},
-			} {
-				rec := send(p, http.MethodGet, read.path, "", nil)
-				require.Equal(t, http.StatusOK, rec.Code, "%s: %s", read.name, rec.Body)
-				body := rec.Body.Bytes()
-				if read.name == "WATCH" {
-					body, _, _ = bytes.Cut(body, []byte("\n"))
-				}
-				requireAt(t, body, read.item+c.at, back, read.name)
+			for _, read := range walkReads(rule) {
+				body, mt := readAnswer(t, p, read.path, read.accept)
+				requireAt(t, body, read.item+c.at, back, read.name+" answered in "+mt)
 			}
 		})
 	}

@@ -59,6 +59,9 @@ func walkCollection(rule *translate.KindRule, ns string) string {
 type objectStore struct {
 	mu      sync.Mutex
 	objects map[string]map[string]any
+	// review, when set, is the answer to every review (else the review
+	// as it was sent).
+	review []byte
 }
 
 func newObjectStore() *objectStore { return &objectStore{objects: map[string]map[string]any{}} }
@@ -78,42 +81,51 @@ func (s *objectStore) put(path string, obj map[string]any) {
 	s.objects[path] = obj
 }
 
-func (s *objectStore) serve(r *http.Request, body []byte) (int, []byte) {
+func (s *objectStore) serve(r *http.Request, body []byte) (code int, answer []byte, contentType string) {
 	path := r.URL.Path
 	if d, ok := walkDiscovery(path); ok {
-		return http.StatusOK, d
+		return http.StatusOK, d, translate.MediaJSON
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if r.Method == http.MethodGet {
+		return s.read(r)
+	}
+	code, answer = s.write(r, body)
+	return code, answer, translate.MediaJSON
+}
+
+// read answers a GET: the object, a list or a watch of the collection, in
+// protobuf when the client asks for it first (as the API server does).
+func (s *objectStore) read(r *http.Request) (int, []byte, string) {
+	path, pb := r.URL.Path, wantsProtobuf(r)
+	if obj, ok := s.objects[path]; ok {
+		return answerObject(obj, pb)
+	}
+	var items []map[string]any
+	var keys []string
+	for k := range s.objects {
+		if rest, ok := strings.CutPrefix(k, path+"/"); ok && !strings.Contains(rest, "/") {
+			keys = append(keys, k)
+		}
+	}
+	gvk, isColl := collectionGVK(path)
+	if len(keys) == 0 && !isColl {
+		return http.StatusNotFound, []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`), translate.MediaJSON
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		items = append(items, s.objects[k])
+	}
+	if w := r.URL.Query().Get("watch"); w != "" && w != "false" && w != "0" {
+		return answerWatch(items, pb)
+	}
+	return answerList(gvk, items, pb)
+}
+
+func (s *objectStore) write(r *http.Request, body []byte) (int, []byte) {
+	path := r.URL.Path
 	switch r.Method {
-	case http.MethodGet:
-		if obj, ok := s.objects[path]; ok {
-			return http.StatusOK, mustJSON(obj)
-		}
-		var items []any
-		var keys []string
-		for k := range s.objects {
-			if rest, ok := strings.CutPrefix(k, path+"/"); ok && !strings.Contains(rest, "/") {
-				keys = append(keys, k)
-			}
-		}
-		if len(keys) == 0 && !isCollection(path) {
-			return http.StatusNotFound, []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			items = append(items, s.objects[k])
-		}
-		if w := r.URL.Query().Get("watch"); w != "" && w != "false" && w != "0" {
-			var b []byte
-			for _, it := range items {
-				b = append(b, mustJSON(map[string]any{"type": "ADDED", "object": it})...)
-				b = append(b, '\n')
-			}
-			return http.StatusOK, b
-		}
-		return http.StatusOK, mustJSON(map[string]any{"kind": "List", "apiVersion": "v1",
-			"metadata": map[string]any{"resourceVersion": "5"}, "items": append([]any{}, items...)})
 	case http.MethodPost:
 		var obj map[string]any
 		if err := json.Unmarshal(body, &obj); err != nil {
@@ -122,6 +134,9 @@ func (s *objectStore) serve(r *http.Request, body []byte) (int, []byte) {
 		meta, _ := obj["metadata"].(map[string]any)
 		name, _ := meta["name"].(string)
 		if name == "" || strings.HasSuffix(path, "reviews") {
+			if s.review != nil {
+				return http.StatusCreated, s.review
+			}
 			return http.StatusCreated, body // reviews are answered, not stored
 		}
 		meta["resourceVersion"] = "5"
@@ -151,15 +166,25 @@ func (s *objectStore) serve(r *http.Request, body []byte) (int, []byte) {
 	return http.StatusMethodNotAllowed, []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","code":405}`)
 }
 
-// isCollection reports whether path ends in a resource of the kinds table.
-func isCollection(path string) bool {
-	i := strings.LastIndex(path, "/")
-	for _, r := range translate.Kinds() {
-		if path[i+1:] == r.Resource.Resource {
-			return true
-		}
+// collectionGVK is the kind of the list a collection path answers with
+// ("/apis/apps/v1/namespaces/x/deployments" → apps/v1 DeploymentList);
+// ok is false when path is no collection of the kinds table.
+func collectionGVK(path string) (schema.GroupVersionKind, bool) {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	var gv schema.GroupVersion
+	switch {
+	case len(parts) >= 3 && parts[0] == "api":
+		gv = schema.GroupVersion{Version: parts[1]}
+	case len(parts) >= 4 && parts[0] == "apis":
+		gv = schema.GroupVersion{Group: parts[1], Version: parts[2]}
+	default:
+		return schema.GroupVersionKind{}, false
 	}
-	return false
+	rule, ok := translate.LookupKind(schema.GroupResource{Group: gv.Group, Resource: parts[len(parts)-1]})
+	if !ok {
+		return schema.GroupVersionKind{}, false
+	}
+	return gv.WithKind(rule.Kind + "List"), true
 }
 
 // walkDiscovery answers the discovery paths from the kinds table.

@@ -61,9 +61,44 @@ func sharedNameRef(path, key string, gr schema.GroupResource) Ref {
 	return stringField(TargetShared, path, key, func(m *mapper, _ map[string]any, v string) (string, error) { return m.sharedRef(gr, v) })
 }
 
-// objectRefAt is a Ref to ObjectReferences ({apiVersion, kind, namespace, name}).
+// objectRefAt is a Ref to ObjectReferences ({apiVersion, kind, namespace,
+// name}). On the way out, a reference to an object that is not the
+// tenant's (another namespace, API group or cluster-scoped object, written
+// upstream by an admin or a controller) is left out whole: without its
+// namespace it would read as the object of that name in the referring
+// object's own namespace.
 func objectRefAt(path string) Ref {
-	return atPath(TargetObject, path, func(m *mapper, ref map[string]any) error { return m.objectReference(ref) })
+	parentPath, key := splitField(path)
+	return Ref{Field: path, Target: TargetObject, apply: func(m *mapper, obj map[string]any) error {
+		return walk(obj, parentPath, func(parent map[string]any) error {
+			ref, ok := parent[key].(map[string]any)
+			if !ok {
+				return nil
+			}
+			if !m.in && !m.namesTenants(ref) {
+				delete(parent, key)
+				return nil
+			}
+			return m.objectReference(ref)
+		})
+	}}
+}
+
+// namesTenants reports whether the upstream object reference ref names
+// only what is the tenant's: its namespace, its API group and, for a
+// cluster-scoped object the tenant owns, its name.
+func (m *mapper) namesTenants(ref map[string]any) bool {
+	if ns := str(ref, "namespace"); ns != "" {
+		if _, ok := m.tenant().TenantNamespace(ns); !ok {
+			return false
+		}
+	}
+	av := str(ref, "apiVersion")
+	if _, ok := m.tenant().TenantAPIVersion(av); av != "" && !ok {
+		return false
+	}
+	_, err := m.objectName(m.t.ruleForKind(groupOf(av), str(ref, "kind")), str(ref, "name"))
+	return !IsNotTenants(err)
 }
 
 func (m *mapper) objectReference(ref map[string]any) error {

@@ -192,18 +192,35 @@ func shallowCopy(in map[string]any) map[string]any {
 // ClusterRoles: every clusterRoleSelector gets matchLabels
 // TenantLabel=<tenant> on the way in (the form the zoo-tenant admission
 // policy demands, as it cannot read matchExpressions), which is stripped on
-// the way out. A selector that names TenantLabel itself is refused.
+// the way out. A selector that names TenantLabel itself is refused; on the
+// way out, a selector of another tenant's roles is left out.
 func aggregationRule(m *mapper, obj map[string]any) error {
 	agg := child(obj, "aggregationRule")
 	if agg == nil {
 		return nil
 	}
 	sels, _ := agg["clusterRoleSelectors"].([]any)
+	kept := sels[:0]
+	defer func() {
+		if sels != nil {
+			agg["clusterRoleSelectors"] = kept
+		}
+	}()
 	for _, s := range sels {
 		sel, ok := s.(map[string]any)
 		if !ok {
+			kept = append(kept, s)
 			continue
 		}
+		if labels, ok := sel["matchLabels"].(map[string]any); ok && !m.in {
+			if v, set := labels[TenantLabel]; set && v != m.tenant().Name() {
+				// Another tenant's roles (written upstream, not through
+				// the proxy): left out, as the selector without its
+				// label would read as every role of the tenant's own.
+				continue
+			}
+		}
+		kept = append(kept, sel)
 		// Namespace names in values; on the way out also the
 		// matchExpressions form of the confinement of older versions.
 		if err := m.labelSelector(sel, !m.in); err != nil {

@@ -6,24 +6,53 @@ import (
 
 // resourceAttributesRef maps SubjectAccessReview-style resourceAttributes:
 // namespace, API group and the name of tenant-owned cluster-scoped objects.
+// On the way out, attributes naming what is not the tenant's are left out
+// whole: without their namespace they would read as a question about every
+// namespace, without their group as one about the core group.
 func resourceAttributesRef(path string) Ref {
-	return atPath(TargetRules, path, func(m *mapper, attrs map[string]any) error {
-		group := str(attrs, "group")
-		if err := m.mapString(attrs, "group", m.apiGroupOrWildcard); err != nil {
+	parentPath, key := splitField(path)
+	return Ref{Field: path, Target: TargetRules, apply: func(m *mapper, obj map[string]any) error {
+		return walk(obj, parentPath, func(parent map[string]any) error {
+			attrs, ok := parent[key].(map[string]any)
+			if !ok {
+				return nil
+			}
+			err := m.resourceAttributes(attrs)
+			if !m.in && IsNotTenants(err) {
+				delete(parent, key)
+				return nil
+			}
+			return err
+		})
+	}}
+}
+
+// resourceAttributes maps one resourceAttributes; out, a name that is not
+// the tenant's is an ErrNotTenants.
+func (m *mapper) resourceAttributes(attrs map[string]any) error {
+	group := str(attrs, "group")
+	mapped, err := m.apiGroupOrWildcard(group)
+	if group != "" && err != nil {
+		return err
+	}
+	if group != "" {
+		attrs["group"] = mapped
+	}
+	if !m.in {
+		group = mapped
+	}
+	if ns := str(attrs, "namespace"); ns != "" {
+		if attrs["namespace"], err = m.namespace(ns); err != nil {
 			return err
 		}
-		if !m.in {
-			group = str(attrs, "group")
-		}
-		if err := m.mapString(attrs, "namespace", m.namespace); err != nil {
+	}
+	rule, ok := kindsByResource[schema.GroupResource{Group: group, Resource: str(attrs, "resource")}]
+	if name := str(attrs, "name"); ok && name != "" {
+		if attrs["name"], err = m.objectName(rule, name); err != nil {
 			return err
 		}
-		rule, ok := kindsByResource[schema.GroupResource{Group: group, Resource: str(attrs, "resource")}]
-		if !ok {
-			return nil
-		}
-		return m.mapString(attrs, "name", func(s string) (string, error) { return m.objectName(rule, s) })
-	})
+	}
+	return nil
 }
 
 // reviewUser maps SubjectAccessReview spec.user and spec.groups: the tenant

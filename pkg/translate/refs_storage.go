@@ -48,7 +48,7 @@ var pvClassRef = Ref{Field: "spec.storageClassName", Target: TargetOwned, apply:
 	if !m.in {
 		if s, ok := v.(string); ok && s != "" {
 			local, err := m.classOut(s)
-			if err != nil {
+			if err != nil && !IsNotTenants(err) {
 				return err
 			}
 			if local == "" {
@@ -100,7 +100,11 @@ func claimClassRef(path string) Ref {
 			if m.in {
 				s, err = m.claimClassIn(s)
 			} else if s != "" {
-				s, err = m.classOut(s)
+				s, err = m.claimClassOut(s)
+			}
+			if !m.in && IsNotTenants(err) {
+				delete(spec, "storageClassName")
+				return nil
 			}
 			if err != nil {
 				return err
@@ -150,17 +154,35 @@ func (m *mapper) claimClassIn(local string) (string, error) {
 	return m.ownClass(local)
 }
 
-// classOut maps an upstream class back: the tenant's own without prefix, the
-// reserved class as "", any other (the cluster's) as it is.
+// classOut maps the upstream class of a tenant volume (or capacity) back:
+// the tenant's own without prefix, the reserved class as "". Any other class
+// is not the tenant's (an upstream admin or controller wrote it): shown as
+// it is, its name would stand for the tenant's own class of that name, so
+// it is an ErrNotTenants and left out.
 func (m *mapper) classOut(up string) (string, error) {
 	local, ok := m.tenant().TenantClusterName(up)
 	switch {
 	case !ok:
-		return up, nil
+		return "", foreign("storage class", up)
 	case local == NoStorageClass:
 		return "", nil
 	}
 	return local, nil
+}
+
+// claimClassOut maps the upstream class a claim asks for back: the
+// tenant's own as classOut does, the cluster's as it is, and one in
+// another tenant's prefix (which no claim through the proxy can name) as
+// ErrNotTenants, left out rather than shown as a name that may be the
+// tenant's own class.
+func (m *mapper) claimClassOut(up string) (string, error) {
+	if _, ok := m.tenant().TenantClusterName(up); ok {
+		return m.classOut(up)
+	}
+	if m.t.otherTenantsName(up) {
+		return "", foreign("storage class", up)
+	}
+	return up, nil
 }
 
 func reservedClassError(name string) error {

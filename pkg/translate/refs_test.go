@@ -106,7 +106,7 @@ func TestCrossReferencesOut(t *testing.T) {
 		{"shared class reference stays", gr("", "persistentvolumeclaims"),
 			`{"spec":{"storageClassName":"standard"}}`, `{"spec":{"storageClassName":"standard"}}`},
 		{"foreign reference removed", gr("", "events"),
-			`{"involvedObject":{"kind":"Pod","namespace":"beta-default","name":"p"}}`, `{"involvedObject":{"kind":"Pod","name":"p"}}`},
+			`{"involvedObject":{"kind":"Pod","namespace":"beta-default","name":"p"}}`, `{}`}, // left out whole: without its namespace it would read as acme's pod p
 		{"shared object of the cluster", grStorageClass, `{"metadata":{"name":"standard"}}`, `{"metadata":{"name":"standard"}}`},
 		{"own shared object", grStorageClass, `{"metadata":{"name":"acme-fast","labels":{"zoo.kubectl-zoo.io/tenant":"acme"}}}`, `{"metadata":{"name":"fast"}}`},
 		{"managedFields hide the ownership label", grNamespace,

@@ -105,7 +105,7 @@ func (t *Translator) streamRest(rule *KindRule, s *jsonStream, out io.Writer, he
 	table := key == "rows"
 	cols := noColumns
 	if table {
-		cols = tableColumns(head)
+		cols = tableColumns(rule, head)
 	} else if err := t.listKindOut(head); err != nil {
 		return err
 	}

@@ -10,15 +10,18 @@ import (
 type columns struct {
 	name, namespace               int
 	role, users, groups, accounts int
-	message                       int // an Event's message (eventTextRef)
+	message                       int         // an Event's message (eventTextRef)
+	refs                          []refColumn // references of the kind (table_refs.go)
 }
 
-var noColumns = columns{-1, -1, -1, -1, -1, -1, -1}
+var noColumns = columns{-1, -1, -1, -1, -1, -1, -1, nil}
 
-// tableColumns finds the columns of a Table by their definitions.
-func tableColumns(table map[string]any) columns {
+// tableColumns finds the columns of a Table of rule's kind by their
+// definitions.
+func tableColumns(rule *KindRule, table map[string]any) columns {
 	c := noColumns
 	defs, _ := table["columnDefinitions"].([]any)
+	c.refs = refColumns(rule, defs)
 	for i, d := range defs {
 		def, ok := d.(map[string]any)
 		if !ok {
@@ -47,7 +50,7 @@ func tableColumns(table map[string]any) columns {
 
 // tableOut translates a whole meta.k8s.io Table row by row.
 func (t *Translator) tableOut(rule *KindRule, table map[string]any) error {
-	cols := tableColumns(table)
+	cols := tableColumns(rule, table)
 	rows, _ := table["rows"].([]any)
 	kept := rows[:0]
 	for _, r := range rows {
@@ -103,6 +106,9 @@ func (t *Translator) rowOut(rule *KindRule, row map[string]any, cols columns) er
 				cells[cols.namespace] = local
 			}
 		}
+	}
+	if err := t.refCellsOut(cells, cols.refs); err != nil {
+		return err
 	}
 	if rule.Resource.Group == rbacGroup && (rule.Resource.Resource == "rolebindings" || rule.Resource.Resource == "clusterrolebindings") {
 		return t.rbacCellsOut(cells, cols)

@@ -2,6 +2,7 @@ package translate
 
 import (
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -120,7 +121,8 @@ func (m *mapper) objectName(r *KindRule, name string) (string, error) {
 }
 
 // sharedRef maps a reference to a shared kind: in, the tenant's own object
-// first, else the cluster's; out, the tenant's own shown unprefixed.
+// first, else the cluster's; out, the tenant's own shown unprefixed, the
+// cluster's as it is, another tenant's as ErrNotTenants (left out).
 func (m *mapper) sharedRef(gr schema.GroupResource, name string) (string, error) {
 	if name == "" {
 		return "", nil
@@ -137,7 +139,41 @@ func (m *mapper) sharedRef(gr schema.GroupResource, name string) (string, error)
 	if local, ok := m.tenant().TenantClusterName(name); ok {
 		return local, nil
 	}
+	if m.t.otherTenantsName(name) {
+		// Another tenant's (an upstream admin or controller wrote it):
+		// shown as it is, the name would stand for the tenant's own
+		// object of that name, or else name nothing of its cluster.
+		return "", foreign(gr.String(), name)
+	}
 	return name, nil
+}
+
+// otherTenantsName reports whether an upstream name of a shared object is
+// in another tenant's prefix. It is decided from the tenants' names
+// (OtherTenantsLister), without looking the object up: an answer names
+// shared objects item by item, and a lookup per distinct name would
+// multiply the upstream requests of one list by its distinct names.
+// Without the lister, or when the tenants cannot be read, no name is.
+func (t *Translator) otherTenantsName(name string) bool {
+	lister, ok := t.opts.Shared.(OtherTenantsLister)
+	if !ok {
+		return false
+	}
+	var others []string
+	for i := 1; i < len(name); i++ {
+		if name[i] != '-' {
+			continue
+		}
+		if others == nil {
+			if others = lister.OtherTenants(); len(others) == 0 {
+				return false
+			}
+		}
+		if owner := name[:i]; owner != t.tenant.Name() && slices.Contains(others, owner) {
+			return true
+		}
+	}
+	return false
 }
 
 // ResolveSharedRef resolves a reference from a tenant object to a shared kind

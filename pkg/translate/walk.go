@@ -105,6 +105,15 @@ func stringField(target Target, path, key string, f func(m *mapper, parent map[s
 	}}
 }
 
+// splitField splits a field path into the path of its parent and its key
+// ("spec.claimRef" → "spec", "claimRef"; "involvedObject" → "", itself).
+func splitField(path string) (parent, key string) {
+	if i := strings.LastIndex(path, "."); i >= 0 {
+		return path[:i], path[i+1:]
+	}
+	return "", path
+}
+
 // atPath is a Ref that applies f to every map found at path.
 func atPath(target Target, path string, f func(m *mapper, obj map[string]any) error) Ref {
 	return Ref{Field: path, Target: target, apply: func(m *mapper, obj map[string]any) error {
