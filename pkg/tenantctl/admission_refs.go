@@ -20,14 +20,13 @@ func refValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {
 	for _, src := range translate.PVHostSources {
 		pv = append(pv, "!has(object.spec."+src+")")
 	}
-	for _, path := range translate.PVSecretRefs {
-		pv = append(pv, optionalPrefixed("object."+path, "namespace"))
-	}
-	pv = append(pv, optionalPrefixed("object.spec.azureFile", "secretNamespace"))
+	// The namespaces of the secrets a volume names, and of a CRD's
+	// conversion webhook Service, are namespace references of the kinds
+	// table: namespaceRefValidation judges them.
 	conversion := "object.spec.conversion.webhook.clientConfig"
 	return []admissionv1.Validation{{
 		Expression:        "!(" + isPV + ") || (" + strings.Join(pv, " && ") + ")",
-		MessageExpression: "'volumes of tenant ' + variables.tenant + ' may not be on a path of the machines (hostPath, local), and the secrets they name must be in namespaces starting with ' + variables.prefix",
+		MessageExpression: "'volumes of tenant ' + variables.tenant + ' may not be on a path of the machines (hostPath, local)'",
 		Reason:            forbidden,
 	}, {
 		Expression: "!(variables.reqGroup == '' && request.resource.resource == 'services' && variables.subres == '' && object != null) || " +
@@ -35,9 +34,8 @@ func refValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {
 		Message: "tenants may not set spec.externalIPs: kube-proxy on every machine would capture the traffic of those addresses",
 		Reason:  forbidden,
 	}, {
-		Expression: "!(variables.isCRD && variables.subres == '' && object != null) || (" + absent(conversion+".url") + " && " + optionalPrefixed(conversion+".service", "namespace") + ")",
-		MessageExpression: "'CustomResourceDefinitions of tenant ' + variables.tenant + ' may not name a conversion webhook URL (the API server would dial it); " +
-			"a conversion webhook Service must be in a namespace starting with ' + variables.prefix",
+		Expression: "!(variables.isCRD && variables.subres == '' && object != null) || " + absent(conversion+".url"),
+		MessageExpression: "'CustomResourceDefinitions of tenant ' + variables.tenant + ' may not name a conversion webhook URL (the API server would dial it)'",
 		Reason: forbidden,
 	}, namespaceRefValidation(forbidden), {
 		Expression: "!(variables.reqGroup == 'storage.k8s.io' && request.resource.resource == 'storageclasses' && variables.subres == '' && object != null) || !has(object.parameters) || " +

@@ -202,7 +202,7 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: "zoo:acme:adm
 		{name: "admin makes a volume on a machine's root", stdin: outsidePV(`hostPath: {path: /}`), args: append(admin, "create", "-f", "-"),
 			denial: "may not be on a path of the machines"},
 		{name: "admin makes a volume whose driver reads another tenant's secret", stdin: outsidePV(`csi: {driver: d.example.com, volumeHandle: h, nodePublishSecretRef: {name: gold, namespace: beta-default}}`),
-			args: append(admin, "create", "-f", "-"), denial: "the secrets they name must be in namespaces starting with acme-"},
+			args: append(admin, "create", "-f", "-"), denial: "the namespaces tenant acme names must start with acme-"},
 		{name: "admin makes a StorageClass whose provisioner reads the platform's secret", stdin: `apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata: {name: acme-sneaky, labels: {zoo.kubectl-zoo.io/tenant: acme}}

@@ -75,7 +75,7 @@ func pvObject(source string) string {
 }
 
 func pvSecret(source, ref string) upstreamCase {
-	return upstreamCase{obj: pvObject(`"` + source + `":{` + ref + `}`), denial: "the secrets they name must be in namespaces starting with acme-"}
+	return upstreamCase{obj: pvObject(`"` + source + `":{` + ref + `}`), denial: "the namespaces tenant acme names must start with acme-"}
 }
 
 const csi = `"driver":"d.example.com","volumeHandle":"h",`
@@ -159,7 +159,7 @@ var upstreamCases = mergeUpstream(
 		"persistentvolumes spec.scaleIO.secretRef.namespace":              pvSecret("scaleIO", `"gateway":"g","system":"s","volumeName":"v","secretRef":{"name":"s","namespace":"beta-default"}`),
 		"persistentvolumes spec.storageos.secretRef.namespace":            pvSecret("storageos", `"volumeName":"v","secretRef":{"name":"s","namespace":"beta-default"}`),
 		"persistentvolumes spec.azureFile.secretNamespace": {obj: pvObject(`"azureFile":{"secretName":"s","shareName":"x","secretNamespace":"beta-default"}`),
-			denial: "the secrets they name must be in namespaces starting with acme-"},
+			denial: "the namespaces tenant acme names must start with acme-"},
 		"persistentvolumes spec.hostPath": {obj: pvObject(`"hostPath":{"path":"/"}`), denial: "may not be on a path of the machines"},
 		"persistentvolumes spec.local":    {obj: pvObject(`"local":{"path":"/"},"nodeAffinity":{"required":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"k","operator":"Exists"}]}]}}`), denial: "may not be on a path of the machines"},
 		"clusterroles.rbac.authorization.k8s.io aggregationRule.clusterRoleSelectors": {obj: clusterObject("rbac.authorization.k8s.io/v1", "ClusterRole",
@@ -180,7 +180,7 @@ var upstreamCases = mergeUpstream(
 		"priorityclasses.scheduling.k8s.io value":                   {obj: clusterObject("scheduling.k8s.io/v1", "PriorityClass", `"value":1000000`), denial: byPriority},
 		"customresourcedefinitions.apiextensions.k8s.io spec.group": {obj: walkCRD("beta-x.io", ""), denial: byTenantPolicy},
 		"customresourcedefinitions.apiextensions.k8s.io spec.conversion.webhook.clientConfig.service.namespace": {
-			obj: walkCRD("acme-x.io", `{"service":{"name":"s","namespace":"beta-default"}}`), denial: "a conversion webhook Service must be in a namespace starting with acme-"},
+			obj: walkCRD("acme-x.io", `{"service":{"name":"s","namespace":"beta-default"}}`), denial: "the namespaces tenant acme names must start with acme-"},
 		"customresourcedefinitions.apiextensions.k8s.io spec.conversion.webhook.clientConfig.url": {
 			obj: walkCRD("acme-x.io", `{"url":"https://203.0.113.11/convert"}`), denial: "may not name a conversion webhook URL"},
 	},
