@@ -19,6 +19,8 @@ const DefaultMaxProxies = 4096
 // which clients resume — and made again when its identity returns.
 type proxies struct {
 	upstream func(tenant string) *rest.Config
+	// apiAccess is given to every proxy (nil: none).
+	apiAccess *localproxy.APIAccess
 
 	mu     sync.Mutex
 	cache  *lru.Cache
@@ -42,11 +44,12 @@ func (ps *proxies) get(id Identity, admin bool) (*localproxy.Proxy, error) {
 		return v.(*localproxy.Proxy), nil
 	}
 	p, err := localproxy.New(localproxy.Config{
-		Upstream: ps.upstream(id.Tenant.Name()),
-		Tenant:   id.Tenant.Name(),
-		User:     id.User,
-		Groups:   id.Groups,
-		Admin:    admin,
+		Upstream:  ps.upstream(id.Tenant.Name()),
+		Tenant:    id.Tenant.Name(),
+		User:      id.User,
+		Groups:    id.Groups,
+		Admin:     admin,
+		APIAccess: ps.apiAccess,
 	})
 	if err != nil {
 		return nil, err
