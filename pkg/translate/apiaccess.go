@@ -69,14 +69,7 @@ var containerLists = []string{"initContainers", "containers", "ephemeralContaine
 // HasPodSpecs reports whether objects of the rule's kind hold a pod spec (a
 // pod, or a pod template): the proxy keeps the ConfigMap APIAccessName in
 // the namespace such an object is written into.
-func (r *KindRule) HasPodSpecs() bool {
-	for _, ref := range r.Refs {
-		if ref.podSpec {
-			return true
-		}
-	}
-	return false
-}
+func (r *KindRule) HasPodSpecs() bool { return len(podSpecPaths(r)) > 0 }
 
 // apiAccessIn refuses a pod spec that names APIAccessName as a volume (the
 // tenant's would be taken for the proxy's and hidden), removes what

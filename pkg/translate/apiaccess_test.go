@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -219,5 +220,48 @@ func dropEmptyLists(spec map[string]any) {
 				drop(ctr, "env", "volumeMounts")
 			}
 		}
+	}
+}
+
+// TestAPIAccessManagedFields: the field sets of managedFields lose the
+// injected fields, of the whole object (the fast path that copies most of
+// it raw included) and of a Table row's metadata; a container's own mount
+// of the path and its own variables stay.
+func TestAPIAccessManagedFields(t *testing.T) {
+	const fields = `{"f:spec":{"f:containers":{` +
+		`"k:{\"name\":\"operator\"}":{".":{},"f:env":{".":{},"k:{\"name\":\"ENDPOINT\"}":{".":{},"f:name":{},"f:value":{}},` +
+		`"k:{\"name\":\"KUBERNETES_SERVICE_HOST\"}":{".":{},"f:name":{},"f:valueFrom":{".":{},"f:configMapKeyRef":{}}},` +
+		`"k:{\"name\":\"KUBERNETES_SERVICE_PORT\"}":{".":{},"f:name":{},"f:valueFrom":{".":{},"f:configMapKeyRef":{}}}},` +
+		`"f:volumeMounts":{".":{},"k:{\"mountPath\":\"/var/run/secrets/kubernetes.io/serviceaccount\"}":{".":{},"f:mountPath":{},"f:name":{},"f:readOnly":{}}}},` +
+		`"k:{\"name\":\"sidecar\"}":{".":{},"f:volumeMounts":{".":{},"k:{\"mountPath\":\"/var/run/secrets/kubernetes.io/serviceaccount\"}":{".":{},"f:mountPath":{},"f:name":{}}}}},` +
+		`"f:volumes":{".":{},"k:{\"name\":\"own\"}":{".":{},"f:emptyDir":{},"f:name":{}},"k:{\"name\":\"zoo-kube-api-access\"}":{".":{},"f:name":{},"f:projected":{}}}}}`
+	const want = `{"f:spec":{"f:containers":{` +
+		`"k:{\"name\":\"operator\"}":{".":{},"f:env":{".":{},"k:{\"name\":\"ENDPOINT\"}":{".":{},"f:name":{},"f:value":{}}}},` +
+		`"k:{\"name\":\"sidecar\"}":{".":{},"f:volumeMounts":{".":{},"k:{\"mountPath\":\"/var/run/secrets/kubernetes.io/serviceaccount\"}":{".":{},"f:mountPath":{},"f:name":{}}}}},` +
+		`"f:volumes":{".":{},"k:{\"name\":\"own\"}":{".":{},"f:emptyDir":{},"f:name":{}}}}}`
+	meta := `"metadata":{"name":"p","namespace":"acme-ops","managedFields":[{"apiVersion":"v1","fieldsType":"FieldsV1","manager":"kube-controller-manager","fieldsV1":` + fields + `}]}`
+	spec := `"spec":{"containers":[{"name":"operator","env":[` +
+		`{"name":"KUBERNETES_SERVICE_HOST","valueFrom":{"configMapKeyRef":{"name":"zoo-kube-api-access","key":"host"}}},` +
+		`{"name":"KUBERNETES_SERVICE_PORT","valueFrom":{"configMapKeyRef":{"name":"zoo-kube-api-access","key":"port"}}},{"name":"ENDPOINT","value":"x"}],` +
+		`"volumeMounts":[{"name":"zoo-kube-api-access","mountPath":"/var/run/secrets/kubernetes.io/serviceaccount","readOnly":true}]},` +
+		`{"name":"sidecar","volumeMounts":[{"name":"own","mountPath":"/var/run/secrets/kubernetes.io/serviceaccount"}]}],` +
+		`"volumes":[{"name":"own","emptyDir":{}},{"name":"zoo-kube-api-access","projected":{}}]}`
+	tr := newTestTranslator(t)
+	rule, _ := LookupKind(grPod)
+	for name, doc := range map[string]string{
+		"pod":                  `{"apiVersion":"v1","kind":"Pod",` + meta + `,` + spec + `}`,
+		"table row's metadata": `{"apiVersion":"meta.k8s.io/v1","kind":"PartialObjectMetadata",` + meta + `}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			require.NoError(t, tr.objectOutRaw(rule, []byte(doc), &buf))
+			var got map[string]any
+			require.NoError(t, decodeJSON(buf.Bytes(), &got))
+			entry := asMap(list(child(got, "metadata"), "managedFields")[0])
+			var wantFields map[string]any
+			require.NoError(t, decodeJSON([]byte(want), &wantFields))
+			assert.Equal(t, normalize(t, wantFields), normalize(t, entry["fieldsV1"]))
+			assert.NotContains(t, buf.String(), APIAccessName)
+		})
 	}
 }

@@ -160,6 +160,7 @@ func (t *Translator) objectOut(rule *KindRule, obj map[string]any) error {
 		}
 	}
 	apiAccessOut(rule, obj)
+	apiAccessFieldsOut(rule, obj)
 	return applyRefs(m, rule, obj)
 }
 

@@ -29,6 +29,13 @@ func newBalancer(t *testing.T, first bool, backends ...string) *balancer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
+	return balanceOn(t, ln, first, backends...)
+}
+
+// balanceOn is newBalancer on a listener made before the backends (whose
+// flags may need the balancer's address).
+func balanceOn(t *testing.T, ln net.Listener, first bool, backends ...string) *balancer {
+	t.Helper()
 	b := &balancer{ln: ln, backends: backends, first: first}
 	b.wg.Add(1)
 	go b.serve()

@@ -82,15 +82,15 @@ func servingCert(t *testing.T) servingPKI {
 }
 
 // startReplica starts one server replica acting upstream with the server's
-// kubeconfig; the test stops it (SIGTERM, expecting exit 0) unless it was
-// stopped already.
-func startReplica(t *testing.T) *replica {
+// kubeconfig, with extra flags if given; the test stops it (SIGTERM,
+// expecting exit 0) unless it was stopped already.
+func startReplica(t *testing.T, extra ...string) *replica {
 	t.Helper()
 	pki := servingCert(t)
 	r := &replica{AuditLog: filepath.Join(t.TempDir(), "audit.log"), stderr: &lockedBuilder{}, done: make(chan error, 1)}
-	r.cmd = exec.Command(framework.ZooPath(t), "--kubeconfig", serverKubeconfig(t), "serve",
+	r.cmd = exec.Command(framework.ZooPath(t), append([]string{"--kubeconfig", serverKubeconfig(t), "serve",
 		"--listen", "127.0.0.1:0", "--tls-cert-file", pki.CertFile, "--tls-private-key-file", pki.KeyFile,
-		"--audit-log", r.AuditLog, "--shutdown-grace", "20s", "-v=2")
+		"--audit-log", r.AuditLog, "--shutdown-grace", "20s", "-v=2"}, extra...)...)
 	stderr, err := r.cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, r.cmd.Start())
