@@ -25,8 +25,9 @@ import (
 
 // workloadServer starts two replicas that advertise the balancer in front
 // of them to tenant pods, with the CA of their serving certificate. It
-// returns the balancer and the advertised address.
-func workloadServer(t *testing.T) (*balancer, string) {
+// returns the advertised address and kubeconfigs of acme's and beta's
+// admins.
+func workloadServer(t *testing.T) (addr, acme, beta string) {
 	t.Helper()
 	setup(t)
 	pki := servingCert(t)
@@ -34,10 +35,13 @@ func workloadServer(t *testing.T) (*balancer, string) {
 	require.NoError(t, os.WriteFile(caFile, []byte(pki.CAPEM), 0o600))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	addr := ln.Addr().String()
+	addr = ln.Addr().String()
 	flags := []string{"--advertise-address", addr, "--advertise-ca-file", caFile}
 	r1, r2 := startReplica(t, flags...), startReplica(t, flags...)
-	return balanceOn(t, ln, false, r1.Addr, r2.Addr), addr
+	lb := balanceOn(t, ln, false, r1.Addr, r2.Addr)
+	acme = tenantKubeconfig(t, lb.URL(), clusterCert(t, "zoo:acme:admin", "zoo:tenant:acme"))
+	beta = tenantKubeconfig(t, lb.URL(), clusterCert(t, "zoo:beta:admin", "zoo:tenant:beta"))
+	return addr, acme, beta
 }
 
 // kubectlIn runs kubectl with kubeconfig and stdin, requiring success.
@@ -149,11 +153,9 @@ func protobufClient(t *testing.T, kubeconfig string) kubernetes.Interface {
 // environment and files of its pod sees the tenant's cluster through
 // rest.InClusterConfig.
 func TestTenantWorkloadsSeeTheirTenantsCluster(t *testing.T) {
-	lb, addr := workloadServer(t)
+	addr, acme, beta := workloadServer(t)
 	ctx := context.Background()
 	admin := framework.AdminClient(t)
-	acme := tenantKubeconfig(t, lb.URL(), clusterCert(t, "zoo:acme:admin", "zoo:tenant:acme"))
-	beta := tenantKubeconfig(t, lb.URL(), clusterCert(t, "zoo:beta:admin", "zoo:tenant:beta"))
 	kubectlIn(t, acme, "", "create", "namespace", "operators")
 	kubectlIn(t, acme, "", "create", "serviceaccount", "operator", "-n", "operators")
 	kubectlIn(t, acme, "", "create", "rolebinding", "operator-view", "-n", "operators", "--clusterrole=view", "--serviceaccount=operators:operator")

@@ -40,10 +40,9 @@ func replaceView(t *testing.T, kubeconfig, kind, name, ns string) {
 // replaced and labeled. A pod that opts out gets nothing, and a tenant
 // volume of the reserved name is refused.
 func TestTenantWorkloadAccessRoundTrips(t *testing.T) {
-	lb, _ := workloadServer(t)
+	_, acme, _ := workloadServer(t)
 	ctx := context.Background()
 	admin := framework.AdminClient(t)
-	acme := tenantKubeconfig(t, lb.URL(), clusterCert(t, "zoo:acme:admin", "zoo:tenant:acme"))
 	kubectlIn(t, acme, "", "create", "namespace", "operators2")
 	manifest := strings.ReplaceAll(strings.Replace(operatorManifest, "%s", "", 1), "operators", "operators2")
 	kubectlIn(t, acme, "", "create", "serviceaccount", "operator", "-n", "operators2")
@@ -132,11 +131,9 @@ spec:
 // own ConfigMap of that name, and a tenant changing its own copy changes
 // nothing of another tenant's.
 func TestTenantWorkloadAccessIsConfined(t *testing.T) {
-	lb, _ := workloadServer(t)
+	_, acme, beta := workloadServer(t)
 	ctx := context.Background()
 	admin := framework.AdminClient(t)
-	acme := tenantKubeconfig(t, lb.URL(), clusterCert(t, "zoo:acme:admin", "zoo:tenant:acme"))
-	beta := tenantKubeconfig(t, lb.URL(), clusterCert(t, "zoo:beta:admin", "zoo:tenant:beta"))
 
 	// A platform namespace that happens to carry acme's prefix is not acme's.
 	_, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "acme-platformtools"}}, metav1.CreateOptions{})
