@@ -54,7 +54,7 @@ test-unit: ## Unit tests (no cluster), with a few seconds of fuzzing
 
 # The translator's fuzz targets: round trip backward(forward(x)) == x,
 # injectivity of the tenant name mapping, and the protobuf answer path.
-FUZZ_TARGETS := FuzzRoundTrip FuzzInjective FuzzTranslateProtobuf
+FUZZ_TARGETS := FuzzRoundTrip FuzzInjective FuzzTranslateProtobuf FuzzAPIAccessRoundTrip
 # The proxy's: every body that reaches the upstream is the translator's.
 FUZZ_PROXY_TARGETS := FuzzProxyForwardsOnlyTranslated
 FUZZ_TIME ?= 60s

@@ -26,6 +26,10 @@ type ServerFlags struct {
 	AuditLog      string
 	MaxProxies    int
 	ShutdownGrace time.Duration
+	// AdvertiseAddress and AdvertiseCAFile: where tenant pods reach the
+	// server, and the CA bundle that verifies it there.
+	AdvertiseAddress string
+	AdvertiseCAFile  string
 }
 
 // AddFlags adds the server's flags to cmd.
@@ -37,12 +41,14 @@ func (f *ServerFlags) AddFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.AuditLog, "audit-log", "-", `With --listen: where to append the audit log, one JSON line per mutating request ("-": standard output, "": none)`)
 	cmd.Flags().IntVar(&f.MaxProxies, "max-identities", zooserver.DefaultMaxProxies, "With --listen: how many identities' proxies to keep per tenant")
 	cmd.Flags().DurationVar(&f.ShutdownGrace, "shutdown-grace", localproxy.DefaultShutdownGrace, "With --listen: how long requests in flight may finish after SIGTERM")
+	cmd.Flags().StringVar(&f.AdvertiseAddress, "advertise-address", "", "With --listen: HOST:PORT where tenant pods reach the server (its Service); pods and pod templates written through it then get the tenant view's in-cluster API access (KUBERNETES_SERVICE_HOST/PORT, CA bundle, namespace file)")
+	cmd.Flags().StringVar(&f.AdvertiseCAFile, "advertise-ca-file", "", "With --advertise-address: the CA bundle (PEM) that verifies the server at that address, given to tenant pods as ca.crt; followed live")
 }
 
 // validateUnset refuses server flags without --listen.
 func (f *ServerFlags) validateUnset() error {
-	if f.TLSCertFile != "" || f.TLSKeyFile != "" || f.ClientCAFile != "" {
-		return errors.New("--tls-cert-file, --tls-private-key-file and --client-ca-file need --listen")
+	if f.TLSCertFile != "" || f.TLSKeyFile != "" || f.ClientCAFile != "" || f.AdvertiseAddress != "" || f.AdvertiseCAFile != "" {
+		return errors.New("--tls-cert-file, --tls-private-key-file, --client-ca-file, --advertise-address and --advertise-ca-file need --listen")
 	}
 	return nil
 }
@@ -62,6 +68,14 @@ func (o *ServeOptions) validateServer() error {
 	}
 	if f.ShutdownGrace < 0 {
 		return fmt.Errorf("--shutdown-grace must not be negative")
+	}
+	if (f.AdvertiseAddress == "") != (f.AdvertiseCAFile == "") {
+		return errors.New("--advertise-address and --advertise-ca-file go together: tenant pods need both the server's address and the CA that verifies it")
+	}
+	if f.AdvertiseAddress != "" {
+		if _, _, err := localproxy.SplitAdvertiseAddress(f.AdvertiseAddress); err != nil {
+			return fmt.Errorf("--advertise-address: %w", err)
+		}
 	}
 	return nil
 }
@@ -84,7 +98,8 @@ func (o *ServeOptions) RunServer(ctx context.Context) error {
 		audit = file
 	}
 	srv, err := zooserver.New(zooserver.Config{Upstream: o.upstream, Listen: f.Listen, CertFile: f.TLSCertFile, KeyFile: f.TLSKeyFile,
-		ClientCAFile: f.ClientCAFile, Audit: audit, MaxProxies: f.MaxProxies})
+		ClientCAFile: f.ClientCAFile, Audit: audit, MaxProxies: f.MaxProxies,
+		AdvertiseAddress: f.AdvertiseAddress, AdvertiseCAFile: f.AdvertiseCAFile})
 	if err != nil {
 		return err
 	}

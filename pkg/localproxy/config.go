@@ -40,6 +40,10 @@ type Config struct {
 	// server that authenticates its callers itself: ServeHTTP then refuses
 	// every request.
 	Token string
+	// APIAccess, set by the multi-tenant server, gives the pods and pod
+	// templates written through the proxy the in-cluster access of the
+	// tenant's view (apiaccess.go); nil injects nothing.
+	APIAccess *APIAccess
 }
 
 // complete validates c and fills in defaults.

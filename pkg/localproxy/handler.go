@@ -114,6 +114,9 @@ func (p *Proxy) serve(rec http.ResponseWriter, r *http.Request, upgrade bool, yw
 	if !upgrade && p.serveClusterRoleBindings(rec, r, u, body) { // crb.go
 		return u, body
 	}
+	if !upgrade && !p.ensureAPIAccess(rec, r, u) { // apiaccess.go
+		return u, body
+	}
 	switch {
 	case upgrade:
 		p.serveUpgrade(rec, r, u)

@@ -86,7 +86,8 @@ func New(cfg Config) (*Proxy, error) {
 	p.closing, p.closeFunc = context.WithCancel(context.Background())
 	p.scopes = newScopeCache(p)
 	p.shared = newSharedLookup(p)
-	p.tr = translate.New(tenant, translate.Options{Scopes: p.scopes, Shared: p.shared, Platform: newPlatformLookup(p)})
+	p.tr = translate.New(tenant, translate.Options{Scopes: p.scopes, Shared: p.shared, Platform: newPlatformLookup(p),
+		APIAccess: cfg.APIAccess != nil})
 	return p, nil
 }
 

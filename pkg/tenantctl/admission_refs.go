@@ -34,9 +34,9 @@ func refValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {
 		Message: "tenants may not set spec.externalIPs: kube-proxy on every machine would capture the traffic of those addresses",
 		Reason:  forbidden,
 	}, {
-		Expression: "!(variables.isCRD && variables.subres == '' && object != null) || " + absent(conversion+".url"),
+		Expression:        "!(variables.isCRD && variables.subres == '' && object != null) || " + absent(conversion+".url"),
 		MessageExpression: "'CustomResourceDefinitions of tenant ' + variables.tenant + ' may not name a conversion webhook URL (the API server would dial it)'",
-		Reason: forbidden,
+		Reason:            forbidden,
 	}, namespaceRefValidation(forbidden), {
 		Expression: "!(variables.reqGroup == 'storage.k8s.io' && request.resource.resource == 'storageclasses' && variables.subres == '' && object != null) || !has(object.parameters) || " +
 			"object.parameters.all(k, !(k.lowerAscii().endsWith('secret-namespace') || k.lowerAscii().endsWith('secretnamespace')) || " +

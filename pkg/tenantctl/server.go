@@ -37,6 +37,9 @@ const (
 	ClientCAConfigMap = "extension-apiserver-authentication"
 	// ServerPort is the port the server listens on in its pod.
 	ServerPort = 8443
+	// ServerServicePort is the port of the Service in front of the
+	// replicas, which tenant pods are given.
+	ServerServicePort = 443
 	// ServerURL is where clients in the cluster reach the server.
 	ServerURL = "https://" + ServerName + "." + ServerNamespace + ".svc"
 	// DefaultServerImageRepository is the image goreleaser publishes
@@ -120,7 +123,7 @@ func ServerObjects(opts ServerOptions) ([]runtime.Object, error) {
 			Spec: corev1.ServiceSpec{
 				Selector: serverSelector(),
 				Ports: []corev1.ServicePort{{
-					Name: "https", Protocol: corev1.ProtocolTCP, Port: 443, TargetPort: intstr.FromString("https"),
+					Name: "https", Protocol: corev1.ProtocolTCP, Port: ServerServicePort, TargetPort: intstr.FromString("https"),
 				}},
 			},
 		},

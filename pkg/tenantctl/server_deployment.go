@@ -25,13 +25,17 @@ const serverUID = 65532
 
 // ServerArgs are the arguments of the server container (the image's
 // entrypoint is the kubectl-zoo binary): serve every tenant on ServerPort
-// with the certificate mounted from ServerTLSSecret.
+// with the certificate mounted from ServerTLSSecret, and give tenant pods
+// the Service's DNS name and the CA that verifies it (the certificate
+// holds DNS names only).
 func ServerArgs() []string {
 	return []string{
 		"serve",
 		"--listen=:" + strconv.Itoa(ServerPort),
 		"--tls-cert-file=" + serverTLSDir + "/" + corev1.TLSCertKey,
 		"--tls-private-key-file=" + serverTLSDir + "/" + corev1.TLSPrivateKeyKey,
+		"--advertise-address=" + ServerName + "." + ServerNamespace + ".svc:" + strconv.Itoa(ServerServicePort),
+		"--advertise-ca-file=" + serverTLSDir + "/" + ServerCAKey,
 	}
 }
 
@@ -119,7 +123,8 @@ func serverPodSpec(image string, probe func(path string) *corev1.Probe) corev1.P
 		Volumes: []corev1.Volume{
 			{Name: "tls", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
 				SecretName: ServerTLSSecret, DefaultMode: ptr.To[int32](0o440),
-				Items: []corev1.KeyToPath{{Key: corev1.TLSCertKey, Path: corev1.TLSCertKey}, {Key: corev1.TLSPrivateKeyKey, Path: corev1.TLSPrivateKeyKey}},
+				Items: []corev1.KeyToPath{{Key: corev1.TLSCertKey, Path: corev1.TLSCertKey}, {Key: corev1.TLSPrivateKeyKey, Path: corev1.TLSPrivateKeyKey},
+					{Key: ServerCAKey, Path: ServerCAKey}},
 			}}},
 			{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("1Gi"))}}},
 		},

@@ -51,6 +51,13 @@ func ServerClusterRole() *rbacv1.ClusterRole {
 		// by the tenant label when they are granted in a namespace
 		// (crbstore.Grants.Own; the writes impersonate the tenant).
 		{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"clusterrolebindings"}, Verbs: []string{"get", "list"}},
+		// The API access of tenant pods (pkg/localproxy/apiaccess.go): before
+		// a pod or pod template is written, the ConfigMap the pods read the
+		// server's address, CA and their tenant-side namespace from is made
+		// or refreshed in the pod's namespace (only a namespace labelled for
+		// the writing tenant). RBAC cannot confine create by name.
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create"}},
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{translate.APIAccessName}, Verbs: []string{"get", "update"}},
 	}
 	// Objects of shared kinds a tenant names (a storage class, a priority
 	// class) are read one by one to learn whose they are (shared.go,

@@ -49,7 +49,8 @@ func TestServerObjects(t *testing.T) {
 	require.Len(t, pod.Containers, 1)
 	c := pod.Containers[0]
 	assert.Equal(t, "example.com/zoo:v1", c.Image)
-	assert.Equal(t, []string{"serve", "--listen=:8443", "--tls-cert-file=/etc/zoo/tls/tls.crt", "--tls-private-key-file=/etc/zoo/tls/tls.key"}, c.Args)
+	assert.Equal(t, []string{"serve", "--listen=:8443", "--tls-cert-file=/etc/zoo/tls/tls.crt", "--tls-private-key-file=/etc/zoo/tls/tls.key",
+		"--advertise-address=zoo-server.zoo-system.svc:443", "--advertise-ca-file=/etc/zoo/tls/ca.crt"}, c.Args)
 	assert.True(t, *c.SecurityContext.ReadOnlyRootFilesystem)
 	assert.False(t, *c.SecurityContext.AllowPrivilegeEscalation)
 	assert.True(t, *c.SecurityContext.RunAsNonRoot)
@@ -93,7 +94,15 @@ func covers(rule rbacv1.PolicyRule, group, resource, verb string) bool {
 }
 
 func allows(rules []rbacv1.PolicyRule, group, resource, verb string) bool {
-	return slices.ContainsFunc(rules, func(r rbacv1.PolicyRule) bool { return covers(r, group, resource, verb) })
+	return allowsNamed(rules, group, resource, verb, "")
+}
+
+// allowsNamed is allows for the object name (a rule with resourceNames
+// covers only those names; "" is any object, as a list is).
+func allowsNamed(rules []rbacv1.PolicyRule, group, resource, verb, name string) bool {
+	return slices.ContainsFunc(rules, func(r rbacv1.PolicyRule) bool {
+		return covers(r, group, resource, verb) && (len(r.ResourceNames) == 0 || name != "" && slices.Contains(r.ResourceNames, name))
+	})
 }
 
 // TestServerClusterRole pins the server's rights: what the proxy's own
@@ -116,10 +125,17 @@ func TestServerClusterRole(t *testing.T) {
 		{"", "users", "impersonate"}, {"", "groups", "impersonate"}, {"", "serviceaccounts", "impersonate"},
 		{"authentication.k8s.io", "tokenreviews", "create"}, {"authorization.k8s.io", "subjectaccessreviews", "create"},
 		{translate.APIGroup, TenantResource, "watch"}, {"", "namespaces", "list"}, {"", "namespaces", "watch"},
-		{"rbac.authorization.k8s.io", "clusterrolebindings", "list"},
+		{"rbac.authorization.k8s.io", "clusterrolebindings", "list"}, {"", "configmaps", "create"},
 	} {
 		assert.True(t, allows(rules, tc.group, tc.resource, tc.verb), "%s %s.%s", tc.verb, tc.resource, tc.group)
 	}
+	// The API access ConfigMap of tenant pods, and only it.
+	for _, verb := range []string{"get", "update"} {
+		assert.True(t, allowsNamed(rules, "", "configmaps", verb, translate.APIAccessName), verb)
+		assert.False(t, allowsNamed(rules, "", "configmaps", verb, "kube-root-ca.crt"), verb)
+	}
+	assert.False(t, allows(rules, "", "configmaps", "list"))
+	assert.False(t, allows(rules, "", "configmaps", "delete"))
 	for _, tc := range []struct{ group, resource, verb string }{
 		{"", "secrets", "get"}, {"", "secrets", "list"}, {"", "configmaps", "get"}, {"", "pods", "create"},
 		{"", "namespaces", "create"}, {"", "namespaces", "delete"}, {translate.APIGroup, TenantResource, "update"},

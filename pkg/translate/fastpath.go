@@ -54,7 +54,7 @@ func (t *Translator) objectOutFields(rule *KindRule, raw []byte, buf *bytes.Buff
 	err := forEachField(raw, func(k string, v []byte) error {
 		switch {
 		case k == "metadata" && len(v) > 0 && v[0] == '{':
-			m, err := t.decodeMetadata(v)
+			m, err := t.decodeMetadata(v, rule.HasPodSpecs())
 			if err != nil {
 				return err
 			}
@@ -111,11 +111,12 @@ type rawObject struct {
 
 // decodeMetadata decodes the metadata fields that translation may change.
 // managedFields are decoded only when they hold something to map: a
-// non-built-in apiVersion or the ownership label.
-func (t *Translator) decodeMetadata(raw []byte) (*rawObject, error) {
+// non-built-in apiVersion or the ownership label, or, of an object with pod
+// specs, fields of the injected API access.
+func (t *Translator) decodeMetadata(raw []byte, podSpecs bool) (*rawObject, error) {
 	m := &rawObject{fields: make([]rawField, 0, 12), partial: make(map[string]any, 6)}
 	err := forEachField(raw, func(k string, v []byte) error {
-		if !metadataKeys[k] || (k == "managedFields" && managedFieldsUntouched(v)) {
+		if !metadataKeys[k] || (k == "managedFields" && managedFieldsUntouched(v) && !(podSpecs && apiAccessFieldsIn(v))) {
 			m.fields = append(m.fields, rawField{key: k, raw: v})
 			return nil
 		}

@@ -55,7 +55,10 @@ func (t *Translator) objectIn(rule *KindRule, obj map[string]any) error {
 			return err
 		}
 	}
-	return applyRefs(m, rule, obj)
+	if err := applyRefs(m, rule, obj); err != nil {
+		return err
+	}
+	return t.apiAccessIn(rule, obj)
 }
 
 func (t *Translator) metadataIn(rule *KindRule, meta map[string]any) error {
@@ -156,6 +159,8 @@ func (t *Translator) objectOut(rule *KindRule, obj map[string]any) error {
 			return err
 		}
 	}
+	apiAccessOut(rule, obj)
+	apiAccessFieldsOut(rule, obj)
 	return applyRefs(m, rule, obj)
 }
 

@@ -9,15 +9,24 @@ import (
 // podSpecs calls fn with every pod spec of an object (or partial object) of
 // rule.
 func podSpecs(rule *KindRule, obj map[string]any, fn func(spec map[string]any) error) error {
-	for _, ref := range rule.Refs {
-		if !ref.podSpec {
-			continue
-		}
-		if err := walk(obj, strings.TrimSuffix(ref.Field, ".priorityClassName"), fn); err != nil {
+	for _, path := range podSpecPaths(rule) {
+		if err := walk(obj, path, fn); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// podSpecPaths are the paths of the pod specs of rule's objects ("spec",
+// "spec.template.spec", ...), from its priorityClassName references.
+func podSpecPaths(rule *KindRule) []string {
+	var out []string
+	for _, ref := range rule.Refs {
+		if ref.podSpec {
+			out = append(out, strings.TrimSuffix(ref.Field, ".priorityClassName"))
+		}
+	}
+	return out
 }
 
 // checkPriority refuses a pod or pod template (upstream form) whose

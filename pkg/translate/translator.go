@@ -19,6 +19,11 @@ type Options struct {
 	// of their own accord, namespaces get DefaultPodSecurityLevel and pod
 	// priorities are left to the upstream's admission.
 	Platform PlatformLookup
+	// APIAccess injects into every pod and pod template written the tenant
+	// view's in-cluster API access (apiaccess.go): set by the multi-tenant
+	// server, whose address and CA the ConfigMap APIAccessName of each
+	// namespace holds. Reads hide it whether or not it is set.
+	APIAccess bool
 }
 
 // Translator translates requests and responses for one tenant. It is safe for

@@ -27,6 +27,8 @@ const maxTenants = 8192
 type proxies struct {
 	upstream  func(tenant string) *rest.Config
 	perTenant int
+	// apiAccess is given to every proxy (nil: none).
+	apiAccess *localproxy.APIAccess
 
 	mu      sync.Mutex
 	tenants *lru.Cache // tenant name → *lru.Cache of identity key → *localproxy.Proxy
@@ -56,11 +58,12 @@ func (ps *proxies) get(id Identity, admin bool) (*localproxy.Proxy, error) {
 		}
 	}
 	p, err := localproxy.New(localproxy.Config{
-		Upstream: ps.upstream(id.Tenant.Name()),
-		Tenant:   id.Tenant.Name(),
-		User:     id.User,
-		Groups:   id.Groups,
-		Admin:    admin,
+		Upstream:  ps.upstream(id.Tenant.Name()),
+		Tenant:    id.Tenant.Name(),
+		User:      id.User,
+		Groups:    id.Groups,
+		Admin:     admin,
+		APIAccess: ps.apiAccess,
 	})
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"k8s.io/apiserver/pkg/server/dynamiccertificates"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -38,6 +39,12 @@ type Config struct {
 	// MaxProxies bounds the identities of one tenant whose proxy is held
 	// (DefaultMaxProxies when 0).
 	MaxProxies int
+	// AdvertiseAddress, when set, is where tenant pods reach the server
+	// (HOST:PORT of its Service): pods and pod templates written through
+	// the server get the tenant view's in-cluster API access pointing
+	// there (localproxy.APIAccess). AdvertiseCAFile is the CA bundle (PEM)
+	// that verifies the server at that address, followed live.
+	AdvertiseAddress, AdvertiseCAFile string
 }
 
 // ownQPS is the client-side rate of the server's own upstream calls
@@ -53,6 +60,8 @@ type Server struct {
 	proxies *proxies
 	metrics *metrics
 	audit   *auditLog
+	// advertiseCA follows Config.AdvertiseCAFile (apiaccess.go).
+	advertiseCA *dynamiccertificates.DynamicFileCAContent
 
 	ln       net.Listener
 	srv      *http.Server
@@ -89,7 +98,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Audit != nil {
 		s.audit = &auditLog{w: cfg.Audit}
 	}
+	access, err := s.newAPIAccess()
+	if err != nil {
+		return nil, err
+	}
 	s.proxies = newProxies(cfg.MaxProxies, s.tenantUpstream)
+	s.proxies.apiAccess = access
 	s.metrics = newMetrics(s.proxies.len)
 	return s, nil
 }
@@ -115,6 +129,9 @@ func (s *Server) Start(ctx context.Context) error {
 	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	s.stop = stop
 	s.authn.start(runCtx)
+	if s.advertiseCA != nil {
+		go s.advertiseCA.Run(runCtx, 1)
+	}
 	go s.tenants.run(runCtx)
 	ln, err := net.Listen("tcp", s.cfg.Listen)
 	if err != nil {

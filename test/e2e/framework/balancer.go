@@ -29,6 +29,13 @@ func NewBalancer(t *testing.T, first bool, backends ...string) *Balancer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
+	return BalanceOn(t, ln, first, backends...)
+}
+
+// BalanceOn is NewBalancer on a listener made before the backends (whose
+// flags may need the balancer's address).
+func BalanceOn(t *testing.T, ln net.Listener, first bool, backends ...string) *Balancer {
+	t.Helper()
 	b := &Balancer{ln: ln, backends: backends, first: first}
 	b.wg.Add(1)
 	go b.serve()

@@ -95,6 +95,19 @@ func TestServerServiceAccountRights(t *testing.T) {
 			_, err := kube.SchedulingV1().PriorityClasses().Get(ctx, "system-cluster-critical", metav1.GetOptions{})
 			return err
 		}},
+		{"publish the API access of a tenant namespace's pods (apiaccess.go)", func(ctx context.Context) error {
+			cms := kube.CoreV1().ConfigMaps("srvr-default")
+			cm, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: translate.APIAccessName}}, metav1.CreateOptions{})
+			if err != nil {
+				return err
+			}
+			if cm, err = cms.Get(ctx, cm.Name, metav1.GetOptions{}); err != nil {
+				return err
+			}
+			cm.Data = map[string]string{"namespace": "default"}
+			_, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
+			return err
+		}},
 		{"read a stored ClusterRoleBinding by name (crbstore)", func(ctx context.Context) error {
 			_, err := kube.RbacV1().ClusterRoleBindings().Get(ctx, tenantctl.TenantClusterClusterRole, metav1.GetOptions{})
 			return err
@@ -186,6 +199,17 @@ func TestServerServiceAccountRights(t *testing.T) {
 		{"read another ConfigMap in kube-system", func(ctx context.Context) error {
 			_, err := kube.CoreV1().ConfigMaps(metav1.NamespaceSystem).Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
 			return err
+		}},
+		{"read a tenant's ConfigMap other than the API access one", func(ctx context.Context) error {
+			_, err := kube.CoreV1().ConfigMaps("srvr-default").Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
+			return err
+		}},
+		{"list a tenant's ConfigMaps", func(ctx context.Context) error {
+			_, err := kube.CoreV1().ConfigMaps("srvr-default").List(ctx, metav1.ListOptions{})
+			return err
+		}},
+		{"delete the API access ConfigMap", func(ctx context.Context) error {
+			return kube.CoreV1().ConfigMaps("srvr-default").Delete(ctx, translate.APIAccessName, metav1.DeleteOptions{})
 		}},
 		{"list pods cluster-wide", func(ctx context.Context) error {
 			_, err := kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
