@@ -37,8 +37,6 @@ type Proxy struct {
 	// cluster-scoped objects (tenant_group.go).
 	groupAccess tenantGroupAccess
 
-	tenantNames tenantNames // for lists of shared kinds (shared_tenants.go)
-
 	// closing ends with Close: every watch context is derived from it
 	// with context.AfterFunc (no goroutine per watch).
 	closing   context.Context

@@ -200,14 +200,6 @@ type SharedLookup interface {
 	OtherTenantOwns(gr schema.GroupResource, name string) bool
 }
 
-// OtherTenantsLister is an optional extension of SharedLookup: it names the
-// other tenants, so that a list of a shared kind can leave their objects out
-// upstream (TenantLabel notin (...)) and pages stay full. Without it, their
-// objects are dropped after the upstream paged.
-type OtherTenantsLister interface {
-	OtherTenants() []string
-}
-
 var (
 	kindsByResource = map[schema.GroupResource]*KindRule{}
 	kindsByKind     = map[schema.GroupKind]*KindRule{}
