@@ -140,7 +140,9 @@ func listPages(t *testing.T, p http.Handler, query string, accept string) (names
 			Kind     string
 			Metadata struct{ ResourceVersion, Continue string }
 			Items    []struct{ Metadata struct{ Name string } }
-			Rows     []struct{ Object struct{ Metadata struct{ Name string } } }
+			Rows     []struct {
+				Object struct{ Metadata struct{ Name string } }
+			}
 		}
 		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &doc))
 		for _, it := range doc.Items {
