@@ -175,4 +175,25 @@ func TestSharedListsThroughServe(t *testing.T) {
 		}
 		assert.Equal(t, []string{"shl-watch-own", "shl-watch-cluster"}, added, "every change after the list, none of beta's")
 	})
+
+	t.Run("deletecollection deletes the tenant's own only", func(t *testing.T) {
+		for _, c := range []struct {
+			cs   kubernetes.Interface
+			name string
+		}{{upstream, "shl-del-cluster"}, {acmeCS, "shl-del-own"}, {betaCS, "shl-del-own"}} {
+			obj := sc(c.name)
+			obj.Labels["shl-del"] = "yes"
+			_, err := c.cs.StorageV1().StorageClasses().Create(t.Context(), obj, metav1.CreateOptions{})
+			require.NoError(t, err)
+			cleanup = append(cleanup, del(c.cs, c.name))
+		}
+		require.NoError(t, acmeCS.StorageV1().StorageClasses().DeleteCollection(t.Context(), metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "shl-del=yes"}))
+		left, err := upstream.StorageV1().StorageClasses().List(t.Context(), metav1.ListOptions{LabelSelector: "shl-del=yes"})
+		require.NoError(t, err)
+		var names []string
+		for _, c := range left.Items {
+			names = append(names, c.Name)
+		}
+		assert.ElementsMatch(t, []string{"shl-del-cluster", "beta-shl-del-own"}, names)
+	})
 }
