@@ -28,7 +28,7 @@ func (t *Translator) translateQuery(rule *KindRule, verb string, q url.Values) (
 		q.Set("labelSelector", ls)
 	}
 	if s := q.Get("fieldSelector"); s != "" {
-		fs, _, err := t.fieldSelectorQuery(rule, s, func(name string) (string, error) { return t.requestName(rule, name, "get") })
+		fs, _, err := t.fieldSelectorQuery(rule, s, func(name string) (string, error) { return t.requestName(rule, name, verb) })
 		if err != nil {
 			return nil, err
 		}

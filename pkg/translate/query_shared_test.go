@@ -107,4 +107,13 @@ func TestSharedKindOtherVerbs(t *testing.T) {
 		Query: url.Values{"watch": {"true"}, "fieldSelector": {"metadata.name=fast"}}, Header: http.Header{}})
 	require.NoError(t, err)
 	assert.Equal(t, "metadata.name=acme-fast", u.Query.Get("fieldSelector"), "the tenant's own class first, as a get resolves it")
+	u, err = tr.TranslateRequest(Request{Method: http.MethodGet, Path: "/apis/storage.k8s.io/v1/storageclasses",
+		Query: url.Values{"watch": {"true"}, "fieldSelector": {"metadata.name=standard"}}, Header: http.Header{}})
+	require.NoError(t, err)
+	assert.Equal(t, "metadata.name=standard", u.Query.Get("fieldSelector"), "else the cluster's")
+	u, err = tr.TranslateRequest(Request{Method: http.MethodDelete, Path: "/apis/storage.k8s.io/v1/storageclasses",
+		Query: url.Values{"fieldSelector": {"metadata.name=standard"}}, Header: http.Header{}})
+	require.NoError(t, err)
+	assert.Equal(t, "metadata.name=acme-standard", u.Query.Get("fieldSelector"), "a deletecollection names the tenant's own only")
+	assert.Equal(t, TenantLabel+"=acme", u.Query.Get("labelSelector"))
 }
