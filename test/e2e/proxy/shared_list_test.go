@@ -1,7 +1,10 @@
 package proxy_test
 
 import (
+	"bufio"
+	"context"
 	"fmt"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -175,6 +178,48 @@ func TestSharedListsThroughServe(t *testing.T) {
 			}
 		}
 		assert.Equal(t, []string{"shl-watch-own", "shl-watch-cluster"}, added, "every change after the list, none of beta's")
+	})
+
+	t.Run("kubectl get -w: a Table watch", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, framework.KubectlPath(), "--kubeconfig", acme.Kubeconfig,
+			"get", "storageclasses", "-l", "shl-tw=yes", "-w", "--output-watch-events")
+		stdout, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		defer func() { cancel(); _ = cmd.Wait() }()
+		lines := make(chan string, 100)
+		go func() {
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() {
+				lines <- sc.Text()
+			}
+			close(lines)
+		}()
+		time.Sleep(time.Second) // the initial list
+		for _, c := range []struct {
+			cs   kubernetes.Interface
+			name string
+		}{{betaCS, "shl-tw-beta"}, {acmeCS, "shl-tw-own"}, {upstream, "shl-tw-cluster"}} { // beta's first: one stream
+			obj := sc(c.name)
+			obj.Labels["shl-tw"] = "yes"
+			_, err := c.cs.StorageV1().StorageClasses().Create(t.Context(), obj, metav1.CreateOptions{})
+			require.NoError(t, err)
+			cleanup = append(cleanup, del(c.cs, c.name))
+		}
+		var seen []string
+		for !slices.ContainsFunc(seen, func(l string) bool { return strings.Contains(l, "shl-tw-cluster") }) {
+			select {
+			case l, ok := <-lines:
+				require.True(t, ok, "the watch ended; it showed %q", seen)
+				assert.NotContains(t, l, "beta", "another tenant's class")
+				seen = append(seen, l)
+			case <-ctx.Done():
+				t.Fatalf("the watch never showed the cluster's class; it showed %q", seen)
+			}
+		}
+		assert.True(t, slices.ContainsFunc(seen, func(l string) bool { return strings.Contains(l, "ADDED") && strings.Contains(l, "shl-tw-own") }), "%q", seen)
 	})
 
 	t.Run("deletecollection never deletes the cluster's or another tenant's", func(t *testing.T) {
