@@ -1,10 +1,8 @@
 package proxy_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -183,21 +181,7 @@ func TestSharedListsThroughServe(t *testing.T) {
 	t.Run("kubectl get -w: a Table watch", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, framework.KubectlPath(), "--kubeconfig", acme.Kubeconfig,
-			"get", "storageclasses", "-l", "shl-tw=yes", "-w", "--output-watch-events")
-		stdout, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
-		defer func() { cancel(); _ = cmd.Wait() }()
-		lines := make(chan string, 100)
-		go func() {
-			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
-				lines <- sc.Text()
-			}
-			close(lines)
-		}()
-		time.Sleep(time.Second) // the initial list
+		lines := startWatch(ctx, t, acme, []string{"get", "storageclasses", "-l", "shl-tw=yes", "-w", "--output-watch-events"})
 		for _, c := range []struct {
 			cs   kubernetes.Interface
 			name string
