@@ -51,7 +51,7 @@ func completeTenantNames(getter genericclioptions.RESTClientGetter) cobra.Comple
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		infos, _, err := client.ListTenants(cmd.Context())
+		infos, _, err := client.ListTenants(cmd.Context(), tenantctl.DefaultChunkSize)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

@@ -19,6 +19,9 @@ type TenantGetOptions struct {
 	// Name is empty for list.
 	Name       string
 	PrintFlags *genericclioptions.PrintFlags
+	// ChunkSize is how many objects one upstream list request asks for
+	// (list only; 0: all at once).
+	ChunkSize int64
 
 	printer printers.ResourcePrinter
 	getter  genericclioptions.RESTClientGetter
@@ -27,7 +30,8 @@ type TenantGetOptions struct {
 
 // NewTenantGetOptions returns TenantGetOptions writing to streams.
 func NewTenantGetOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *TenantGetOptions {
-	return &TenantGetOptions{PrintFlags: genericclioptions.NewPrintFlags("").WithDefaultOutput(""), getter: getter, IOStreams: streams}
+	return &TenantGetOptions{PrintFlags: genericclioptions.NewPrintFlags("").WithDefaultOutput(""), ChunkSize: tenantctl.DefaultChunkSize,
+		getter: getter, IOStreams: streams}
 }
 
 // NewCmdTenantList returns `kubectl zoo tenant list`.
@@ -37,7 +41,7 @@ func NewCmdTenantList(getter genericclioptions.RESTClientGetter, streams generic
 		Use:     "list",
 		Aliases: []string{"ls"},
 		Short:   "List tenants",
-		Example: "  kubectl zoo tenant list\n  kubectl zoo tenant list -o name",
+		Example: "  kubectl zoo tenant list\n  kubectl zoo tenant list -o name\n  kubectl zoo tenant list --chunk-size 100",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(args); err != nil {
@@ -50,6 +54,8 @@ func NewCmdTenantList(getter genericclioptions.RESTClientGetter, streams generic
 		},
 	}
 	o.addFlags(cmd)
+	cmd.Flags().Int64Var(&o.ChunkSize, "chunk-size", o.ChunkSize,
+		"Read tenants and their namespaces from the cluster in chunks of this many rather than all at once. Pass 0 to disable.")
 	return cmd
 }
 
@@ -99,6 +105,9 @@ func (o *TenantGetOptions) Complete(args []string) error {
 
 // Validate checks the output format.
 func (o *TenantGetOptions) Validate() error {
+	if o.ChunkSize < 0 {
+		return fmt.Errorf("--chunk-size must be 0 or more, not %d", o.ChunkSize)
+	}
 	switch *o.PrintFlags.OutputFormat {
 	case "", "json", "yaml", "name":
 		return nil
@@ -123,7 +132,7 @@ func (o *TenantGetOptions) Run(cmd *cobra.Command) error {
 		}
 		return tenantctl.Describe(o.Out, info, now)
 	}
-	infos, list, err := client.ListTenants(cmd.Context())
+	infos, list, err := client.ListTenants(cmd.Context(), o.ChunkSize)
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,10 @@ type Config struct {
 	Admin bool
 	// Extra is extra impersonation data passed upstream unchanged.
 	Extra map[string][]string
+	// IsTenant, when set, says whether a tenant of that name exists (a
+	// server's informer of the records); else the proxy lists the records
+	// itself when it needs to know.
+	IsTenant func(name string) bool
 	// Token is the bearer token local clients must present; see NewToken.
 	// Empty means the proxy is served only through ServeAuthenticated, by a
 	// server that authenticates its callers itself: ServeHTTP then refuses

@@ -12,44 +12,101 @@ import (
 
 // fanOutList lists (or deletes a collection of) a namespaced resource across
 // the tenant's namespaces, one upstream request per namespace, in namespace
-// order. With limit, pages are full: each namespace is asked for what is still
-// missing, and the next page resumes with a composite continue token.
+// order.
 func (p *Proxy) fanOutList(w http.ResponseWriter, r *http.Request, u *translate.UpstreamRequest) {
-	ctx := r.Context()
-	nss, nsRV, err := p.tenantNamespaces(ctx)
+	nss, nsRV, err := p.tenantNamespaces(r.Context())
 	if err != nil {
 		writeStatus(w, unavailable(p.base.Host, err))
 		return
 	}
+	legs := joinedList{
+		n:  len(nss),
+		at: func(i int, cont string) (string, url.Values) { return u.ForNamespace(nss[i], cont) },
+		token: func(i int, cont, rv string) string {
+			return translate.EncodeContinue(translate.ContinueToken{Namespace: nss[i], Continue: cont, ResourceVersion: rv})
+		},
+		emptyRV: nsRV,
+	}
+	if u.Start != nil {
+		legs.first = sort.SearchStrings(nss, u.Start.Namespace)
+		if legs.first < len(nss) && nss[legs.first] == u.Start.Namespace {
+			legs.cont = u.Start.Continue
+		}
+		legs.rv = u.Start.ResourceVersion
+	}
+	p.joinList(w, r, u, legs)
+}
+
+// sharedList lists a shared kind as its two legs (the cluster's objects, then
+// the tenant's; translate.PlanSharedList), joined into one list.
+func (p *Proxy) sharedList(w http.ResponseWriter, r *http.Request, u *translate.UpstreamRequest) {
+	legs := joinedList{
+		n:  len(u.Legs),
+		at: u.ForLeg,
+		token: func(i int, cont, rv string) string {
+			return translate.EncodeContinue(translate.ContinueToken{Part: u.Legs[i].Part, Continue: cont, ResourceVersion: rv})
+		},
+	}
+	if u.Start != nil {
+		legs.first = len(u.Legs)
+		for i, leg := range u.Legs {
+			if leg.Part == u.Start.Part {
+				legs.first, legs.cont = i, u.Start.Continue
+			}
+		}
+		legs.rv = u.Start.ResourceVersion
+	}
+	p.joinList(w, r, u, legs)
+}
+
+// joinedList is a list the proxy joins from n upstream lists (legs), in
+// order.
+type joinedList struct {
+	n int
+	// at returns the upstream path and query of leg i resuming at the
+	// upstream continue token cont.
+	at func(i int, cont string) (string, url.Values)
+	// token renders the tenant's continue token of leg i at cont, for a list
+	// whose first page was read at rv.
+	token func(i int, cont, rv string) string
+	// first, cont and rv are where the page starts (a tenant's continue
+	// token): the leg, the upstream continue in it and the resourceVersion
+	// of the list's first page.
+	first int
+	cont  string
+	rv    string
+	// emptyRV is the resourceVersion of a list of no leg at all.
+	emptyRV string
+}
+
+// joinList answers a list joined from legs. The first leg read honours the
+// tenant's resourceVersion; every other leg is read at the resourceVersion of
+// that answer (Exact), so the list is one snapshot the tenant can watch from,
+// across pages too. With limit, pages are full: each leg is asked for what is
+// still missing, and the next page resumes with a composite continue token.
+func (p *Proxy) joinList(w http.ResponseWriter, r *http.Request, u *translate.UpstreamRequest, legs joinedList) {
 	limit, _ := strconv.ParseInt(u.Query.Get("limit"), 10, 64)
 	if u.Info.Verb != "list" {
 		limit = 0
 	}
-	first, cont := 0, ""
-	if u.Start != nil {
-		first = sort.SearchStrings(nss, u.Start.Namespace)
-		if first < len(nss) && nss[first] == u.Start.Namespace {
-			cont = u.Start.Continue
-		}
-	}
-	clientRV := u.Query.Get("resourceVersion") != ""
 	var (
 		doc   map[string]any
 		items []any
 		key   = "items"
-		rv    = ""
+		rv    = legs.rv
+		cont  = legs.cont
 		next  = ""
 	)
 	remaining := limit
 legs:
-	for i := first; i < len(nss); i++ {
+	for i := legs.first; i < legs.n; i++ {
 		for {
-			path, q := u.ForNamespace(nss[i], cont)
+			path, q := legs.at(i, cont)
 			if limit > 0 {
 				q.Set("limit", strconv.FormatInt(remaining, 10))
 			}
-			if u.Info.Verb == "list" && !clientRV && cont == "" && rv != "" {
-				// One consistent snapshot across namespaces.
+			if u.Info.Verb == "list" && cont == "" && rv != "" {
+				// One consistent snapshot across legs and pages.
 				q.Set("resourceVersion", rv)
 				q.Set("resourceVersionMatch", "Exact")
 			}
@@ -84,13 +141,13 @@ legs:
 				break
 			}
 			if limit > 0 && remaining <= 0 {
-				next = translate.EncodeContinue(translate.ContinueToken{Namespace: nss[i], Continue: cont})
+				next = legs.token(i, cont, rv)
 				break legs
 			}
 		}
 		cont = ""
-		if limit > 0 && remaining <= 0 && i+1 < len(nss) {
-			next = translate.EncodeContinue(translate.ContinueToken{Namespace: nss[i+1]})
+		if limit > 0 && remaining <= 0 && i+1 < legs.n {
+			next = legs.token(i+1, "", rv)
 			break
 		}
 	}
@@ -98,7 +155,7 @@ legs:
 		doc = p.emptyList(r, u)
 	}
 	if rv == "" {
-		rv = nsRV
+		rv = legs.emptyRV
 	}
 	if items == nil {
 		items = []any{}

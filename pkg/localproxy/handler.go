@@ -124,6 +124,8 @@ func (p *Proxy) serve(rec http.ResponseWriter, r *http.Request, upgrade bool, yw
 		p.fanOutWatch(rec, r, u)
 	case u.Plan == translate.PlanFanOut:
 		p.fanOutList(rec, r, u)
+	case u.Plan == translate.PlanSharedList:
+		p.sharedList(rec, r, u)
 	case u.Plan == translate.PlanPatchInView:
 		p.patchInView(rec, r, u, body) // patch_view.go
 	default:

@@ -32,12 +32,12 @@ type Proxy struct {
 	own       *http.Client     // the caller's own identity (namespace lists, discovery)
 	grants    *crbstore.Grants // the RoleBindings of tenant ClusterRoleBindings (crb.go)
 	scopes    *scopeCache
-	shared    *sharedLookup // references to shared kinds (shared.go)
+	// tenantNames caches the tenants' names (other_tenants.go).
+	tenantNames tenantNames
+	shared      *sharedLookup // references to shared kinds (shared.go)
 	// groupAccess caches the access reviews of tenant CRD groups'
 	// cluster-scoped objects (tenant_group.go).
 	groupAccess tenantGroupAccess
-
-	tenantNames tenantNames // for lists of shared kinds (shared_tenants.go)
 
 	// closing ends with Close: every watch context is derived from it
 	// with context.AfterFunc (no goroutine per watch).

@@ -8,11 +8,15 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/cli-runtime/pkg/printers"
+	"k8s.io/client-go/tools/pager"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -25,26 +29,52 @@ type TenantInfo struct {
 	Namespaces []string
 }
 
+// DefaultChunkSize is how many objects one upstream list request of
+// ListTenants asks for, as `kubectl get --chunk-size`.
+const DefaultChunkSize int64 = 500
+
 // ListTenants returns every tenant, sorted by name, with its namespaces
-// counted live, and the raw list for -o json|yaml|name.
-func (c *Client) ListTenants(ctx context.Context) ([]TenantInfo, *unstructured.UnstructuredList, error) {
+// counted live, and the raw list for -o json|yaml|name. It pages through the
+// tenant records and the tenants' namespaces chunkSize at a time (0: one
+// request each), so that no single upstream answer grows with the number of
+// tenants; what it returns does: it is a list of every tenant.
+func (c *Client) ListTenants(ctx context.Context, chunkSize int64) ([]TenantInfo, *unstructured.UnstructuredList, error) {
 	if err := c.checkInstalled(ctx); err != nil {
 		return nil, nil, err
 	}
-	list, err := c.Dynamic.Resource(TenantGVR).List(ctx, metav1.ListOptions{})
+	list := &unstructured.UnstructuredList{}
+	list.SetAPIVersion(TenantGVR.GroupVersion().String())
+	list.SetKind(TenantKind + "List")
+	rv, err := listPaged(ctx, chunkSize, metav1.ListOptions{}, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		return c.Dynamic.Resource(TenantGVR).List(ctx, opts)
+	}, func(obj runtime.Object) error {
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok {
+			return fmt.Errorf("a tenant record of type %T", obj)
+		}
+		list.Items = append(list.Items, *u)
+		return nil
+	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("list tenants: %w", err)
 	}
-	nsList, err := c.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: translate.TenantLabel})
-	if err != nil {
-		return nil, nil, fmt.Errorf("list tenant namespaces: %w", err)
-	}
+	list.SetResourceVersion(rv)
 	byTenant := map[string][]string{}
-	for _, ns := range nsList.Items {
+	_, err = listPaged(ctx, chunkSize, metav1.ListOptions{LabelSelector: translate.TenantLabel}, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		return c.Kube.CoreV1().Namespaces().List(ctx, opts)
+	}, func(obj runtime.Object) error {
+		ns, ok := obj.(*corev1.Namespace)
+		if !ok {
+			return fmt.Errorf("a namespace of type %T", obj)
+		}
 		owner := ns.Labels[translate.TenantLabel]
 		if t, _, ok := translate.SplitUpstreamName(ns.Name); ok && t.Name() == owner {
 			byTenant[owner] = append(byTenant[owner], ns.Name)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("list tenant namespaces: %w", err)
 	}
 	infos := make([]TenantInfo, 0, len(list.Items))
 	for i := range list.Items {
@@ -56,6 +86,26 @@ func (c *Client) ListTenants(ctx context.Context) ([]TenantInfo, *unstructured.U
 	}
 	slices.SortFunc(infos, func(a, b TenantInfo) int { return strings.Compare(a.Tenant.Name, b.Tenant.Name) })
 	return infos, list, nil
+}
+
+// listPaged lists with client-go's pager, chunkSize objects a request (0:
+// one request), calls each for every item in order and returns the
+// resourceVersion of the list.
+func listPaged(ctx context.Context, chunkSize int64, opts metav1.ListOptions, page pager.ListPageFunc, each func(runtime.Object) error) (string, error) {
+	p := pager.New(page)
+	p.PageSize = chunkSize
+	obj, _, err := p.List(ctx, opts)
+	if err != nil {
+		return "", err
+	}
+	if err := meta.EachListItem(obj, each); err != nil {
+		return "", err
+	}
+	acc, err := meta.ListAccessor(obj)
+	if err != nil {
+		return "", err
+	}
+	return acc.GetResourceVersion(), nil
 }
 
 // GetTenant returns one tenant with its namespaces, and the raw record.

@@ -200,12 +200,13 @@ type SharedLookup interface {
 	OtherTenantOwns(gr schema.GroupResource, name string) bool
 }
 
-// OtherTenantsLister is an optional extension of SharedLookup: it names the
-// other tenants, so that a list of a shared kind can leave their objects out
-// upstream (TenantLabel notin (...)) and pages stay full. Without it, their
-// objects are dropped after the upstream paged.
+// OtherTenantsLister is an optional extension of SharedLookup: it tells
+// whether a name is another tenant's, so that an answer naming a shared
+// object in that tenant's prefix (which an upstream admin or controller
+// wrote) never reads as the tenant's own object of that name. Without it,
+// such names are shown as they are.
 type OtherTenantsLister interface {
-	OtherTenants() []string
+	IsOtherTenant(name string) bool
 }
 
 var (

@@ -255,12 +255,12 @@ func TestQueryEdgeCases(t *testing.T) {
 	tr := newTestTranslator(t)
 	ns, _ := LookupKind(grNamespace)
 	ev, _ := LookupKind(gr("", "events"))
-	_, err := tr.fieldSelectorQuery(ev, "involvedObject.namespace="+strings.Repeat("x", 60))
+	_, _, err := tr.fieldSelectorQuery(ev, "involvedObject.namespace="+strings.Repeat("x", 60), nil)
 	assert.Equal(t, int32(422), ToStatus(err).Code)
-	got, err := tr.fieldSelectorQuery(ev, "involvedObject.namespace=d,type!=Normal")
+	got, _, err := tr.fieldSelectorQuery(ev, "involvedObject.namespace=d,type!=Normal", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "involvedObject.namespace=acme-d,type!=Normal", got)
-	_, err = tr.labelSelectorQuery(ns, "kubernetes.io/metadata.name="+strings.Repeat("x", 60), false, nil)
+	_, err = tr.labelSelectorQuery(ns, "kubernetes.io/metadata.name="+strings.Repeat("x", 60), false)
 	assert.Equal(t, int32(422), ToStatus(err).Code)
 }
 

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"sort"
@@ -19,16 +20,15 @@ func (t *Translator) TenantSelector() string { return TenantLabel + "=" + t.tena
 // copy the request owns, see canonicalQuery) and returns it; continue and
 // everything else stay untouched.
 func (t *Translator) translateQuery(rule *KindRule, verb string, q url.Values) (url.Values, error) {
-	others := t.otherTenants(rule, verb)
-	if s := q.Get("labelSelector"); s != "" || addsTenantSelector(rule, verb) || len(others) > 0 {
-		ls, err := t.labelSelectorQuery(rule, s, addsTenantSelector(rule, verb), others)
+	if s := q.Get("labelSelector"); s != "" || addsTenantSelector(rule, verb) {
+		ls, err := t.labelSelectorQuery(rule, s, addsTenantSelector(rule, verb))
 		if err != nil {
 			return nil, err
 		}
 		q.Set("labelSelector", ls)
 	}
 	if s := q.Get("fieldSelector"); s != "" {
-		fs, err := t.fieldSelectorQuery(rule, s)
+		fs, _, err := t.fieldSelectorQuery(rule, s, func(name string) (string, error) { return t.requestName(rule, name, verb) })
 		if err != nil {
 			return nil, err
 		}
@@ -37,34 +37,24 @@ func (t *Translator) translateQuery(rule *KindRule, verb string, q url.Values) (
 	return q, nil
 }
 
+// addsTenantSelector reports whether the upstream request selects the
+// tenant's objects only: lists and watches of tenant-owned kinds, and every
+// deletecollection of a cluster-scoped kind (a tenant deletes its own shared
+// objects, never the cluster's).
 func addsTenantSelector(rule *KindRule, verb string) bool {
-	return rule.Treatment == TenantOwned && (verb == "list" || verb == "watch" || verb == "deletecollection")
-}
-
-// otherTenants returns the tenants whose objects a list or watch of a shared
-// kind leaves out upstream (see OtherTenantsLister), or nil.
-func (t *Translator) otherTenants(rule *KindRule, verb string) []string {
-	if rule.Treatment != Shared || (verb != "list" && verb != "watch") {
-		return nil
+	switch rule.Treatment {
+	case TenantOwned:
+		return verb == "list" || verb == "watch" || verb == "deletecollection"
+	case Shared:
+		return verb == "deletecollection"
 	}
-	lister, ok := t.opts.Shared.(OtherTenantsLister)
-	if !ok {
-		return nil
-	}
-	var others []string
-	for _, name := range lister.OtherTenants() {
-		if name != t.tenant.Name() && ValidateTenantName(name) == nil {
-			others = append(others, name)
-		}
-	}
-	return others
+	return false
 }
 
 // labelSelectorQuery maps a labelSelector query: values of
 // MetadataNameLabel (on namespaces) are namespace names; TenantLabel may not
-// be used by tenants; with addTenant, TenantLabel=<tenant> is added, with
-// others, TenantLabel notin (others).
-func (t *Translator) labelSelectorQuery(rule *KindRule, s string, addTenant bool, others []string) (string, error) {
+// be used by tenants; with addTenant, TenantLabel=<tenant> is added.
+func (t *Translator) labelSelectorQuery(rule *KindRule, s string, addTenant bool) (string, error) {
 	sel, err := labels.Parse(s)
 	if err != nil {
 		return "", badRequest("invalid labelSelector %q: %w", s, err)
@@ -97,25 +87,22 @@ func (t *Translator) labelSelectorQuery(rule *KindRule, s string, addTenant bool
 		}
 		out = out.Add(*r)
 	}
-	if len(others) > 0 {
-		r, err := labels.NewRequirement(TenantLabel, selection.NotIn, others)
-		if err != nil {
-			return "", fmt.Errorf("other tenants' selector: %w", err)
-		}
-		out = out.Add(*r)
-	}
 	return out.String(), nil
 }
 
 // fieldSelectorQuery maps metadata.namespace (and involvedObject.namespace,
-// regarding.namespace) values to upstream namespaces and metadata.name of
-// tenant-owned cluster-scoped kinds to upstream names.
-func (t *Translator) fieldSelectorQuery(rule *KindRule, s string) (string, error) {
-	sel, err := fields.ParseSelector(s)
+// regarding.namespace) values to upstream namespaces and, with nameOf,
+// metadata.name of tenant-owned and shared cluster-scoped kinds to upstream
+// names. When nameOf answers errNoSuchName (a leg of a shared list cannot
+// hold an object of that name), the requirement decides alone: matchesNone
+// reports one with "=", and one with "!=" is dropped (it holds for every
+// object of the leg).
+func (t *Translator) fieldSelectorQuery(rule *KindRule, s string, nameOf func(string) (string, error)) (sel string, matchesNone bool, err error) {
+	parsed, err := fields.ParseSelector(s)
 	if err != nil {
-		return "", badRequest("invalid fieldSelector %q: %w", s, err)
+		return "", false, badRequest("invalid fieldSelector %q: %w", s, err)
 	}
-	reqs := sel.Requirements()
+	reqs := parsed.Requirements()
 	terms := make([]string, 0, len(reqs))
 	for _, r := range reqs {
 		value := r.Value
@@ -123,12 +110,19 @@ func (t *Translator) fieldSelectorQuery(rule *KindRule, s string) (string, error
 		case "metadata.namespace", "involvedObject.namespace", "regarding.namespace":
 			value, err = t.tenant.UpstreamNamespace(value)
 		case "metadata.name":
-			if rule.Treatment == TenantOwned || rule.Treatment == Shared {
-				value, err = t.requestName(rule, value, "get")
+			if rule.Treatment != TenantOwned && rule.Treatment != Shared {
+				break
+			}
+			value, err = nameOf(value)
+			if errors.Is(err, errNoSuchName) {
+				if r.Operator == selection.NotEquals {
+					continue
+				}
+				return "", true, nil
 			}
 		}
 		if err != nil {
-			return "", err
+			return "", false, err
 		}
 		op := "="
 		if r.Operator == selection.NotEquals {
@@ -137,5 +131,5 @@ func (t *Translator) fieldSelectorQuery(rule *KindRule, s string) (string, error
 		terms = append(terms, r.Field+op+fields.EscapeValue(value))
 	}
 	sort.Strings(terms)
-	return strings.Join(terms, ","), nil
+	return strings.Join(terms, ","), false, nil
 }

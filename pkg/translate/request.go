@@ -29,6 +29,11 @@ const (
 	// the request to each (UpstreamRequest.ForNamespace), joining the results;
 	// pages are resumed with composite continue tokens (EncodeContinue).
 	PlanFanOut
+	// PlanSharedList lists a shared cluster-scoped kind as two upstream
+	// lists at one resourceVersion (UpstreamRequest.Legs, ForLeg): the
+	// cluster's objects, then the tenant's, joined into one list; pages are
+	// resumed with composite continue tokens (EncodeContinue).
+	PlanSharedList
 	// PlanPatchInView applies a json, merge or strategic merge patch in the
 	// tenant's view: the proxy GETs u.Path (JSON), calls PatchInView and
 	// sends the merge patch it returns to u.Path, reading again on a
@@ -73,8 +78,11 @@ type UpstreamRequest struct {
 	Header http.Header
 	// Body is the translated body (JSON, or the patch type), or nil.
 	Body []byte
-	// Start is where a fanned-out list resumes (from the tenant's continue).
+	// Start is where a fanned-out or shared list resumes (from the tenant's
+	// continue).
 	Start *ContinueToken
+	// Legs are the upstream lists of a PlanSharedList request.
+	Legs []ListLeg
 	// objectPath is the upstream path of the addressed object without its
 	// subresource (PlatformLookup.CurrentMetadata).
 	objectPath string
@@ -129,7 +137,13 @@ func (t *Translator) TranslateRequest(r Request) (*UpstreamRequest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if u.Query, err = t.translateQuery(rule, info.Verb, r.Query); err != nil {
+	if rule.Treatment == Shared && info.Verb == "list" && info.Name == "" {
+		u.Plan = PlanSharedList
+		if u.Legs, err = t.sharedListLegs(rule, r.Query); err != nil {
+			return nil, err
+		}
+		_, u.Query = u.ForLeg(0, "") // what the proxy reads of it: limit, resourceVersion
+	} else if u.Query, err = t.translateQuery(rule, info.Verb, r.Query); err != nil {
 		return nil, err
 	}
 	if rule.Treatment == Namespaced && info.Namespace == "" && info.Name == "" && rule.Resource != grNamespace {
@@ -138,13 +152,13 @@ func (t *Translator) TranslateRequest(r Request) (*UpstreamRequest, error) {
 			return nil, methodNotAllowed(r.Method, r.Path)
 		}
 		u.Plan = PlanFanOut
-		if c := r.Query.Get("continue"); c != "" {
-			tok, err := t.DecodeContinue(c)
-			if err != nil {
-				return nil, err
-			}
-			u.Start = &tok
+	}
+	if c := r.Query.Get("continue"); c != "" && (u.Plan == PlanFanOut || u.Plan == PlanSharedList) {
+		tok, err := t.DecodeContinue(c, u.Plan)
+		if err != nil {
+			return nil, err
 		}
+		u.Start = &tok
 	}
 	u.Path = buildPath(info, group, ns, name)
 	if name != "" {

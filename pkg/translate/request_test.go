@@ -148,20 +148,30 @@ func TestContinueToken(t *testing.T) {
 	tr := newTestTranslator(t)
 	cases := []struct {
 		name  string
+		plan  Plan
 		token string
 		want  ContinueToken
 		bad   bool
 	}{
-		{"round trip", EncodeContinue(ContinueToken{Namespace: "acme-a", Continue: "c"}), ContinueToken{Namespace: "acme-a", Continue: "c"}, false},
-		{"start of a namespace", EncodeContinue(ContinueToken{Namespace: "acme-b"}), ContinueToken{Namespace: "acme-b"}, false},
-		{"forged for another tenant", EncodeContinue(ContinueToken{Namespace: "beta-a"}), ContinueToken{}, true},
-		{"no prefix", "abc", ContinueToken{}, true},
-		{"bad base64", "zoo1.!!!", ContinueToken{}, true},
-		{"bad json", "zoo1.bm90IGpzb24", ContinueToken{}, true},
+		{"round trip", PlanFanOut, EncodeContinue(ContinueToken{Namespace: "acme-a", Continue: "c"}), ContinueToken{Namespace: "acme-a", Continue: "c"}, false},
+		{"start of a namespace", PlanFanOut, EncodeContinue(ContinueToken{Namespace: "acme-b", ResourceVersion: "42"}), ContinueToken{Namespace: "acme-b", ResourceVersion: "42"}, false},
+		{"forged for another tenant", PlanFanOut, EncodeContinue(ContinueToken{Namespace: "beta-a"}), ContinueToken{}, true},
+		{"a shared part in a fan-out", PlanFanOut, EncodeContinue(ContinueToken{Namespace: "acme-a", Part: SharedPartOwn}), ContinueToken{}, true},
+		{"shared, the cluster's part", PlanSharedList, EncodeContinue(ContinueToken{Part: SharedPartPlatform, Continue: "c", ResourceVersion: "7"}),
+			ContinueToken{Part: SharedPartPlatform, Continue: "c", ResourceVersion: "7"}, false},
+		{"shared, the tenant's part", PlanSharedList, EncodeContinue(ContinueToken{Part: SharedPartOwn}), ContinueToken{Part: SharedPartOwn}, false},
+		{"shared, an unknown part", PlanSharedList, EncodeContinue(ContinueToken{Part: "beta"}), ContinueToken{}, true},
+		{"shared, no part", PlanSharedList, EncodeContinue(ContinueToken{}), ContinueToken{}, true},
+		{"shared, a namespace", PlanSharedList, EncodeContinue(ContinueToken{Namespace: "acme-a", Part: SharedPartOwn}), ContinueToken{}, true},
+		{"a token for a forwarded request", PlanForward, EncodeContinue(ContinueToken{Part: SharedPartOwn}), ContinueToken{}, true},
+		{"a resourceVersion that is not one", PlanSharedList, EncodeContinue(ContinueToken{Part: SharedPartOwn, ResourceVersion: "1&x=y"}), ContinueToken{}, true},
+		{"no prefix", PlanFanOut, "abc", ContinueToken{}, true},
+		{"bad base64", PlanFanOut, "zoo1.!!!", ContinueToken{}, true},
+		{"bad json", PlanFanOut, "zoo1.bm90IGpzb24", ContinueToken{}, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := tr.DecodeContinue(tc.token)
+			got, err := tr.DecodeContinue(tc.token, tc.plan)
 			if tc.bad {
 				require.Error(t, err)
 				assert.Equal(t, int32(400), ToStatus(err).Code)

@@ -2,7 +2,6 @@ package translate
 
 import (
 	"fmt"
-	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -164,17 +163,11 @@ func (t *Translator) otherTenantsName(name string) bool {
 	if !ok {
 		return false
 	}
-	var others []string
 	for i := 1; i < len(name); i++ {
 		if name[i] != '-' {
 			continue
 		}
-		if others == nil {
-			if others = lister.OtherTenants(); len(others) == 0 {
-				return false
-			}
-		}
-		if owner := name[:i]; owner != t.tenant.Name() && slices.Contains(others, owner) {
+		if owner := name[:i]; owner != t.tenant.Name() && ValidateTenantName(owner) == nil && lister.IsOtherTenant(owner) {
 			return true
 		}
 	}

@@ -29,6 +29,9 @@ type proxies struct {
 	perTenant int
 	// apiAccess is given to every proxy (nil: none).
 	apiAccess *localproxy.APIAccess
+	// isTenant answers every proxy's question whether a tenant exists,
+	// from the server's informer (nil: each proxy lists the tenants).
+	isTenant func(name string) bool
 
 	mu      sync.Mutex
 	tenants *lru.Cache // tenant name → *lru.Cache of identity key → *localproxy.Proxy
@@ -64,6 +67,7 @@ func (ps *proxies) get(id Identity, admin bool) (*localproxy.Proxy, error) {
 		Groups:    id.Groups,
 		Admin:     admin,
 		APIAccess: ps.apiAccess,
+		IsTenant:  ps.isTenant,
 	})
 	if err != nil {
 		return nil, err

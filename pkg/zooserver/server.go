@@ -104,6 +104,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.proxies = newProxies(cfg.MaxProxies, s.tenantUpstream)
 	s.proxies.apiAccess = access
+	s.proxies.isTenant = s.tenants.exists
 	s.metrics = newMetrics(s.proxies.len)
 	return s, nil
 }

@@ -57,3 +57,10 @@ func (t *tenantIndex) lookup(tenant, user string) (exists, admin bool) {
 	admins, _, _ := unstructured.NestedStringSlice(u.Object, "spec", "admins")
 	return true, slices.Contains(admins, user)
 }
+
+// exists reports whether tenant has a record (the proxies' question whether
+// a name in an answer is another tenant's prefix).
+func (t *tenantIndex) exists(tenant string) bool {
+	ok, _ := t.lookup(tenant, "")
+	return ok
+}

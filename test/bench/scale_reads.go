@@ -27,32 +27,39 @@ const otherTenant = "s0"
 // proxiedReads are the reads through serve that the scale workload times at
 // 2 and at N tenants: a shared kind (the cluster's PriorityClasses and the
 // tenant's own) and the tenant-owned cluster-scoped kind every tool reads,
-// Namespaces.
+// Namespaces; and, directly upstream as the cluster admin (direct), the list
+// of the tenant's namespaces serve asks the upstream for, to tell what the
+// upstream costs from what serve adds.
 var proxiedReads = []struct {
-	name string
-	read func(ctx context.Context, cs kubernetes.Interface) error
+	name   string
+	direct bool
+	read   func(ctx context.Context, cs kubernetes.Interface) error
 }{
-	{"GET PriorityClass, the cluster's", func(ctx context.Context, cs kubernetes.Interface) error {
+	{"GET PriorityClass, the cluster's", false, func(ctx context.Context, cs kubernetes.Interface) error {
 		_, err := cs.SchedulingV1().PriorityClasses().Get(ctx, "system-node-critical", metav1.GetOptions{})
 		return err
 	}},
-	{"GET PriorityClass, the tenant's", func(ctx context.Context, cs kubernetes.Interface) error {
+	{"GET PriorityClass, the tenant's", false, func(ctx context.Context, cs kubernetes.Interface) error {
 		_, err := cs.SchedulingV1().PriorityClasses().Get(ctx, ownPriorityClasses[0], metav1.GetOptions{})
 		return err
 	}},
-	{"LIST PriorityClasses", func(ctx context.Context, cs kubernetes.Interface) error {
+	{"LIST PriorityClasses", false, func(ctx context.Context, cs kubernetes.Interface) error {
 		l, err := cs.SchedulingV1().PriorityClasses().List(ctx, metav1.ListOptions{})
 		if err == nil && len(l.Items) != 2+len(ownPriorityClasses) { // system-node-critical, system-cluster-critical
 			err = fmt.Errorf("the list holds %d PriorityClasses, want %d", len(l.Items), 2+len(ownPriorityClasses))
 		}
 		return err
 	}},
-	{"GET Namespace", func(ctx context.Context, cs kubernetes.Interface) error {
+	{"GET Namespace", false, func(ctx context.Context, cs kubernetes.Interface) error {
 		_, err := cs.CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{})
 		return err
 	}},
-	{"LIST Namespaces", func(ctx context.Context, cs kubernetes.Interface) error {
+	{"LIST Namespaces", false, func(ctx context.Context, cs kubernetes.Interface) error {
 		_, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		return err
+	}},
+	{"LIST Namespaces " + translate.TenantLabel + "=" + benchTenant + ", directly upstream", true, func(ctx context.Context, cs kubernetes.Interface) error {
+		_, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: translate.TenantLabel + "=" + benchTenant})
 		return err
 	}},
 }
@@ -85,14 +92,24 @@ func (s *side) prepareReads(ctx context.Context) error {
 // turns, and returns their p50 and p99 rows.
 func timeReads(ctx context.Context, c config, sides []*side) ([]result, error) {
 	names := make([]string, len(proxiedReads))
+	var proxied, direct []string
 	for k, r := range proxiedReads {
 		names[k] = r.name
+		if r.direct {
+			direct = append(direct, r.name)
+		} else {
+			proxied = append(proxied, r.name)
+		}
 	}
 	lat, err := takeTurns(ctx, sideNames(sides), names, c.scaleReads, func(ctx context.Context, si, k, _ int) error {
+		if proxiedReads[k].direct {
+			return proxiedReads[k].read(ctx, sides[si].env.admin)
+		}
 		return proxiedReads[k].read(ctx, sides[si].proxied)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return latencyRows("read through serve", c.tenants, lat, sides[0].name, sides[1].name, names), nil
+	return append(latencyRows("read through serve", c.tenants, lat, sides[0].name, sides[1].name, proxied),
+		latencyRows("read directly upstream, cluster admin", c.tenants, lat, sides[0].name, sides[1].name, direct)...), nil
 }

@@ -104,7 +104,7 @@ func runScale(ctx context.Context, c config, few *env) ([]result, error) {
 		run  func(ctx context.Context, c config, sides []*side) ([]result, error)
 	}{
 		{"reads through serve", timeReads},
-		// After the reads: serve has read the tenants for the shared lists.
+		// After the reads: serve's RSS after it served them.
 		{"what the upstream holds", measureCost},
 		{"tenant commands", timeTenantCommands},
 	} {
@@ -272,7 +272,7 @@ func tenantCount(ctx context.Context, e *env) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	infos, _, err := tc.ListTenants(ctx)
+	infos, _, err := tc.ListTenants(ctx, tenantctl.DefaultChunkSize)
 	if err != nil {
 		return 0, err
 	}

@@ -185,20 +185,7 @@ func watchSees(t *testing.T, s *served, args []string, action func(), want strin
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, framework.KubectlPath(), append([]string{"--kubeconfig", s.Kubeconfig}, args...)...)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	defer func() { cancel(); _ = cmd.Wait() }()
-	seen := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			seen <- sc.Text()
-		}
-		close(seen)
-	}()
-	time.Sleep(time.Second) // the initial list
+	seen := startWatch(ctx, t, s, args)
 	action()
 	for {
 		select {
@@ -212,4 +199,27 @@ func watchSees(t *testing.T, s *served, args []string, action func(), want strin
 			t.Fatalf("watch never showed %q", want)
 		}
 	}
+}
+
+// startWatch runs kubectl with args (a watch) through s until ctx ends (the
+// test waits for it to exit) and returns its output lines, once it has had a
+// second for its initial list.
+func startWatch(ctx context.Context, t *testing.T, s *served, args []string) <-chan string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
+	cmd := exec.CommandContext(ctx, framework.KubectlPath(), append([]string{"--kubeconfig", s.Kubeconfig}, args...)...)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	time.Sleep(time.Second) // the initial list
+	return lines
 }

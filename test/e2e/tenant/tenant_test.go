@@ -219,6 +219,20 @@ rules: []
 	}
 	require.NoError(t, json.Unmarshal([]byte(mustZoo(t, "tenant", "list", "-o", "json")), &list))
 	require.GreaterOrEqual(t, len(list.Items), len(tenants))
+	// In chunks of one record (and one namespace) a request: the same.
+	assert.Equal(t, names, mustZoo(t, "tenant", "list", "-o", "name", "--chunk-size", "1"))
+	chunked := mustZoo(t, "tenant", "list", "--chunk-size", "1")
+	for _, name := range tenants {
+		assert.Regexp(t, "(?m)^"+name+`\s+5\s+Ready\s+admin\s+`, chunked)
+	}
+	var chunkedList struct {
+		Kind  string             `json:"kind"`
+		Items []tenantctl.Tenant `json:"items"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(mustZoo(t, "tenant", "list", "-o", "json", "--chunk-size", "1")), &chunkedList))
+	assert.Equal(t, "TenantList", chunkedList.Kind)
+	assert.Len(t, chunkedList.Items, len(list.Items))
+	requireOneLineError(t, zoo(t, "tenant", "list", "--chunk-size", "-1"), "--chunk-size")
 	details := mustZoo(t, "tenant", "get", "acme")
 	for _, want := range []string{"acme-default", "acme-extra", "zoo:acme:admin", "zoo:tenant:acme", "kubectl zoo serve --tenant acme", "Ready"} {
 		assert.Contains(t, details, want)
