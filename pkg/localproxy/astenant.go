@@ -73,6 +73,11 @@ func (p *Proxy) answer(w http.ResponseWriter, u *translate.UpstreamRequest, a *u
 		w.WriteHeader(a.code)
 		return
 	}
+	if ct := a.header.Get("Content-Type"); a.code >= http.StatusBadRequest && !jsonAnswer(ct) {
+		w.Header().Del("Content-Type")
+		writeStatus(w, failureStatus(a.code, u.Info.Verb, a.header)) // as forward
+		return
+	}
 	if ct := a.header.Get("Content-Type"); !translatable(ct) {
 		// Never pass what the translator cannot read (as forward).
 		w.Header().Del("Content-Type")

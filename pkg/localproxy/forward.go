@@ -96,6 +96,15 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 		p.forwardProtobuf(w, r, resp, u)
 		return
 	}
+	if !protobuf && resp.StatusCode >= http.StatusBadRequest && !jsonAnswer(ct) {
+		// A failure the upstream wrote as text ("404 page not found" of a
+		// group not (yet) served) or with no body: the Status client-go
+		// would make of it, without the text, which the translator cannot
+		// read.
+		w.Header().Del("Content-Type")
+		writeStatus(w, failureStatus(resp.StatusCode, u.Info.Verb, resp.Header))
+		return
+	}
 	if !protobuf && !translatable(ct) {
 		// Never pass what the translator cannot read: it would carry
 		// upstream names (and could carry another tenant's) untranslated.
@@ -150,6 +159,12 @@ func translatable(ct string) bool {
 		return true
 	}
 	return false
+}
+
+// jsonAnswer reports whether an answer is labelled as JSON.
+func jsonAnswer(ct string) bool {
+	mt, _, err := translate.ParseMediaType(ct)
+	return err == nil && (mt == translate.MediaJSON || strings.HasSuffix(mt, "+json"))
 }
 
 // copyFlushing copies a streamed body (logs, proxied services) and flushes
