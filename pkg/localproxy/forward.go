@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/crbstore"
@@ -72,6 +73,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 		return
 	}
 	copyHeaders(w.Header(), resp.Header)
+	addWarnings(w.Header(), u.Warnings)
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") && u.Response != translate.ResponseRaw {
 		w.Header().Set("Content-Type", "application/json")
 	}
@@ -159,6 +161,18 @@ func translatable(ct string) bool {
 		return true
 	}
 	return false
+}
+
+// addWarnings adds the translator's warnings as Warning headers, written as
+// the API server writes its own.
+func addWarnings(h http.Header, warnings []string) {
+	for _, msg := range warnings {
+		v, err := utilnet.NewWarningHeader(299, "-", msg)
+		if err != nil {
+			v = fmt.Sprintf("299 - %q", msg)
+		}
+		h.Add("Warning", v)
+	}
 }
 
 // jsonAnswer reports whether an answer is labelled as JSON.

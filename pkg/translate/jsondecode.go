@@ -31,6 +31,8 @@ type anyDecoder struct {
 	b     []byte
 	i     int
 	depth int
+	// reps, when set, notes the keys objects repeat (repeats.go).
+	reps *repeats
 }
 
 // nest enters an object or array.
@@ -72,6 +74,10 @@ func (d *anyDecoder) object() (any, error) {
 	}
 	defer func() { d.depth-- }()
 	m := make(map[string]any, 4)
+	var keys *objectKeys
+	if d.reps != nil {
+		keys = d.reps.object(m)
+	}
 	d.i++
 	if d.i = skipSpace(d.b, d.i); d.i < len(d.b) && d.b[d.i] == '}' {
 		d.i++
@@ -93,6 +99,10 @@ func (d *anyDecoder) object() (any, error) {
 		v, err := d.value()
 		if err != nil {
 			return nil, err
+		}
+		if d.reps != nil {
+			_, seen := m[k]
+			d.reps.key(keys, k, seen)
 		}
 		m[k] = v
 		if d.i = skipSpace(d.b, d.i); d.i >= len(d.b) {

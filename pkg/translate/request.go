@@ -75,6 +75,9 @@ type UpstreamRequest struct {
 	Body []byte
 	// Start is where a fanned-out list resumes (from the tenant's continue).
 	Start *ContinueToken
+	// Warnings are warnings for the tenant the translator adds to the
+	// answer (Warning headers, as the API server writes its own).
+	Warnings []string
 	// objectPath is the upstream path of the addressed object without its
 	// subresource (PlatformLookup.CurrentMetadata).
 	objectPath string

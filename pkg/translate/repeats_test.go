@@ -1,0 +1,117 @@
+package translate
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	kjson "sigs.k8s.io/json"
+)
+
+// TestRepeatedKeysReachTheUpstream: a JSON body that repeats keys (at the
+// top, nested, in arrays, in a JSON patch) is forwarded repeating them as
+// often, each occurrence translated, so that the API server reports the
+// same duplicate fields it would have reported to the tenant.
+func TestRepeatedKeysReachTheUpstream(t *testing.T) {
+	tr := newTestTranslator(t)
+	cases := []struct {
+		name, method, path, ct, body string
+		want                         string
+	}{
+		{name: "typed object, nested", method: http.MethodPost, path: "/apis/apps/v1/namespaces/default/deployments", ct: MediaJSON,
+			body: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"default"},"spec":{"unknownField":"foo","replicas":2,"replicas":3}}`,
+			want: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"acme-default"},"spec":{"unknownField":"foo","replicas":3,"replicas":3}}`},
+		{name: "three times, and in an array", method: http.MethodPost, path: "/apis/apps/v1/namespaces/default/deployments", ct: MediaJSON,
+			body: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","name":"d","name":"e"},"spec":{"template":{"spec":{"containers":[{"name":"a"},{"name":"b","image":"x","image":"y"}]}}}}`,
+			want: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"e","name":"e","name":"e"},"spec":{"template":{"spec":{"containers":[{"name":"a"},{"name":"b","image":"y","image":"y"}]}}}}`},
+		{name: "a repeated object, repeated translated", method: http.MethodPut, path: "/api/v1/namespaces/default/configmaps/c", ct: MediaJSON,
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"default"},"metadata":{"name":"c","namespace":"beta-default"}}`,
+			want: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"acme-beta-default"},"metadata":{"name":"c","namespace":"acme-beta-default"}}`},
+		{name: "merge patch", method: http.MethodPatch, path: "/api/v1/namespaces/default/configmaps/c", ct: MediaMergePatch,
+			body: `{"data":{"k":"1","k":"2"}}`, want: `{"data":{"k":"2","k":"2"}}`},
+		{name: "json patch", method: http.MethodPatch, path: "/api/v1/namespaces/default/configmaps/c", ct: MediaJSONPatch,
+			body: `[{"op":"add","path":"/data/k","path":"/metadata/namespace","value":"x"}]`,
+			want: `[{"op":"add","path":"/metadata/namespace","path":"/metadata/namespace","value":"acme-x"}]`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			u, err := tr.TranslateRequest(Request{Method: tc.method, Path: tc.path, Body: []byte(tc.body), Header: http.Header{"Content-Type": {tc.ct}}})
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, string(u.Body))
+			var in, out any
+			wantErrs, err := kjson.UnmarshalStrict([]byte(tc.body), &in)
+			require.NoError(t, err)
+			gotErrs, err := kjson.UnmarshalStrict(u.Body, &out)
+			require.NoError(t, err)
+			assert.Equal(t, errorTexts(wantErrs), errorTexts(gotErrs), "the API server finds the same repeated fields")
+			assert.Empty(t, u.Warnings)
+		})
+	}
+	t.Run("the typed object's strict error is the API server's", func(t *testing.T) {
+		u, err := tr.TranslateRequest(Request{Method: http.MethodPost, Path: "/apis/apps/v1/namespaces/default/deployments",
+			Body: []byte(cases[0].body), Header: http.Header{"Content-Type": {MediaJSON}}})
+		require.NoError(t, err)
+		strict, err := kjson.UnmarshalStrict(u.Body, &appsv1.Deployment{})
+		require.NoError(t, err)
+		assert.Equal(t, []string{`unknown field "spec.unknownField"`, `duplicate field "spec.replicas"`}, errorTexts(strict))
+	})
+}
+
+// TestRepeatedYAMLKeys: a YAML body is forwarded as JSON, each key once (the
+// last occurrence, translated); the translator reports the repetition as
+// the API server would for the tenant's YAML, per fieldValidation.
+func TestRepeatedYAMLKeys(t *testing.T) {
+	tr := newTestTranslator(t)
+	apply := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: default\n  namespace: beta-default\ndata:\n  k: \"1\"\n  k: \"2\"\n"
+	cases := []struct {
+		name, method, path, ct, validation string
+		code                               int32
+		message                            string
+		warnings                           []string
+	}{
+		{name: "apply, Strict", method: http.MethodPatch, path: "/api/v1/namespaces/default/configmaps/c", ct: MediaApplyPatch, validation: "Strict",
+			code: 400, message: "error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 6: key \"namespace\" already set in map\n  line 9: key \"k\" already set in map"},
+		{name: "create, Strict", method: http.MethodPost, path: "/api/v1/namespaces/default/configmaps", ct: MediaYAML, validation: "Strict",
+			code: 400, message: "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: strict decoding error: yaml: unmarshal errors:\n  line 6: key \"namespace\" already set in map\n  line 9: key \"k\" already set in map"},
+		{name: "apply, Warn", method: http.MethodPatch, path: "/api/v1/namespaces/default/configmaps/c", ct: MediaApplyPatch, validation: "Warn",
+			warnings: []string{`line 6: key "namespace" already set in map`, `line 9: key "k" already set in map`}},
+		{name: "create, default (Warn)", method: http.MethodPost, path: "/api/v1/namespaces/default/configmaps", ct: MediaYAML,
+			warnings: []string{`line 6: key "namespace" already set in map`, `line 9: key "k" already set in map`}},
+		{name: "update, Ignore", method: http.MethodPut, path: "/api/v1/namespaces/default/configmaps/c", ct: MediaYAML, validation: "Ignore"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			q := url.Values{}
+			if tc.validation != "" {
+				q.Set("fieldValidation", tc.validation)
+			}
+			u, err := tr.TranslateRequest(Request{Method: tc.method, Path: tc.path, Query: q, Body: []byte(apply), Header: http.Header{"Content-Type": {tc.ct}}})
+			if tc.code != 0 {
+				require.Error(t, err)
+				st := ToStatus(err)
+				assert.Equal(t, tc.code, st.Code)
+				assert.Equal(t, tc.message, st.Message)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.warnings, u.Warnings)
+			assert.JSONEq(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"acme-beta-default"},"data":{"k":"2"}}`, string(u.Body),
+				"the last occurrence, as the API server keeps it, translated")
+		})
+	}
+}
+
+// TestRepeatedKeyTheTranslationRemoves: a repeated key the translation
+// drops cannot be repeated upstream: the request is refused, naming it.
+func TestRepeatedKeyTheTranslationRemoves(t *testing.T) {
+	v, r, err := decodeRepeats([]byte(`{"metadata":{"name":"x","gone":1,"gone":2}}`))
+	require.NoError(t, err)
+	delete(v.(map[string]any)["metadata"].(map[string]any), "gone")
+	_, err = marshalRepeating(v, r)
+	require.Error(t, err)
+	assert.Equal(t, int32(http.StatusBadRequest), ToStatus(err).Code)
+	assert.Contains(t, err.Error(), `the body repeats the key "gone"`)
+}
