@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kjson "sigs.k8s.io/json"
 )
 
@@ -114,4 +115,56 @@ func TestRepeatedKeyTheTranslationRemoves(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, int32(http.StatusBadRequest), ToStatus(err).Code)
 	assert.Contains(t, err.Error(), `the body repeats the key "gone"`)
+}
+
+// TestRepeatedKeysOfAPatchInView: a json, merge or strategic merge patch is
+// applied in the tenant's view and reaches the upstream as a derived merge
+// patch that repeats nothing; the keys the tenant's patch repeated are
+// reported as the API server reports them: a 422 under Strict, warnings
+// under Warn (the default), nothing under Ignore.
+func TestRepeatedKeysOfAPatchInView(t *testing.T) {
+	tr := newTestTranslator(t)
+	const current = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"acme-default","resourceVersion":"7"},"data":{"k":"0"}}`
+	cases := []struct {
+		name, ct, patch, validation string
+		code                        int32
+		message                     string
+		warnings                    []string
+	}{
+		{name: "merge, default", ct: MediaMergePatch, patch: `{"data":{"k":"1","k":"2"}}`, warnings: []string{`duplicate field "data.k"`}},
+		{name: "merge, Warn", ct: MediaMergePatch, patch: `{"data":{"k":"1","k":"2"}}`, validation: "Warn", warnings: []string{`duplicate field "data.k"`}},
+		{name: "merge, Ignore", ct: MediaMergePatch, patch: `{"data":{"k":"1","k":"2"}}`, validation: "Ignore"},
+		{name: "merge, Strict", ct: MediaMergePatch, patch: `{"data":{"k":"1","k":"2"}}`, validation: "Strict", code: 422,
+			message: `strict decoding error: duplicate field "data.k"`},
+		{name: "strategic, Strict", ct: MediaStrategic, patch: `{"data":{"k":"1","k":"2"}}`, validation: "Strict", code: 422,
+			message: `strict decoding error: duplicate field "data.k"`},
+		{name: "json patch, Warn", ct: MediaJSONPatch, patch: `[{"op":"replace","path":"/data/x","path":"/data/k","value":"2"}]`, validation: "Warn",
+			warnings: []string{`json patch duplicate field "[0].path"`}},
+		{name: "no repetition", ct: MediaMergePatch, patch: `{"data":{"k":"2"}}`, validation: "Strict"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			q := url.Values{}
+			if tc.validation != "" {
+				q.Set("fieldValidation", tc.validation)
+			}
+			u, err := tr.TranslateRequest(Request{Method: http.MethodPatch, Path: "/api/v1/namespaces/default/configmaps/c", Query: q,
+				Header: http.Header{"Content-Type": {tc.ct}}, Body: []byte(tc.patch)})
+			require.NoError(t, err)
+			require.Equal(t, PlanPatchInView, u.Plan)
+			vp, err := tr.PatchInView(u, tc.ct, []byte(tc.patch), []byte(current))
+			if tc.code != 0 {
+				require.Error(t, err)
+				st := ToStatus(err)
+				assert.Equal(t, tc.code, st.Code)
+				assert.Equal(t, metav1.StatusReasonInvalid, st.Reason)
+				assert.Contains(t, st.Message, tc.message)
+				assert.NotContains(t, st.Message, "acme-", "the patched object is shown in the tenant's view")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.warnings, vp.Warnings)
+			assert.Contains(t, string(vp.Body), `"k":"2"`, "the last occurrence, as the API server keeps it")
+		})
+	}
 }

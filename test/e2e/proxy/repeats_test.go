@@ -104,6 +104,33 @@ func TestRepeatedKeysAsUpstream(t *testing.T) {
 		})
 	}
 
+	t.Run("patches, applied in the tenant's view", func(t *testing.T) {
+		// Through the proxy the patch reaches the upstream as a merge patch
+		// the translator derived; the repetition in the tenant's is
+		// reported by the translator as the API server reports it.
+		admin(t, "-n", "zoo-e2e-repeats", "create", "cm", "rep-patched", "--from-literal=k=0")
+		acme.k(t, "-n", "repeats", "create", "cm", "rep-patched", "--from-literal=k=0")
+		for _, ct := range []string{"application/merge-patch+json", "application/strategic-merge-patch+json"} {
+			for _, validation := range []string{"Strict", "Warn", "Ignore"} {
+				path := func(ns string) string {
+					return "/api/v1/namespaces/" + ns + "/configmaps/rep-patched?fieldValidation=" + validation
+				}
+				body := `{"data":{"k":"1","k":"2"}}`
+				want := send(t, direct, http.MethodPatch, cfg.Host+path("zoo-e2e-repeats"), ct, body)
+				got := send(t, proxied, http.MethodPatch, proxyHost+path("repeats"), ct, body)
+				assert.Equal(t, want.code, got.code, "%s %s: %+v", ct, validation, got)
+				assert.Equal(t, want.warnings, got.warnings, "%s %s", ct, validation)
+				if validation == "Strict" {
+					require.Equal(t, http.StatusUnprocessableEntity, want.code, "%+v", want)
+					assert.Contains(t, want.message, `strict decoding error: duplicate field "data.k"`)
+					assert.Contains(t, got.message, `strict decoding error: duplicate field "data.k"`)
+					assert.NotContains(t, got.message, "acme-")
+				}
+			}
+		}
+		assert.Equal(t, "2", admin(t, "-n", "acme-repeats", "get", "cm", "rep-patched", "-o", "jsonpath={.data.k}"))
+	})
+
 	t.Run("a repeated namespace is translated in every occurrence", func(t *testing.T) {
 		for _, order := range [][2]string{{"beta-default", "repeats"}, {"repeats", "beta-default"}} {
 			body := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"smuggled","namespace":"` + order[0] + `","namespace":"` + order[1] + `"}}`
