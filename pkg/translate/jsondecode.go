@@ -100,11 +100,11 @@ func (d *anyDecoder) object() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if d.reps != nil {
-			_, seen := m[k]
-			d.reps.key(keys, k, seen)
-		}
+		n := len(m)
 		m[k] = v
+		if d.reps != nil {
+			d.reps.key(keys, k, len(m) == n) // no new entry: a repeated key
+		}
 		if d.i = skipSpace(d.b, d.i); d.i >= len(d.b) {
 			return nil, errIncomplete
 		}

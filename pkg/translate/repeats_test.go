@@ -172,3 +172,28 @@ func TestRepeatedKeysOfAPatchInView(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkDecodeRequestBody: what noting repeated keys costs a request body
+// without any (decodeRepeats) beside the plain decoder (decodeAny).
+func BenchmarkDecodeRequestBody(b *testing.B) {
+	body := []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"default","labels":{"app":"web","tier":"front"},"annotations":{"a":"1","b":"2"}},` +
+		`"spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[` +
+		`{"name":"web","image":"nginx:1.27","ports":[{"containerPort":80,"protocol":"TCP"}],"env":[{"name":"A","value":"1"},{"name":"B","value":"2"}],` +
+		`"resources":{"requests":{"cpu":"100m","memory":"64Mi"},"limits":{"cpu":"1","memory":"256Mi"}}}]}}}}`)
+	b.Run("decodeAny", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := decodeAny(body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decodeRepeats", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, err := decodeRepeats(body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
