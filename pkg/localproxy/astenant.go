@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	rbacv1client "k8s.io/client-go/kubernetes/typed/rbac/v1"
@@ -66,11 +67,14 @@ func (p *Proxy) roundTripAsTenant(ctx context.Context, r *http.Request, up *tran
 // the subjects of ClusterRoleBindings restored), with extra Warning headers.
 func (p *Proxy) answer(w http.ResponseWriter, u *translate.UpstreamRequest, a *upstreamAnswer, warnings []string) {
 	copyHeaders(w.Header(), a.header)
-	for _, msg := range warnings {
-		w.Header().Add("Warning", fmt.Sprintf("299 - %q", msg))
-	}
+	addWarnings(w.Header(), slices.Concat(u.Warnings, warnings))
 	if len(a.body) == 0 {
 		w.WriteHeader(a.code)
+		return
+	}
+	if ct := a.header.Get("Content-Type"); a.code >= http.StatusBadRequest && !jsonAnswer(ct) {
+		w.Header().Del("Content-Type")
+		writeStatus(w, failureStatus(a.code, u.Info.Verb, a.header)) // as forward
 		return
 	}
 	if ct := a.header.Get("Content-Type"); !translatable(ct) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/crbstore"
@@ -72,6 +73,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 		return
 	}
 	copyHeaders(w.Header(), resp.Header)
+	addWarnings(w.Header(), u.Warnings)
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") && u.Response != translate.ResponseRaw {
 		w.Header().Set("Content-Type", "application/json")
 	}
@@ -94,6 +96,15 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 	protobuf := askedForProtobuf(u) && strings.HasPrefix(ct, translate.MediaProtobuf)
 	if protobuf && (!watch || resp.StatusCode != http.StatusOK) {
 		p.forwardProtobuf(w, r, resp, u)
+		return
+	}
+	if !protobuf && resp.StatusCode >= http.StatusBadRequest && !jsonAnswer(ct) {
+		// A failure the upstream wrote as text ("404 page not found" of a
+		// group not (yet) served) or with no body: the Status client-go
+		// would make of it, without the text, which the translator cannot
+		// read.
+		w.Header().Del("Content-Type")
+		writeStatus(w, failureStatus(resp.StatusCode, u.Info.Verb, resp.Header))
 		return
 	}
 	if !protobuf && !translatable(ct) {
@@ -150,6 +161,24 @@ func translatable(ct string) bool {
 		return true
 	}
 	return false
+}
+
+// addWarnings adds the translator's warnings as Warning headers, written as
+// the API server writes its own.
+func addWarnings(h http.Header, warnings []string) {
+	for _, msg := range warnings {
+		v, err := utilnet.NewWarningHeader(299, "-", msg)
+		if err != nil {
+			v = fmt.Sprintf("299 - %q", msg)
+		}
+		h.Add("Warning", v)
+	}
+}
+
+// jsonAnswer reports whether an answer is labelled as JSON.
+func jsonAnswer(ct string) bool {
+	mt, _, err := translate.ParseMediaType(ct)
+	return err == nil && (mt == translate.MediaJSON || strings.HasSuffix(mt, "+json"))
 }
 
 // copyFlushing copies a streamed body (logs, proxied services) and flushes

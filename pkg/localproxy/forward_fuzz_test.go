@@ -252,6 +252,18 @@ func requireTenantNamespaces(t *testing.T, body []byte, resource string) {
 		body, err = json.Marshal(obj)
 		require.NoError(t, err)
 	}
+	checkTenantNamespaces(t, body, resource)
+	// The API server keeps the last of a repeated key; the first must be
+	// translated as well, so that no decoder finds an untranslated one.
+	if first, ok := firstWins(body); ok {
+		checkTenantNamespaces(t, first, resource)
+	}
+}
+
+// checkTenantNamespaces is requireTenantNamespaces for a JSON body decoded
+// with the last of a repeated key winning.
+func checkTenantNamespaces(t *testing.T, body []byte, resource string) {
+	t.Helper()
 	var doc struct {
 		Metadata struct {
 			Namespace any `json:"namespace"`
@@ -274,6 +286,56 @@ func requireTenantNamespaces(t *testing.T, body []byte, resource string) {
 			require.True(t, strings.HasPrefix(s, "acme-"), "namespace %q reached the upstream: %s", s, body)
 		}
 	}
+}
+
+// firstWins re-encodes a JSON body keeping the first of each repeated key.
+func firstWins(body []byte) ([]byte, bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	v, err := firstWinsValue(dec)
+	if err != nil {
+		return nil, false
+	}
+	out, err := json.Marshal(v)
+	return out, err == nil
+}
+
+func firstWinsValue(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch tok {
+	case json.Delim('{'):
+		m := map[string]any{}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			v, err := firstWinsValue(dec)
+			if err != nil {
+				return nil, err
+			}
+			if _, seen := m[k.(string)]; !seen {
+				m[k.(string)] = v
+			}
+		}
+		_, err = dec.Token()
+		return m, err
+	case json.Delim('['):
+		a := []any{}
+		for dec.More() {
+			v, err := firstWinsValue(dec)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+		}
+		_, err = dec.Token()
+		return a, err
+	}
+	return tok, nil
 }
 
 func newFuzzProxy(t testing.TB) (*Proxy, *fuzzUpstream) {
@@ -307,6 +369,10 @@ func FuzzProxyForwardsOnlyTranslated(f *testing.F) {
 	f.Add(int64(1), []byte(`{"metadata":{"namespace":"beta-default"}}`))
 	f.Add(int64(2), []byte(`[{"op":"move","from":"/data/x","path":"/metadata/namespace"}]`))
 	f.Add(int64(3), []byte("k8s\x00\x0a\x00\x12\x00"))
+	// A repeated key: the upstream must get every occurrence translated.
+	f.Add(int64(4), []byte(`{"metadata":{"namespace":"beta-default","namespace":"default"}}`))
+	f.Add(int64(5), []byte(`{"metadata":{"namespace":"default"},"metadata":{"namespace":"beta-default"},"subjects":[{"namespace":"x","namespace":"beta-default"}]}`))
+	f.Add(int64(6), []byte("metadata:\n  namespace: beta-default\n  namespace: default\n"))
 	p, up := newFuzzProxy(f)
 	f.Fuzz(func(t *testing.T, seed int64, raw []byte) {
 		_ = checkForwardsOnlyTranslated(t, p, up, genRequest(t, rand.New(rand.NewSource(seed)), raw))

@@ -44,10 +44,11 @@ func (p *Proxy) patchInView(w http.ResponseWriter, r *http.Request, u *translate
 		}
 		if askedForProtobuf(u) && strings.HasPrefix(a.header.Get("Content-Type"), translate.MediaProtobuf) {
 			copyHeaders(w.Header(), a.header)
+			addWarnings(w.Header(), vp.Warnings)
 			p.forwardProtobuf(w, r, &http.Response{StatusCode: a.code, Header: a.header, Body: io.NopCloser(bytes.NewReader(a.body))}, u)
 			return
 		}
-		p.answer(w, u, a, nil)
+		p.answer(w, u, a, vp.Warnings)
 		return
 	}
 }

@@ -163,3 +163,53 @@ func TestUntranslatableAnswerIsRefused(t *testing.T) {
 	assert.NotContains(t, rec.Body.String(), "beta-default")
 	assert.Contains(t, rec.Body.String(), "cannot translate")
 }
+
+// TestTextFailureIsAStatus: a failure the upstream writes as text (the
+// "404 page not found" of a group whose CRD is not served yet) or with no
+// body reaches the tenant as the Status client-go makes of it, with the
+// upstream's code, never as a 400 about a malformed body, and without the
+// text, which may carry upstream names.
+func TestTextFailureIsAStatus(t *testing.T) {
+	cases := []struct {
+		name, path, ct, body string
+		code                 int
+		retryAfter           string
+		reason               string
+		retrySeconds         float64
+	}{
+		{name: "group not served yet", path: "/apis/s.io/v1", ct: "text/plain; charset=utf-8", body: "404 page not found\n", code: 404, reason: "NotFound"},
+		{name: "group document", path: "/apis/s.io", ct: "text/plain; charset=utf-8", body: "404 page not found\n", code: 404, reason: "NotFound"},
+		{name: "openapi v3 document, no body", path: "/openapi/v3/apis/s.io/v1", code: 404, reason: "NotFound"},
+		{name: "object, text naming upstream objects", path: "/api/v1/namespaces/default/configmaps/cfg", ct: "text/plain",
+			body: "panic in acme-default beta-default", code: 500, reason: "InternalError"},
+		{name: "throttled, retry after", path: "/api/v1/namespaces/default/configmaps", ct: "text/plain", body: "too many requests from beta-x",
+			code: 429, retryAfter: "3", reason: "TooManyRequests", retrySeconds: 3},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, _ := newTestProxy(t, func(w http.ResponseWriter, r *http.Request) {
+				if tc.ct != "" {
+					w.Header().Set("Content-Type", tc.ct)
+				}
+				if tc.retryAfter != "" {
+					w.Header().Set("Retry-After", tc.retryAfter)
+				}
+				w.WriteHeader(tc.code)
+				_, _ = io.WriteString(w, tc.body)
+			})
+			rec := request(p, http.MethodGet, tc.path, map[string]string{"Accept": "application/json"}, "")
+			assert.Equal(t, tc.code, rec.Code)
+			assert.Equal(t, "application/json", rec.Header().Get("Content-Type"))
+			var st map[string]any
+			require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &st), rec.Body.String())
+			assert.Equal(t, "Status", st["kind"])
+			assert.Equal(t, tc.reason, st["reason"])
+			assert.EqualValues(t, tc.code, st["code"])
+			assert.NotContains(t, rec.Body.String(), "acme-")
+			assert.NotContains(t, rec.Body.String(), "beta")
+			if tc.retrySeconds != 0 {
+				assert.Equal(t, tc.retrySeconds, st["details"].(map[string]any)["retryAfterSeconds"])
+			}
+		})
+	}
+}

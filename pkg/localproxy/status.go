@@ -6,8 +6,11 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strconv"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // writeStatus answers with a Kubernetes Status.
@@ -26,6 +29,17 @@ func writeStatus(w http.ResponseWriter, st *metav1.Status) {
 	w.Header().Del("Content-Length")
 	w.WriteHeader(code)
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// failureStatus is the Status of an upstream failure with code whose body
+// is not a JSON Status (text such as "404 page not found", or nothing): the
+// one client-go makes of such an answer (apierrors.NewGenericServerResponse),
+// less the text, which may name upstream objects the translator cannot read.
+// A Retry-After header in seconds is kept in its details.
+func failureStatus(code int, verb string, header http.Header) *metav1.Status {
+	retryAfter, _ := strconv.Atoi(header.Get("Retry-After"))
+	st := apierrors.NewGenericServerResponse(code, verb, schema.GroupResource{}, "", "", retryAfter, false).ErrStatus
+	return &st
 }
 
 // badRequest is a 400 Status.

@@ -76,8 +76,9 @@ func InstallClusterRoleBindings() []*rbacv1.ClusterRoleBinding {
 
 // tenantClusterRules are the rules of TenantClusterClusterRole: for every
 // cluster-scoped kind of the kinds table, the verbs of its UpstreamAccess,
-// one rule per API group and access; then the RBAC verbs a tenant admin
-// needs beyond those.
+// one rule per API group and access; the status subresources a tenant
+// writes (tenantStatusRules); then the RBAC verbs a tenant admin needs
+// beyond those.
 func tenantClusterRules() []rbacv1.PolicyRule {
 	type key struct {
 		group  string
@@ -104,7 +105,7 @@ func tenantClusterRules() []rbacv1.PolicyRule {
 		}
 		return int(a.access) - int(b.access)
 	})
-	var rules []rbacv1.PolicyRule
+	rules := make([]rbacv1.PolicyRule, 0, len(keys)+4)
 	for _, k := range keys {
 		verbs := readVerbs
 		if k.access == translate.AccessWrite {
@@ -114,6 +115,7 @@ func tenantClusterRules() []rbacv1.PolicyRule {
 		slices.Sort(res)
 		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{k.group}, Resources: res, Verbs: verbs})
 	}
+	rules = append(rules, tenantStatusRules()...)
 	return append(rules,
 		// escalate: a tenant ClusterRole may hold rules its author lacks
 		// cluster-wide; bind: RoleBindings in the tenant's namespaces to
@@ -123,6 +125,39 @@ func tenantClusterRules() []rbacv1.PolicyRule {
 		// created (NamespaceRBAC); admission confines the namespace.
 		rbacv1.PolicyRule{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"rolebindings"}, Verbs: []string{"create"}},
 	)
+}
+
+// statusVerbs are the verbs of a status subresource.
+var statusVerbs = []string{"get", "update", "patch"}
+
+// tenantStatusRules grant the status subresource of the cluster-scoped kinds
+// a tenant owns outright (TenantOwned, written upstream) that have one
+// (KindRule.HasStatus), unless the platform's controllers own that status
+// (PlatformStatus: namespaces, persistent volumes): in practice a tenant's
+// CustomResourceDefinitions, whose status a cluster admin may read, update
+// and patch. TenantPolicy confines these writes as the object's (a CRD's
+// group must carry the tenant's prefix, the object its label) and refuses
+// the platform's statuses.
+func tenantStatusRules() []rbacv1.PolicyRule {
+	byGroup := map[string][]string{}
+	var groups []string
+	for _, k := range translate.Kinds() {
+		if k.Treatment != translate.TenantOwned || k.UpstreamAccess() != translate.AccessWrite || k.PlatformStatus || !k.HasStatus() {
+			continue
+		}
+		if _, ok := byGroup[k.Resource.Group]; !ok {
+			groups = append(groups, k.Resource.Group)
+		}
+		byGroup[k.Resource.Group] = append(byGroup[k.Resource.Group], k.Resource.Resource+"/status")
+	}
+	slices.Sort(groups)
+	rules := make([]rbacv1.PolicyRule, 0, len(groups))
+	for _, g := range groups {
+		res := byGroup[g]
+		slices.Sort(res)
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: res, Verbs: statusVerbs})
+	}
+	return rules
 }
 
 // TenantRBAC returns the one object that makes a tenant a member of the

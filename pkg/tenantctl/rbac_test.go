@@ -1,6 +1,7 @@
 package tenantctl
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -116,6 +117,7 @@ func TestTenantClusterGrantsNoNamespacedReads(t *testing.T) {
 			assert.NotEqual(t, translate.APIGroup, g)
 		}
 		for _, r := range rule.Resources {
+			r, _, _ = strings.Cut(r, "/") // a subresource's parent
 			if r == "rolebindings" {
 				assert.Equal(t, []string{"create"}, rule.Verbs)
 				continue
@@ -142,4 +144,27 @@ func TestTenantClusterRoles(t *testing.T) {
 	assert.Equal(t, []string{"acme-cluster-admin", "acme-admin", "acme-edit", "acme-view"}, names)
 	assert.Equal(t, view, roles[3].Rules)
 	assert.Equal(t, []string{"*"}, roles[0].Rules[0].Verbs)
+}
+
+// TestTenantClusterStatusRights: tenant admins may read and write the status
+// of their CRDs, as a cluster admin does, and never the status the
+// platform's controllers own (namespaces, persistent volumes), nor anything
+// else on a status.
+func TestTenantClusterStatusRights(t *testing.T) {
+	var role *rbacv1.ClusterRole
+	for _, r := range InstallClusterRoles() {
+		if r.Name == TenantClusterClusterRole {
+			role = r
+		}
+	}
+	require.NotNil(t, role)
+	granted := map[string][]string{}
+	for _, rule := range role.Rules {
+		for _, r := range rule.Resources {
+			if strings.HasSuffix(r, "/status") {
+				granted[rule.APIGroups[0]+"/"+r] = rule.Verbs
+			}
+		}
+	}
+	assert.Equal(t, map[string][]string{"apiextensions.k8s.io/customresourcedefinitions/status": {"get", "update", "patch"}}, granted)
 }

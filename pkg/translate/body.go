@@ -17,7 +17,7 @@ func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
 	}
 	ct := r.Header.Get("Content-Type")
 	if u.Info.Verb == "patch" {
-		body, err := t.translatePatch(u, ct, r.Body)
+		body, err := t.translatePatch(u, ct, r.Body, r.Query.Get("fieldValidation"))
 		if err != nil {
 			return err
 		}
@@ -39,12 +39,20 @@ func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
 			return nil
 		}
 	}
-	obj, err := DecodeBody(ct, r.Body)
+	decoded, err := decodeBody(ct, r.Body)
 	if err != nil {
 		return err
 	}
+	obj := decoded.obj
 	if u.Info.Verb == "delete" || u.Info.Verb == "deletecollection" {
+		// The API server reads DeleteOptions leniently (the last of a
+		// repeated key, no fieldValidation): so does deleteOptionsBody.
 		return deleteOptionsBody(obj, u)
+	}
+	if decoded.yamlRepeated != nil {
+		if err := yamlRepeated(u, r.Query.Get("fieldValidation"), false, obj, decoded.yamlRepeated); err != nil {
+			return err
+		}
 	}
 	if u.Info.Verb == "create" || u.Info.Verb == "update" {
 		rule := bodyRule(u.Rule, u.Info.Subresource)
@@ -63,7 +71,7 @@ func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
 			return err
 		}
 	}
-	body, err := marshalJSON(obj)
+	body, err := marshalRepeating(obj, decoded.reps)
 	if err != nil {
 		return err
 	}

@@ -105,16 +105,40 @@ func mediaType(contentType string) string {
 }
 
 // DecodeBody decodes a request body sent as JSON, YAML or protobuf (built-in
-// types only, using bodyScheme) into generic JSON.
+// types only, using bodyScheme) into generic JSON. A repeated key keeps its
+// last value, as the API server reads it.
 func DecodeBody(contentType string, body []byte) (map[string]any, error) {
+	d, err := decodeBody(contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	return d.obj, nil
+}
+
+// decodedBody is a decoded request body and the keys it repeated.
+type decodedBody struct {
+	obj map[string]any
+	// reps are the keys a JSON body repeated (repeats.go).
+	reps *repeats
+	// yamlRepeated is the error sigs.k8s.io/yaml's strict conversion, which
+	// the API server runs, reports for the keys a YAML body repeated.
+	yamlRepeated error
+}
+
+func decodeBody(contentType string, body []byte) (*decodedBody, error) {
+	d := &decodedBody{}
 	var data []byte
 	switch mt := mediaType(contentType); mt {
 	case MediaJSON, MediaJSONPatch, MediaMergePatch, MediaStrategic:
 		data = body
 	case MediaYAML, MediaApplyPatch, "application/x-yaml", "text/yaml":
-		j, err := yaml.YAMLToJSON(body)
-		if err != nil {
-			return nil, badRequest("malformed YAML body: %w", err)
+		j, strictErr := yaml.YAMLToJSONStrict(body)
+		if strictErr != nil { // a repeated key (the only strict error of a generic value), or not YAML
+			var err error
+			if j, err = yaml.YAMLToJSON(body); err != nil {
+				return nil, badRequest("malformed YAML body: %w", err)
+			}
+			d.yamlRepeated = strictErr
 		}
 		data = j
 	case MediaProtobuf:
@@ -126,7 +150,7 @@ func DecodeBody(contentType string, body []byte) (map[string]any, error) {
 	default:
 		return nil, unsupportedMedia(contentType)
 	}
-	v, err := decodeAny(data) // several times cheaper than encoding/json, same values
+	v, reps, err := decodeRepeats(data) // several times cheaper than encoding/json, same values
 	if err != nil {
 		return nil, badRequest("malformed JSON body: %w", errors.Unwrap(err))
 	}
@@ -134,7 +158,8 @@ func DecodeBody(contentType string, body []byte) (map[string]any, error) {
 	if !ok {
 		return nil, badRequest("the body is not a JSON object")
 	}
-	return obj, nil
+	d.obj, d.reps = obj, reps
+	return d, nil
 }
 
 func protobufToJSON(body []byte) ([]byte, error) {

@@ -66,9 +66,18 @@ func TestRepeatedFieldsAreDecodedAsUpstream(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, MediaJSON, u.Header.Get("Content-Type"), "re-encoded by the translator, not patched in place")
 			assert.Equal(t, "acme-beta-default", apiserverNamespace(t, u.Body), "translated as the API server reads it")
+			assert.NotContains(t, string(u.Body), `"default"`, "every occurrence translated")
 			strict, err := kjson.UnmarshalStrict(u.Body, &corev1.ConfigMap{})
 			require.NoError(t, err)
-			assert.Empty(t, strict, "the forwarded body has no repeated keys")
+			if tc.contentType == MediaJSON {
+				want, err := kjson.UnmarshalStrict(tc.body, &corev1.ConfigMap{})
+				require.NoError(t, err)
+				require.NotEmpty(t, want)
+				assert.Equal(t, errorTexts(want), errorTexts(strict),
+					"the forwarded body repeats the keys the tenant's did, so that the API server reports them as its fieldValidation says")
+			} else {
+				assert.Empty(t, strict, "the API server reports no repeated protobuf field; the forwarded body has none")
+			}
 		})
 	}
 	t.Run("YAML and merge patches are re-encoded", func(t *testing.T) {
@@ -86,8 +95,23 @@ func TestRepeatedFieldsAreDecodedAsUpstream(t *testing.T) {
 			}
 			strict, err := kjson.UnmarshalStrict(u.Body, &map[string]any{})
 			require.NoError(t, err)
-			assert.Empty(t, strict, ct)
+			if ct == MediaYAML {
+				assert.Empty(t, strict, "YAML is forwarded as JSON, each key once")
+				assert.Equal(t, []string{`line 1: key "namespace" already set in map`}, u.Warnings,
+					"the repetition is the translator's to report, as the API server would (Warn)")
+			} else {
+				assert.Equal(t, []string{`duplicate field "metadata.namespace"`}, errorTexts(strict), "a JSON patch keeps its repetition")
+			}
 			assert.NotContains(t, string(u.Body), `"beta-default"`, ct)
+			assert.NotContains(t, string(u.Body), `"default"`, ct)
 		}
 	})
+}
+
+func errorTexts(errs []error) []string {
+	out := make([]string, len(errs))
+	for i, err := range errs {
+		out[i] = err.Error()
+	}
+	return out
 }

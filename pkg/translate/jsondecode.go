@@ -31,6 +31,8 @@ type anyDecoder struct {
 	b     []byte
 	i     int
 	depth int
+	// reps, when set, notes the keys objects repeat (repeats.go).
+	reps *repeats
 }
 
 // nest enters an object or array.
@@ -72,6 +74,10 @@ func (d *anyDecoder) object() (any, error) {
 	}
 	defer func() { d.depth-- }()
 	m := make(map[string]any, 4)
+	var keys *objectKeys
+	if d.reps != nil {
+		keys = d.reps.object(m)
+	}
 	d.i++
 	if d.i = skipSpace(d.b, d.i); d.i < len(d.b) && d.b[d.i] == '}' {
 		d.i++
@@ -94,7 +100,11 @@ func (d *anyDecoder) object() (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		n := len(m)
 		m[k] = v
+		if d.reps != nil {
+			d.reps.key(keys, k, len(m) == n) // no new entry: a repeated key
+		}
 		if d.i = skipSpace(d.b, d.i); d.i >= len(d.b) {
 			return nil, errIncomplete
 		}

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -8,16 +9,21 @@ import (
 
 // translatePatch translates a patch body: json-patch operations one by one,
 // merge and strategic-merge patches and server-side apply configurations as
-// (partial) objects. A patch that touches TenantLabel is refused.
-func (t *Translator) translatePatch(u *UpstreamRequest, contentType string, body []byte) ([]byte, error) {
+// (partial) objects. A patch that touches TenantLabel is refused. Keys the
+// body repeats are kept (repeats.go), reported per fieldValidation for YAML.
+func (t *Translator) translatePatch(u *UpstreamRequest, contentType string, body []byte, fieldValidation string) ([]byte, error) {
 	rule := bodyRule(u.Rule, u.Info.Subresource)
 	platform := rule == u.Rule && hasPlatformMetadata(rule.Resource) && u.objectPath != ""
 	ns := t.upstreamNamespaceOf(u)
 	switch mt := mediaType(contentType); mt {
 	case MediaJSONPatch:
-		var ops []any
-		if err := decodeJSON(body, &ops); err != nil {
-			return nil, err
+		v, reps, err := decodeRepeats(body)
+		if err != nil {
+			return nil, badRequest("malformed JSON body: %w", errors.Unwrap(err))
+		}
+		ops, ok := v.([]any)
+		if !ok {
+			return nil, badRequest("a json-patch is an array of operations")
 		}
 		for i, op := range ops {
 			o, ok := op.(map[string]any)
@@ -33,11 +39,17 @@ func (t *Translator) translatePatch(u *UpstreamRequest, contentType string, body
 				return nil, err
 			}
 		}
-		return marshalJSON(ops)
+		return marshalRepeating(ops, reps)
 	case MediaMergePatch, MediaStrategic, MediaApplyPatch, MediaYAML:
-		obj, err := DecodeBody(contentType, body)
+		decoded, err := decodeBody(contentType, body)
 		if err != nil {
 			return nil, err
+		}
+		obj := decoded.obj
+		if decoded.yamlRepeated != nil {
+			if err := yamlRepeated(u, fieldValidation, true, obj, decoded.yamlRepeated); err != nil {
+				return nil, err
+			}
 		}
 		if meta := child(obj, "metadata"); meta != nil && (rule.Treatment == TenantOwned || rule.Treatment == Shared) {
 			if v, present := meta["labels"]; present && v == nil {
@@ -74,7 +86,7 @@ func (t *Translator) translatePatch(u *UpstreamRequest, contentType string, body
 				return nil, err
 			}
 		}
-		return marshalJSON(obj)
+		return marshalRepeating(obj, decoded.reps)
 	default:
 		return nil, unsupportedMedia(contentType)
 	}

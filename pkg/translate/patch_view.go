@@ -57,6 +57,9 @@ type ViewPatch struct {
 	// object changed since it was read, so reading and patching again is
 	// right; false when the tenant's patch set the resourceVersion itself.
 	Retry bool
+	// Warnings are the API server's warnings about the tenant's patch
+	// (the keys it repeats, patchRepeats), for the answer.
+	Warnings []string
 }
 
 // PatchInView applies a tenant's patch of media type contentType (u.Plan is
@@ -77,6 +80,10 @@ func (t *Translator) PatchInView(u *UpstreamRequest, contentType string, patch, 
 		return nil, err
 	}
 	patched, err := applyInView(mediaType(contentType), view, patch, obj)
+	if err != nil {
+		return nil, err
+	}
+	warnings, err := patchRepeats(u.Query.Get("fieldValidation"), mediaType(contentType), patch, patched)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +112,7 @@ func (t *Translator) PatchInView(u *UpstreamRequest, contentType string, patch, 
 	if err != nil {
 		return nil, fmt.Errorf("computing the upstream patch: %w", err)
 	}
-	return &ViewPatch{Body: body, Retry: patchedRV == readRV}, nil
+	return &ViewPatch{Body: body, Retry: patchedRV == readRV, Warnings: warnings}, nil
 }
 
 // upstreamJSON is the upstream form of a tenant view document, without

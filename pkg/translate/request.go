@@ -83,6 +83,9 @@ type UpstreamRequest struct {
 	Start *ContinueToken
 	// Legs are the upstream lists of a PlanSharedList request.
 	Legs []ListLeg
+	// Warnings are warnings for the tenant the translator adds to the
+	// answer (Warning headers, as the API server writes its own).
+	Warnings []string
 	// objectPath is the upstream path of the addressed object without its
 	// subresource (PlatformLookup.CurrentMetadata).
 	objectPath string

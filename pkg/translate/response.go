@@ -29,7 +29,9 @@ func (t *Translator) TranslateResponse(u *UpstreamRequest, in io.Reader, out io.
 	return t.TranslateList(u.Rule, in, out)
 }
 
-// rewriteDocument reads a whole JSON document, rewrites it and writes it.
+// rewriteDocument reads a whole JSON document, rewrites it and writes it. A
+// Status (a refusal, such as the 503 of a group whose CRD is being
+// registered) is translated as a Status instead.
 func (t *Translator) rewriteDocument(in io.Reader, out io.Writer, rewrite func(map[string]any) error) error {
 	data, err := io.ReadAll(in)
 	if err != nil {
@@ -39,7 +41,9 @@ func (t *Translator) rewriteDocument(in io.Reader, out io.Writer, rewrite func(m
 	if err := decodeJSON(data, &doc); err != nil {
 		return err
 	}
-	if err := rewrite(doc); err != nil {
+	if isStatus(doc) { // the upstream refused: no document to rewrite
+		t.statusOut(doc)
+	} else if err := rewrite(doc); err != nil {
 		return err
 	}
 	buf := getBuf()
@@ -96,4 +100,9 @@ func (t *Translator) listKindOut(doc map[string]any) error {
 		}
 	}
 	return nil
+}
+
+// isStatus reports whether doc is a meta/v1 Status.
+func isStatus(doc map[string]any) bool {
+	return str(doc, "kind") == "Status" && str(doc, "apiVersion") == "v1"
 }

@@ -180,6 +180,9 @@ func TestDiscovery(t *testing.T) {
 			`{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","items":[{"metadata":{"name":"s.io"},"versions":[{"version":"v1","resources":[{"resource":"things","responseKind":{"group":"s.io","version":"v1","kind":"Thing"},"subresources":[{"subresource":"status","responseKind":{"group":"s.io","kind":"Thing"}},1]}]},2]},{"metadata":{"name":"storage.k8s.io"},"versions":[{"version":"v1","resources":[{"resource":"storageclasses"}]}]}]}`, 0},
 		{"versions pass", "/api", `{"kind":"APIVersions","versions":["v1"]}`, `{"kind":"APIVersions","versions":["v1"]}`, 0},
 		{"malformed", "/api", `{`, "", 400},
+		{"a refusal is a Status, not a document", "/apis/s.io/v1",
+			`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the server is currently unable to handle the request","reason":"ServiceUnavailable","details":{"group":"acme-s.io"},"code":503}`,
+			`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the server is currently unable to handle the request","reason":"ServiceUnavailable","details":{"group":"s.io"},"code":503}`, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -215,6 +218,9 @@ func TestOpenAPI(t *testing.T) {
 		{"v2 document", "/openapi/v2",
 			`{"paths":{"/api/v1/pods":{},"/apis/beta-s.io/v1/things":{},"/apis/acme-s.io/v1/things":{}},"definitions":{"io.k8s.api.core.v1.Pod":{"x-kubernetes-group-version-kind":[{"group":"","version":"v1","kind":"Pod"}]},"io.beta-s.v1.Thing":{"x-kubernetes-group-version-kind":[{"group":"beta-s.io","version":"v1","kind":"Thing"}]},"io.acme-s.v1.Thing":{"x-kubernetes-group-version-kind":[{"group":"acme-s.io","version":"v1","kind":"Thing"},1]},"x":1}}`,
 			`{"paths":{"/api/v1/pods":{},"/apis/s.io/v1/things":{}},"definitions":{"io.k8s.api.core.v1.Pod":{"x-kubernetes-group-version-kind":[{"group":"","version":"v1","kind":"Pod"}]},"io.s.v1.Thing":{"x-kubernetes-group-version-kind":[{"group":"s.io","version":"v1","kind":"Thing"},1]},"x":1}}`},
+		{"a refusal is a Status, not a document", "/openapi/v3/apis/s.io/v1",
+			`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"customresourcedefinitions.apiextensions.k8s.io \"things.acme-s.io\" not found","reason":"NotFound","details":{"name":"things.acme-s.io","group":"apiextensions.k8s.io","kind":"customresourcedefinitions"},"code":404}`,
+			`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"customresourcedefinitions.apiextensions.k8s.io \"things.s.io\" not found","reason":"NotFound","details":{"name":"things.s.io","group":"apiextensions.k8s.io","kind":"customresourcedefinitions"},"code":404}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

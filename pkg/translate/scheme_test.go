@@ -74,3 +74,16 @@ func TestProtobufBodiesOfEveryBuiltinGroup(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+func TestKindHasStatus(t *testing.T) {
+	want := map[string]bool{"customresourcedefinitions.apiextensions.k8s.io": true, "namespaces": true, "persistentvolumes": true,
+		"pods": true, "deployments.apps": true, "clusterroles.rbac.authorization.k8s.io": false, "configmaps": false,
+		"priorityclasses.scheduling.k8s.io": false}
+	got := map[string]bool{}
+	for _, k := range Kinds() {
+		if _, ok := want[k.Resource.String()]; ok {
+			got[k.Resource.String()] = k.HasStatus()
+		}
+	}
+	assert.Equal(t, want, got)
+}

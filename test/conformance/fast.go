@@ -8,9 +8,11 @@ import (
 // fastSpecs are the sig-api-machinery conformance specs `make
 // test-conformance-fast` (part of `make test`) runs through the proxy: each
 // passed through `kubectl zoo serve` in `make conformance`, takes seconds and
-// waits on no controller timing. Together they cover discovery, watches from a
-// resource version, resource quota, namespaces, field validation of typed
-// objects, Table output and the garbage collector.
+// waits on no controller timing. Together they cover discovery (also of a
+// CRD being registered), watches from a resource version, resource quota,
+// namespaces, field validation of typed objects and custom resources
+// (repeated keys included), a CRD's status, Table output and the garbage
+// collector.
 var fastSpecs = []string{
 	"[sig-api-machinery] server version should find the server version [Conformance]",
 	"[sig-api-machinery] Discovery should validate PreferredVersion for each APIGroup [Conformance]",
@@ -21,6 +23,10 @@ var fastSpecs = []string{
 	"[sig-api-machinery] ResourceQuota should be able to update and delete ResourceQuota. [Conformance]",
 	"[sig-api-machinery] Namespaces [Serial] should patch a Namespace [Conformance]",
 	"[sig-api-machinery] FieldValidation should detect unknown metadata fields of a typed object [Conformance]",
+	"[sig-api-machinery] FieldValidation should detect unknown and duplicate fields of a typed object [Conformance]",
+	"[sig-api-machinery] FieldValidation should detect duplicates in a CR when preserving unknown fields [Conformance]",
+	"[sig-api-machinery] CustomResourceDefinition resources [Privileged:ClusterAdmin] Simple CustomResourceDefinition getting/updating/patching custom resource definition status sub-resource works [Conformance]",
+	"[sig-api-machinery] AggregatedDiscovery should support raw aggregated discovery request for CRDs [Conformance]",
 	"[sig-api-machinery] Servers with support for Table transformation should return a 406 for a backend which does not implement metadata [Conformance]",
 	"[sig-api-machinery] Garbage collector should delete RS created by deployment when not orphaning [Conformance]",
 }

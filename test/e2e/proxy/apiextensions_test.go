@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -8,8 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
 // TestAPIExtensionsClientset: the apiextensions clientset, set to send
@@ -68,3 +74,73 @@ func TestAPIExtensionsClientset(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestCRDDiscoveryWhileRegistering: as the conformance fixtures do, a client
+// creates a CRD and polls its group version's discovery until the resource
+// appears, then deletes it and polls until the group version is gone. While
+// it is not served the upstream answers "404 page not found" in text; the
+// proxy must answer a 404 NotFound as the upstream does for its own admin
+// (not a 400 about a malformed body), so that the client keeps polling.
+func TestCRDDiscoveryWhileRegistering(t *testing.T) {
+	acme := serve(t, "acme")
+	ctx := t.Context()
+	direct, err := clientcmd.BuildConfigFromFlags("", framework.Cluster().Kubeconfig)
+	require.NoError(t, err)
+	proxied, err := clientcmd.BuildConfigFromFlags("", acme.Kubeconfig)
+	require.NoError(t, err)
+	for name, cfg := range map[string]*rest.Config{"direct": direct, "through serve": proxied} {
+		cs, err := apiextensionsclient.NewForConfig(cfg)
+		require.NoError(t, err)
+		_, err = cs.Discovery().ServerResourcesForGroupVersion("nosuch.disco.example.com/v1")
+		assert.True(t, apierrors.IsNotFound(err), "%s: a group version nobody serves is NotFound, got %v", name, err)
+		_, err = cs.Discovery().RESTClient().Get().AbsPath("/openapi/v3/apis/nosuch.disco.example.com/v1").DoRaw(ctx)
+		assert.True(t, apierrors.IsNotFound(err), "%s: its OpenAPI document is NotFound, got %v", name, err)
+	}
+	res := acme.run(t, "", "get", "--raw", "/apis/nosuch.disco.example.com/v1")
+	require.Error(t, res.Err)
+	assert.Contains(t, res.Stderr, "NotFound")
+	assert.NotContains(t, res.Stderr, "malformed")
+
+	cfg := rest.CopyConfig(proxied)
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	cs, err := apiextensionsclient.NewForConfig(cfg)
+	require.NoError(t, err)
+	crds := cs.ApiextensionsV1().CustomResourceDefinitions()
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "gadgets.disco.example.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "disco.example.com",
+			Scope: apiextensionsv1.ClusterScoped,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "gadgets", Singular: "gadget", Kind: "Gadget", ListKind: "GadgetList"},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1beta1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+					XPreserveUnknownFields: ptr(true)}}}},
+		},
+	}
+	_, err = crds.Create(ctx, crd, metav1.CreateOptions{})
+	require.NoError(t, err)
+	served := func() (bool, error) {
+		list, err := cs.Discovery().ServerResourcesForGroupVersion("disco.example.com/v1beta1")
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		for _, r := range list.APIResources {
+			if r.Name == "gadgets" {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	require.NoError(t, wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		return served()
+	}), "the CRD's resource appears in discovery, every poll before a NotFound")
+
+	require.NoError(t, crds.Delete(ctx, crd.Name, metav1.DeleteOptions{}))
+	require.NoError(t, wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		ok, err := served()
+		return !ok, err
+	}), "the CRD's resource leaves discovery, every poll after a NotFound")
+}
