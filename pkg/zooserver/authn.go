@@ -3,6 +3,7 @@ package zooserver
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -36,9 +37,16 @@ const tokenCacheTTL = 10 * time.Second
 // and, when given, the zoo CA file; bearer tokens through TokenReview
 // upstream, answers cached for tokenCacheTTL.
 type authn struct {
-	authenticator.Request
-	cas dynamiccertificates.CAContentProvider
-	run []func(ctx context.Context, workers int)
+	// certs is the API server's x509 authenticator (chains verified
+	// against cas), tokens its bearer-token one over TokenReview; union is
+	// the two as the API server unions them, which AuthenticateRequest
+	// (conncache.go) follows, verifying a connection's certificate once.
+	certs, tokens, union authenticator.Request
+	cas                  dynamiccertificates.CAContentProvider
+	// caGeneration counts the CA bundles seen: a connection's verified
+	// certificate is verified again after the CAs change.
+	caGeneration atomic.Uint64
+	run          []func(ctx context.Context, workers int)
 }
 
 // newAuthn builds the authenticator; start loads and follows its CAs.
@@ -58,14 +66,28 @@ func newAuthn(client kubernetes.Interface, zooCAFile string) (*authn, error) {
 		providers = append(providers, zooCA)
 		a.run = append(a.run, zooCA.Run)
 	}
-	a.cas = dynamiccertificates.NewUnionCAContentProvider(providers...)
-	tokens := cache.New(tokenReviewer{client}, false, tokenCacheTTL, tokenCacheTTL)
-	a.Request = union.New(
-		x509.NewDynamic(a.cas.VerifyOptions, x509.CommonNameUserConversion),
-		bearertoken.New(tokens),
-	)
+	a.init(providers, cache.New(tokenReviewer{client}, false, tokenCacheTTL, tokenCacheTTL))
 	return a, nil
 }
+
+// init builds the authenticators over the CA providers and tokens.
+func (a *authn) init(providers []dynamiccertificates.CAContentProvider, tokens authenticator.Token) {
+	a.cas = dynamiccertificates.NewUnionCAContentProvider(providers...)
+	for _, p := range providers {
+		if n, ok := p.(dynamiccertificates.Notifier); ok {
+			n.AddListener(caListener{a})
+		}
+	}
+	a.certs = x509.NewDynamic(a.cas.VerifyOptions, x509.CommonNameUserConversion)
+	a.tokens = bearertoken.New(tokens)
+	a.union = union.New(a.certs, a.tokens)
+}
+
+// caListener bumps the CA generation when a CA bundle changes.
+type caListener struct{ a *authn }
+
+// Enqueue implements dynamiccertificates.Listener.
+func (l caListener) Enqueue() { l.a.caGeneration.Add(1) }
 
 // start follows the CAs until ctx ends; ready says when they are loaded.
 func (a *authn) start(ctx context.Context) {

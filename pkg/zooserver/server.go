@@ -149,6 +149,7 @@ func (s *Server) Start(ctx context.Context) error {
 			// a caller may present a token instead.
 			ClientAuth: tls.RequestClientCert,
 		},
+		ConnContext:       withConnCache, // conncache.go
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          log.New(io.Discard, "", 0),
