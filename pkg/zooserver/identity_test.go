@@ -60,7 +60,7 @@ func TestIdentityOf(t *testing.T) {
 		{name: "certificate in the ServiceAccounts' group", user: "zoo:acme:alice",
 			groups: []string{"zoo:tenant:acme", "zoo:acme:system:serviceaccounts"}, wantErr: `may not be in group "zoo:acme:system:serviceaccounts"`},
 		{name: "certificate in a namespace's ServiceAccounts' group", user: "zoo:acme:alice",
-			groups: []string{"zoo:tenant:acme", "zoo:acme:system:serviceaccounts:kube-system"},
+			groups:  []string{"zoo:tenant:acme", "zoo:acme:system:serviceaccounts:kube-system"},
 			wantErr: `may not be in group "zoo:acme:system:serviceaccounts:kube-system"`},
 		// Names no header can carry upstream, and that could make two
 		// identities share one proxy.
