@@ -51,12 +51,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.unauthorized(w, "Unauthorized: "+err.Error())
 		return
 	}
+	judgedAt := s.proxies.generation()
 	exists, admin := s.tenants.lookup(id.Tenant.Name(), id.User)
 	if !exists {
 		s.unauthorized(w, "Unauthorized: tenant "+strconv.Quote(id.Tenant.Name())+" does not exist")
 		return
 	}
-	p, err := s.proxies.get(id, admin)
+	p, err := s.proxies.get(id, admin, judgedAt)
 	if err != nil {
 		klog.ErrorS(err, "making a tenant proxy", "tenant", id.Tenant, "user", id.User)
 		writeStatus(w, &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError,

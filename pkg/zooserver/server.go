@@ -105,6 +105,7 @@ func New(cfg Config) (*Server, error) {
 	s.proxies = newProxies(cfg.MaxProxies, s.tenantUpstream)
 	s.proxies.apiAccess = access
 	s.proxies.isTenant = s.tenants.exists
+	s.tenants.onRevoke(s.proxies.forget)
 	s.metrics = newMetrics(s.proxies.len)
 	return s, nil
 }
