@@ -8,6 +8,7 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/localproxy"
@@ -103,6 +104,13 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u := resp.User
+	if _, err := identityOf(u); err == nil {
+		// A tenant identity never holds this right: refused without a
+		// SubjectAccessReview, so tenants cannot spend the server's own
+		// upstream rate (which TokenReviews share) by scraping.
+		metricsForbidden(w, u)
+		return
+	}
 	extra := map[string]authorizationv1.ExtraValue{}
 	for k, v := range u.GetExtra() {
 		extra[k] = v
@@ -119,11 +127,15 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !review.Status.Allowed {
-		writeStatus(w, &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusForbidden,
-			Reason: metav1.StatusReasonForbidden, Message: `forbidden: ` + strconv.Quote(u.GetName()) + ` may not get path "/metrics"`})
+		metricsForbidden(w, u)
 		return
 	}
 	s.metrics.serve.ServeHTTP(w, r)
+}
+
+func metricsForbidden(w http.ResponseWriter, u user.Info) {
+	writeStatus(w, &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusForbidden,
+		Reason: metav1.StatusReasonForbidden, Message: `forbidden: ` + strconv.Quote(u.GetName()) + ` may not get path "/metrics"`})
 }
 
 func writeText(w http.ResponseWriter, code int, text string) {
