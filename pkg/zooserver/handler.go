@@ -52,6 +52,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.unauthorized(w, "Unauthorized: "+err.Error())
 		return
 	}
+	if ns, ok := serviceAccountNamespace(resp.User.GetName()); ok {
+		owned, err := s.namespaces.owns(r.Context(), id.Tenant, ns)
+		if err != nil {
+			klog.ErrorS(err, "judging a ServiceAccount", "namespace", ns)
+			writeStatus(w, &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusServiceUnavailable,
+				Reason: metav1.StatusReasonServiceUnavailable, Message: "the server could not judge this ServiceAccount; try again"})
+			return
+		}
+		if !owned {
+			s.unauthorized(w, "Unauthorized: the namespace of "+strconv.Quote(resp.User.GetName())+" is not one of tenant "+
+				strconv.Quote(id.Tenant.Name())+"'s")
+			return
+		}
+	}
 	judgedAt := s.proxies.generation()
 	exists, admin := s.tenants.lookup(id.Tenant.Name(), id.User)
 	if !exists {

@@ -99,6 +99,17 @@ func isServiceAccountGroup(g string) bool {
 	return g == "system:serviceaccounts" || strings.HasPrefix(g, "system:serviceaccounts:")
 }
 
+// serviceAccountNamespace is the upstream namespace of a ServiceAccount
+// user name.
+func serviceAccountNamespace(name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, serviceAccountUserPrefix)
+	if !ok {
+		return "", false
+	}
+	ns, _, ok := strings.Cut(rest, ":")
+	return ns, ok
+}
+
 // serviceAccountIdentity maps a ServiceAccount of a tenant namespace.
 func serviceAccountIdentity(name string, groups []string) (Identity, error) {
 	ns, sa, ok := strings.Cut(strings.TrimPrefix(name, serviceAccountUserPrefix), ":")

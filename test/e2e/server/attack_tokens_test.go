@@ -71,6 +71,20 @@ func TestAttackTokensAndHeaders(t *testing.T) {
 		_, err := client.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{})
 		assert.True(t, apierrors.IsUnauthorized(err), "got %v", err)
 	})
+	t.Run("ServiceAccount of a platform namespace with acme's prefix", func(t *testing.T) {
+		// The platform's namespace, made after the tenant (as cert-manager
+		// would be after a tenant named cert): the prefix is acme's, the
+		// namespace is not.
+		_, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "acme-platformagent"}}, metav1.CreateOptions{})
+		if err != nil {
+			require.True(t, apierrors.IsAlreadyExists(err), "%v", err)
+		}
+		token := serviceAccountToken(t, "acme-platformagent", "agent")
+		client := clientFor(t, framework.ServerKubeconfigFor(t, lb.URL(), &clientcmdapi.AuthInfo{Token: token}))
+		_, err = client.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+		assert.True(t, apierrors.IsUnauthorized(err), "got %v", err)
+		require.NoError(t, admin.CoreV1().Namespaces().Delete(ctx, "acme-platformagent", metav1.DeleteOptions{}))
+	})
 	t.Run("acme's certificate with beta's token", func(t *testing.T) {
 		auth := framework.ClusterCert(t, "zoo:acme:admin", "zoo:tenant:acme")
 		auth.Token = betaToken
