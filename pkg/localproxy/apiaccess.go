@@ -205,13 +205,24 @@ func (p *Proxy) ensureAPIAccess(w http.ResponseWriter, r *http.Request, u *trans
 	if err == nil {
 		return true
 	}
-	var st apierrors.APIStatus
-	if errors.As(err, &st) && st.Status().Code == http.StatusConflict {
-		s := st.Status()
-		writeStatus(w, &s)
-		return false
-	}
-	writeStatus(w, &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError,
-		Reason: metav1.StatusReasonInternalError, Message: err.Error()})
+	writeStatus(w, apiAccessFailure(err))
 	return false
+}
+
+// apiAccessFailure is the Status of a request whose API access could not
+// be kept. An upstream refusal (a 4xx: the tenant's ConfigMap of that name,
+// its full ResourceQuota) keeps its code and reason, so the tenant sees
+// what to fix; anything else is the server's internal error.
+func apiAccessFailure(err error) *metav1.Status {
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		if s := st.Status(); s.Code == http.StatusConflict {
+			return &s
+		} else if s.Code >= 400 && s.Code < 500 {
+			s.Message = err.Error()
+			return &s
+		}
+	}
+	return &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError,
+		Reason: metav1.StatusReasonInternalError, Message: err.Error()}
 }

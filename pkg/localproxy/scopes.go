@@ -14,6 +14,10 @@ import (
 // scopeRefresh bounds how often an unknown group is looked up again.
 const scopeRefresh = time.Second
 
+// maxTriedGroups bounds the groups remembered as looked up: group names
+// are the tenant's to choose, one per request.
+const maxTriedGroups = 1024
+
 // scopeCache answers translate.ScopeLookup from the upstream's discovery,
 // group by group, looking a group up again (at most once per scopeRefresh)
 // when it does not know a resource: a CRD created a moment ago.
@@ -65,8 +69,24 @@ func (s *scopeCache) lookup(gr schema.GroupResource) {
 	if last, ok := s.tried[gr.Group]; ok && time.Since(last) < scopeRefresh {
 		return
 	}
+	if len(s.tried) >= maxTriedGroups {
+		s.forgetTried()
+	}
 	s.tried[gr.Group] = time.Now()
 	s.discover(gr.Group)
+}
+
+// forgetTried drops the lookups older than scopeRefresh (they no longer
+// hold a lookup back), or all of them if none is. s.mu is held.
+func (s *scopeCache) forgetTried() {
+	for g, at := range s.tried {
+		if time.Since(at) >= scopeRefresh {
+			delete(s.tried, g)
+		}
+	}
+	if len(s.tried) >= maxTriedGroups {
+		clear(s.tried)
+	}
 }
 
 // discover reads the resources of every served version of group.

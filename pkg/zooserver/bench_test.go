@@ -18,7 +18,7 @@ func BenchmarkProxyPerIdentity(b *testing.B) {
 	runtime.ReadMemStats(&before)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if _, err := ps.get(identity(fmt.Sprintf("t%d", i%1000), fmt.Sprintf("user%d", i)), false); err != nil {
+		if _, err := ps.get(identity(fmt.Sprintf("t%d", i%1000), fmt.Sprintf("user%d", i)), false, ps.generation()); err != nil {
 			b.Fatal(err)
 		}
 	}

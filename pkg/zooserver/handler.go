@@ -8,6 +8,7 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/localproxy"
@@ -51,12 +52,27 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.unauthorized(w, "Unauthorized: "+err.Error())
 		return
 	}
+	if ns, ok := serviceAccountNamespace(resp.User.GetName()); ok {
+		owned, err := s.namespaces.owns(r.Context(), id.Tenant, ns)
+		if err != nil {
+			klog.ErrorS(err, "judging a ServiceAccount", "namespace", ns)
+			writeStatus(w, &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusServiceUnavailable,
+				Reason: metav1.StatusReasonServiceUnavailable, Message: "the server could not judge this ServiceAccount; try again"})
+			return
+		}
+		if !owned {
+			s.unauthorized(w, "Unauthorized: the namespace of "+strconv.Quote(resp.User.GetName())+" is not one of tenant "+
+				strconv.Quote(id.Tenant.Name())+"'s")
+			return
+		}
+	}
+	judgedAt := s.proxies.generation()
 	exists, admin := s.tenants.lookup(id.Tenant.Name(), id.User)
 	if !exists {
 		s.unauthorized(w, "Unauthorized: tenant "+strconv.Quote(id.Tenant.Name())+" does not exist")
 		return
 	}
-	p, err := s.proxies.get(id, admin)
+	p, err := s.proxies.get(id, admin, judgedAt)
 	if err != nil {
 		klog.ErrorS(err, "making a tenant proxy", "tenant", id.Tenant, "user", id.User)
 		writeStatus(w, &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError,
@@ -102,6 +118,13 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u := resp.User
+	if _, err := identityOf(u); err == nil {
+		// A tenant identity never holds this right: refused without a
+		// SubjectAccessReview, so tenants cannot spend the server's own
+		// upstream rate (which TokenReviews share) by scraping.
+		metricsForbidden(w, u)
+		return
+	}
 	extra := map[string]authorizationv1.ExtraValue{}
 	for k, v := range u.GetExtra() {
 		extra[k] = v
@@ -118,11 +141,15 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !review.Status.Allowed {
-		writeStatus(w, &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusForbidden,
-			Reason: metav1.StatusReasonForbidden, Message: `forbidden: ` + strconv.Quote(u.GetName()) + ` may not get path "/metrics"`})
+		metricsForbidden(w, u)
 		return
 	}
 	s.metrics.serve.ServeHTTP(w, r)
+}
+
+func metricsForbidden(w http.ResponseWriter, u user.Info) {
+	writeStatus(w, &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusForbidden,
+		Reason: metav1.StatusReasonForbidden, Message: `forbidden: ` + strconv.Quote(u.GetName()) + ` may not get path "/metrics"`})
 }
 
 func writeText(w http.ResponseWriter, code int, text string) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"k8s.io/apiserver/pkg/authentication/user"
 
@@ -41,9 +42,19 @@ const (
 //     groups must be zoo:<t>:<group> (zoo:admins and any group of another
 //     tenant or of the cluster, system:masters above all, are refused);
 //   - a ServiceAccount system:serviceaccount:<t>-<ns>:<name> belongs to t;
-//     its ServiceAccount groups must name its own namespace.
+//     its ServiceAccount groups must name its own namespace;
+//   - a tenant user is never a ServiceAccount: zoo:<t>:system:serviceaccount:...
+//     and the groups zoo:<t>:system:serviceaccounts[:<ns>] are refused, since
+//     the proxy would impersonate the ServiceAccount (and its groups) that
+//     such a tenant-local name stands for, not the user the credential names;
+//   - no name holds a control character (no header carries it upstream).
 func identityOf(u user.Info) (Identity, error) {
 	name := u.GetName()
+	for _, s := range append([]string{name}, u.GetGroups()...) {
+		if strings.ContainsFunc(s, unicode.IsControl) {
+			return Identity{}, fmt.Errorf("%q holds a control character", s)
+		}
+	}
 	if strings.HasPrefix(name, serviceAccountUserPrefix) {
 		return serviceAccountIdentity(name, u.GetGroups())
 	}
@@ -56,6 +67,9 @@ func identityOf(u user.Info) (Identity, error) {
 	if err != nil || local == "" {
 		return Identity{}, fmt.Errorf("%q is no tenant identity (zoo:<tenant>:<user>)", name)
 	}
+	if strings.HasPrefix(local, serviceAccountUserPrefix) {
+		return Identity{}, fmt.Errorf("%q is no ServiceAccount: only a ServiceAccount's token acts as one", name)
+	}
 	id := Identity{Tenant: tenant, User: local}
 	inTenantGroup := false
 	for _, g := range u.GetGroups() {
@@ -65,7 +79,7 @@ func identityOf(u user.Info) (Identity, error) {
 		case g == authenticatedGroup:
 		default:
 			lg, ok := tenant.TenantGroupName(g)
-			if !ok || !strings.HasPrefix(g, translate.IdentityPrefix+tenant.Name()+":") {
+			if !ok || !strings.HasPrefix(g, translate.IdentityPrefix+tenant.Name()+":") || isServiceAccountGroup(lg) {
 				return Identity{}, fmt.Errorf("user %q may not be in group %q: a tenant identity's groups are zoo:%s:<group>", name, g, tenant)
 			}
 			id.Groups = append(id.Groups, lg)
@@ -77,6 +91,23 @@ func identityOf(u user.Info) (Identity, error) {
 	slices.Sort(id.Groups)
 	id.Groups = slices.Compact(id.Groups)
 	return id, nil
+}
+
+// isServiceAccountGroup reports whether a tenant-local group is one the
+// proxy impersonates as a ServiceAccount group upstream.
+func isServiceAccountGroup(g string) bool {
+	return g == "system:serviceaccounts" || strings.HasPrefix(g, "system:serviceaccounts:")
+}
+
+// serviceAccountNamespace is the upstream namespace of a ServiceAccount
+// user name.
+func serviceAccountNamespace(name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, serviceAccountUserPrefix)
+	if !ok {
+		return "", false
+	}
+	ns, _, ok := strings.Cut(rest, ":")
+	return ns, ok
 }
 
 // serviceAccountIdentity maps a ServiceAccount of a tenant namespace.

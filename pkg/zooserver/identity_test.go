@@ -52,6 +52,30 @@ func TestIdentityOf(t *testing.T) {
 		{name: "ServiceAccount with a tenant group", user: "system:serviceaccount:acme-default:builder",
 			groups: []string{"zoo:tenant:acme"}, wantErr: `may not be in group "zoo:tenant:acme"`},
 		{name: "malformed ServiceAccount", user: "system:serviceaccount:acme-default", wantErr: "no ServiceAccount user"},
+		// A certificate is never a ServiceAccount: upstream its CN is the
+		// user zoo:acme:system:serviceaccount:..., so the server must not
+		// make it the ServiceAccount it would impersonate for that name.
+		{name: "certificate posing as a ServiceAccount", user: "zoo:acme:system:serviceaccount:default:builder",
+			groups: []string{"zoo:tenant:acme"}, wantErr: "ServiceAccount"},
+		{name: "certificate in the ServiceAccounts' group", user: "zoo:acme:alice",
+			groups: []string{"zoo:tenant:acme", "zoo:acme:system:serviceaccounts"}, wantErr: `may not be in group "zoo:acme:system:serviceaccounts"`},
+		{name: "certificate in a namespace's ServiceAccounts' group", user: "zoo:acme:alice",
+			groups:  []string{"zoo:tenant:acme", "zoo:acme:system:serviceaccounts:kube-system"},
+			wantErr: `may not be in group "zoo:acme:system:serviceaccounts:kube-system"`},
+		// Names no header can carry upstream, and that could make two
+		// identities share one proxy.
+		{name: "control character in the user", user: "zoo:acme:alice\x00true\x00", groups: []string{"zoo:tenant:acme"},
+			wantErr: "control character"},
+		{name: "newline in the user", user: "zoo:acme:alice\nbob", groups: []string{"zoo:tenant:acme"}, wantErr: "control character"},
+		{name: "control character in a group", user: "zoo:acme:alice", groups: []string{"zoo:tenant:acme", "zoo:acme:devs\x00false"},
+			wantErr: "control character"},
+		{name: "unicode user", user: "zoo:acme:zoë", groups: []string{"zoo:tenant:acme"}, wantTenant: "acme", wantUser: "zoë"},
+		{name: "tenant group twice", user: "zoo:acme:alice", groups: []string{"zoo:tenant:acme", "zoo:tenant:acme"},
+			wantTenant: "acme", wantUser: "alice"},
+		{name: "ServiceAccount in a prefix-sharing tenant's namespace", user: "system:serviceaccount:ab-c:x",
+			groups: []string{"system:serviceaccounts", "system:serviceaccounts:ab-c"}, wantTenant: "ab", wantUser: "system:serviceaccount:c:x",
+			wantGroups: []string{"system:serviceaccounts", "system:serviceaccounts:c"}},
+		{name: "ServiceAccount of a reserved prefix", user: "system:serviceaccount:system-x:x", wantErr: "in no tenant's namespace"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

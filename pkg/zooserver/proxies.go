@@ -37,6 +37,9 @@ type proxies struct {
 	tenants *lru.Cache // tenant name → *lru.Cache of identity key → *localproxy.Proxy
 	held    int        // proxies in the caches (changed under mu only)
 	closed  bool
+	// revocations counts forget calls: a proxy made for a judgement older
+	// than the last one is not kept.
+	revocations uint64
 }
 
 func newProxies(perTenant int, upstream func(tenant string) *rest.Config) *proxies {
@@ -47,9 +50,20 @@ func newProxies(perTenant int, upstream func(tenant string) *rest.Config) *proxi
 		tenants: lru.NewWithEvictionFunc(maxTenants, func(_ lru.Key, v any) { v.(*lru.Cache).Clear() })}
 }
 
+// generation is what get's judgedAt compares with: read it before looking
+// the caller's tenant record up.
+func (ps *proxies) generation() uint64 {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.revocations
+}
+
 // get returns the proxy of id (admin: id's user is in the tenant's
-// spec.admins).
-func (ps *proxies) get(id Identity, admin bool) (*localproxy.Proxy, error) {
+// spec.admins, as the record said at generation judgedAt). A proxy made
+// after a tenant was forgotten since judgedAt serves the one request it
+// was made for but is not kept, and ends its watches at once: the client
+// re-watches and is judged again.
+func (ps *proxies) get(id Identity, admin bool, judgedAt uint64) (*localproxy.Proxy, error) {
 	key := id.key(admin)
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
@@ -72,8 +86,8 @@ func (ps *proxies) get(id Identity, admin bool) (*localproxy.Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ps.closed {
-		p.Close() // draining: unary requests are served, watches end at once
+	if ps.closed || judgedAt != ps.revocations {
+		p.Close() // draining or judged stale: unary requests are served, watches end at once
 		return p, nil
 	}
 	if identities == nil {
@@ -87,6 +101,16 @@ func (ps *proxies) get(id Identity, admin bool) (*localproxy.Proxy, error) {
 	identities.Add(key, p)
 	ps.held++
 	return p, nil
+}
+
+// forget drops every proxy of tenant, ending their watches: its record
+// changed in a way that may change who its callers are (tenantIndex.onRevoke).
+// The next request of each caller is judged again and gets a new proxy.
+func (ps *proxies) forget(tenant string) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.revocations++
+	ps.tenants.Remove(tenant) // the eviction functions close each proxy
 }
 
 // closeAll ends every watch of every proxy (a draining server); proxies

@@ -57,9 +57,11 @@ type Server struct {
 	client  kubernetes.Interface
 	authn   *authn
 	tenants *tenantIndex
-	proxies *proxies
-	metrics *metrics
-	audit   *auditLog
+	// namespaces says whether a ServiceAccount's namespace is its tenant's.
+	namespaces *namespaceOwners
+	proxies    *proxies
+	metrics    *metrics
+	audit      *auditLog
 	// advertiseCA follows Config.AdvertiseCAFile (apiaccess.go).
 	advertiseCA *dynamiccertificates.DynamicFileCAContent
 
@@ -94,7 +96,8 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, client: client, authn: a, tenants: newTenantIndex(dyn), done: make(chan error, 1)}
+	s := &Server{cfg: cfg, client: client, authn: a, tenants: newTenantIndex(dyn), namespaces: newNamespaceOwners(client),
+		done: make(chan error, 1)}
 	if cfg.Audit != nil {
 		s.audit = &auditLog{w: cfg.Audit}
 	}
@@ -105,6 +108,7 @@ func New(cfg Config) (*Server, error) {
 	s.proxies = newProxies(cfg.MaxProxies, s.tenantUpstream)
 	s.proxies.apiAccess = access
 	s.proxies.isTenant = s.tenants.exists
+	s.tenants.onRevoke(s.proxies.forget)
 	s.metrics = newMetrics(s.proxies.len)
 	return s, nil
 }

@@ -37,6 +37,34 @@ func newTenantIndex(client dynamic.Interface) *tenantIndex {
 	return &tenantIndex{informer: informer}
 }
 
+// onRevoke calls revoke with a tenant's name when its record is deleted,
+// starts being deleted, or changes spec.admins: what its callers were
+// served as may no longer hold.
+func (t *tenantIndex) onRevoke(revoke func(tenant string)) {
+	_, _ = t.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(oldObj, newObj any) {
+			o, ok1 := oldObj.(*unstructured.Unstructured)
+			n, ok2 := newObj.(*unstructured.Unstructured)
+			if !ok1 || !ok2 {
+				return
+			}
+			oa, _, _ := unstructured.NestedStringSlice(o.Object, "spec", "admins")
+			na, _, _ := unstructured.NestedStringSlice(n.Object, "spec", "admins")
+			if !slices.Equal(oa, na) || (n.GetDeletionTimestamp() != nil && o.GetDeletionTimestamp() == nil) {
+				revoke(n.GetName())
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if u, ok := obj.(*unstructured.Unstructured); ok {
+				revoke(u.GetName())
+			}
+		},
+	})
+}
+
 // run follows the records until ctx ends.
 func (t *tenantIndex) run(ctx context.Context) { t.informer.RunWithContext(ctx) }
 
