@@ -115,7 +115,8 @@ func Issue(ctx context.Context, c *tenantctl.Client, r Request) (*Issued, error)
 	if err != nil {
 		return nil, err
 	}
-	if cert.Subject.CommonName != cn || !slices.Equal(cert.Subject.Organization, orgs) {
+	// DER sorts the members of a SET: compare the groups as sets.
+	if cert.Subject.CommonName != cn || !slices.Equal(slices.Sorted(slices.Values(cert.Subject.Organization)), slices.Sorted(slices.Values(orgs))) {
 		return nil, fmt.Errorf("the signer returned a certificate for %q in %v, not for %q in %v", cert.Subject.CommonName, cert.Subject.Organization, cn, orgs)
 	}
 	rec := Record{Serial: SerialString(cert.SerialNumber), User: r.User, Groups: r.Groups, Signer: r.Signer, NotAfter: cert.NotAfter.UTC()}
