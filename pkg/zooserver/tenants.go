@@ -32,21 +32,7 @@ func newTenantIndex(client dynamic.Interface) *tenantIndex {
 	// Only the name, deletion, spec.admins and the revoked serials are read:
 	// keep no managed fields, and the certificate records only as the set of
 	// revoked serials (revokedField), computed once per change of the record.
-	_ = informer.SetTransform(cache.TransformFunc(func(obj any) (any, error) {
-		if u, ok := obj.(*unstructured.Unstructured); ok {
-			u.SetManagedFields(nil)
-			revoked := certs.RevokedSerials(u)
-			unstructured.RemoveNestedField(u.Object, "spec", "certificates")
-			if len(revoked) > 0 {
-				set := make(map[string]any, len(revoked))
-				for serial := range revoked {
-					set[serial] = true
-				}
-				u.Object[revokedField] = set
-			}
-		}
-		return obj, nil
-	}))
+	_ = informer.SetTransform(transformTenant)
 	return &tenantIndex{informer: informer}
 }
 
@@ -71,6 +57,27 @@ func (t *tenantIndex) lookup(tenant, user string) (exists, admin bool) {
 	return true, slices.Contains(admins, user)
 }
 
+// transformTenant keeps of a Tenant record what the server reads: no
+// managed fields, and of spec.certificates only the set of revoked serials
+// (revokedField), computed once per change of the record.
+func transformTenant(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return obj, nil
+	}
+	u.SetManagedFields(nil)
+	revoked := certs.RevokedSerials(u)
+	unstructured.RemoveNestedField(u.Object, "spec", "certificates")
+	if len(revoked) > 0 {
+		set := make(map[string]any, len(revoked))
+		for serial := range revoked {
+			set[serial] = true
+		}
+		u.Object[revokedField] = set
+	}
+	return u, nil
+}
+
 // revokedField is where the transform keeps a record's revoked serials
 // (a JSON object of serial: true, so that the object stays deep-copyable),
 // beside the API fields, in the informer's copy only.
@@ -83,6 +90,11 @@ func (t *tenantIndex) revoked(tenant, serial string) bool {
 	if err != nil || !ok {
 		return false
 	}
+	return revokedIn(obj, serial)
+}
+
+// revokedIn reports whether a transformed record lists serial as revoked.
+func revokedIn(obj any, serial string) bool {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
 		return false
