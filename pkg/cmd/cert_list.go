@@ -3,6 +3,8 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -99,4 +101,35 @@ func PrintCertificates(streams genericiooptions.IOStreams, output string, list [
 		return err
 	}
 	return certs.PrintTable(streams.Out, list, now)
+}
+
+// completeCertificates completes with the recorded certificates of the
+// --tenant flag's tenant (every tenant's when unset): their serials, or
+// (users) their users.
+func completeCertificates(getter genericclioptions.RESTClientGetter, users bool) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if !users && len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		client, err := newTenantClient(getter)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		tenant, _ := cmd.Flags().GetString("tenant")
+		list, err := certs.List(cmd.Context(), client, tenant, time.Now())
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []cobra.Completion
+		for _, c := range list {
+			word := c.Serial
+			if users {
+				word = c.User
+			}
+			if strings.HasPrefix(word, toComplete) && !slices.Contains(out, word) {
+				out = append(out, word)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
 }

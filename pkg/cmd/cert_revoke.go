@@ -29,8 +29,9 @@ func NewCmdCertRevoke(getter genericclioptions.RESTClientGetter, streams generic
 certificate once its replicas' watch of Tenant records has the change (docs/server.md
 gives the measured bound). The Kubernetes API server cannot revoke a certificate its
 own signer issued: used directly upstream, it works until it expires.`,
-		Example: "  kubectl zoo cert revoke 5f3a9c...\n  kubectl zoo cert revoke --tenant acme --user alice",
-		Args:    cobra.MaximumNArgs(1),
+		Example:           "  kubectl zoo cert revoke 5f3a9c...\n  kubectl zoo cert revoke --tenant acme --user alice",
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completeCertificates(getter, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(args); err != nil {
 				return err
@@ -44,6 +45,7 @@ own signer issued: used directly upstream, it works until it expires.`,
 	cmd.Flags().StringVar(&o.Tenant, "tenant", "", "The tenant (with --user, or to look the SERIAL up in only it)")
 	cmd.Flags().StringVar(&o.User, "user", "", "Revoke every certificate of this tenant-local user")
 	_ = cmd.RegisterFlagCompletionFunc("tenant", completeTenantNames(getter))
+	_ = cmd.RegisterFlagCompletionFunc("user", completeCertificates(getter, true))
 	return cmd
 }
 
@@ -97,8 +99,9 @@ func NewCmdCertRenew(getter genericclioptions.RESTClientGetter, streams generici
 		Short: "Issue a new certificate for the identity of SERIAL and revoke the old one",
 		Long: `Issue a new certificate (a new key, made here) for the user, groups and signer of the
 recorded certificate SERIAL, write its kubeconfig, then revoke SERIAL.`,
-		Example: "  kubectl zoo cert renew 5f3a9c... --kubeconfig-out alice.kubeconfig",
-		Args:    exactlyOneName("certificate serial"),
+		Example:           "  kubectl zoo cert renew 5f3a9c... --kubeconfig-out alice.kubeconfig",
+		Args:              exactlyOneName("certificate serial"),
+		ValidArgsFunction: completeCertificates(getter, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Serial = args[0]
 			return o.Run(cmd)

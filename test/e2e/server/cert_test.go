@@ -287,3 +287,43 @@ func TestCertIssueConcurrentRecordsLoseNothing(t *testing.T) {
 	require.NoError(t, res.Err, res.Stderr)
 	assert.Equal(t, n, strings.Count(res.Stdout, " revoked\n"))
 }
+
+// TestCertRenewAndCompletion: renew issues a new certificate for the same
+// identity and signer and revokes the old one; shell completion offers the
+// recorded serials and users.
+func TestCertRenewAndCompletion(t *testing.T) {
+	setup(t)
+	framework.ServerKubeconfig(t)
+	kc := filepath.Join(t.TempDir(), "carol.kubeconfig")
+	res := zooCert(t, "issue", "--tenant", "beta", "--user", "carol", "--group", "qa", "--signer", "zoo", "--kubeconfig-out", kc)
+	require.NoError(t, res.Err, res.Stderr)
+	old := serialRE.FindStringSubmatch(res.Stdout)[1]
+
+	res = framework.Run(t.Context(), nil, framework.ZooPath(t), "--kubeconfig", framework.Cluster().Kubeconfig, "__complete", "cert", "revoke", "")
+	require.NoError(t, res.Err, res.Stderr)
+	assert.Contains(t, strings.Fields(res.Stdout), old)
+	res = framework.Run(t.Context(), nil, framework.ZooPath(t), "--kubeconfig", framework.Cluster().Kubeconfig, "__complete", "cert", "revoke", "--tenant", "beta", "--user", "ca")
+	require.NoError(t, res.Err, res.Stderr)
+	assert.Equal(t, []string{"carol", ":4"}, strings.Fields(res.Stdout))
+
+	res = zooCert(t, "renew", old, "--kubeconfig-out", kc, "--ttl", "2h")
+	require.NoError(t, res.Err, res.Stderr)
+	renewed := serialRE.FindStringSubmatch(res.Stdout)
+	require.NotNil(t, renewed, res.Stdout)
+	assert.NotEqual(t, old, renewed[1])
+	assert.Contains(t, res.Stdout, "certificate "+old+" revoked\n")
+
+	list := zooCert(t, "list", "--tenant", "beta", "-o", "json")
+	require.NoError(t, list.Err)
+	var got certs.CertificateList
+	require.NoError(t, json.Unmarshal([]byte(list.Stdout), &got))
+	status := map[string]certs.Listed{}
+	for _, c := range got.Items {
+		status[c.Serial] = c
+	}
+	assert.Equal(t, certs.StatusRevoked, status[old].Status)
+	assert.Equal(t, certs.StatusValid, status[renewed[1]].Status)
+	assert.Equal(t, []string{"qa"}, status[renewed[1]].Groups)
+	assert.Equal(t, certs.SignerZoo, status[renewed[1]].Signer)
+	assert.WithinDuration(t, time.Now().Add(2*time.Hour), status[renewed[1]].NotAfter, time.Minute)
+}
