@@ -59,21 +59,29 @@ func TestInstallServerDryRunGolden(t *testing.T) {
 	out := runInstall(t, "--server", "--replicas", "3", "--image", "example.com/zoo:v9", "--dry-run=client", "-o", "yaml")
 	require.True(t, strings.HasPrefix(out, plain+"---\n"), "install --server prints what install prints first")
 	docs := strings.Split(strings.TrimPrefix(out, plain+"---\n"), "\n---\n")
-	var secret corev1.Secret
-	var caBundle, digest string
+	var secret, zooCASecret corev1.Secret
+	var caBundle, zooCABundle, digest string
 	for i, doc := range docs {
 		u := &unstructured.Unstructured{}
 		require.NoError(t, yaml.Unmarshal([]byte(doc), &u.Object))
-		switch u.GetKind() {
-		case "Secret":
+		switch u.GetKind() + "/" + u.GetName() {
+		case "Secret/" + tenantctl.ServerTLSSecret:
 			require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &secret))
 			for _, key := range []string{"tls.crt", "tls.key", "ca.crt"} {
 				require.NoError(t, unstructured.SetNestedField(u.Object, masked, "data", key))
 			}
-		case "ConfigMap":
+		case "Secret/" + tenantctl.ZooCASecret:
+			require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &zooCASecret))
+			for _, key := range []string{"tls.crt", "tls.key"} {
+				require.NoError(t, unstructured.SetNestedField(u.Object, masked, "data", key))
+			}
+		case "ConfigMap/" + tenantctl.ServerCAConfigMap:
 			caBundle, _, _ = unstructured.NestedString(u.Object, "data", "ca.crt")
 			require.NoError(t, unstructured.SetNestedField(u.Object, masked, "data", "ca.crt"))
-		case "Deployment":
+		case "ConfigMap/" + tenantctl.ZooCAConfigMap:
+			zooCABundle, _, _ = unstructured.NestedString(u.Object, "data", "ca.crt")
+			require.NoError(t, unstructured.SetNestedField(u.Object, masked, "data", "ca.crt"))
+		case "Deployment/" + tenantctl.ServerName:
 			path := []string{"spec", "template", "metadata", "annotations", tenantctl.ServerCertDigestAnnotation}
 			digest, _, _ = unstructured.NestedString(u.Object, path...)
 			require.NoError(t, unstructured.SetNestedField(u.Object, masked, path...))
@@ -85,6 +93,9 @@ func TestInstallServerDryRunGolden(t *testing.T) {
 	_, err := tenantctl.ServerTLSFromSecret(&secret, time.Now())
 	require.NoError(t, err, "the printed certificate must be a good serving certificate")
 	assert.Equal(t, string(secret.Data["ca.crt"]), caBundle)
+	_, err = tenantctl.ZooCAFromSecret(&zooCASecret, time.Now())
+	require.NoError(t, err, "the printed zoo CA must be a good CA with its key")
+	assert.Equal(t, string(zooCASecret.Data["tls.crt"]), zooCABundle, "the zoo CA's certificate is published, not its key")
 	sum := sha256.Sum256(secret.Data["tls.crt"])
 	assert.Equal(t, hex.EncodeToString(sum[:]), digest)
 	installGolden(t, "install-server-dry-run.yaml", strings.Join(docs, "\n---\n")+"\n")

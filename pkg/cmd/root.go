@@ -36,6 +36,7 @@ the way back; the shared cluster's RBAC and admission still decide.`,
 	root.AddCommand(NewCmdVersion(streams))
 	root.AddCommand(NewCmdInstall(configFlags, streams))
 	root.AddCommand(NewCmdTenant(configFlags, streams))
+	root.AddCommand(NewCmdCert(configFlags, streams))
 	root.AddCommand(NewCmdServe(configFlags, streams))
 	root.AddCommand(NewCmdExplain(configFlags, streams))
 	return root

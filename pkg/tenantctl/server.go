@@ -61,6 +61,10 @@ type ServerOptions struct {
 	Image string
 	// TLS is the serving certificate; nil means issue a new one.
 	TLS *ServerTLS
+	// ZooCA is the CA of `kubectl zoo cert issue --signer zoo`, which the
+	// server accepts besides the cluster's client CA; nil means issue a new
+	// one.
+	ZooCA *ZooCA
 }
 
 // Validate checks the options.
@@ -77,8 +81,9 @@ func (o ServerOptions) Validate() error {
 // ServerObjects returns, in apply order, what `kubectl zoo install --server`
 // adds beside InstallObjects: the namespace, the ServiceAccount and its RBAC
 // (ServerClusterRole and the Role that reads the client CA), the serving
-// certificate and its CA, the Service, the Deployment and its
-// PodDisruptionBudget. Without opts.TLS it issues a new certificate.
+// certificate and its CA, the zoo CA (ZooCASecret, ZooCAConfigMap), the
+// Service, the Deployment and its PodDisruptionBudget. Without opts.TLS it
+// issues a new certificate, without opts.ZooCA a new zoo CA.
 func ServerObjects(opts ServerOptions) ([]runtime.Object, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -90,6 +95,14 @@ func ServerObjects(opts ServerOptions) ([]runtime.Object, error) {
 			return nil, err
 		}
 	}
+	zooCA := opts.ZooCA
+	if zooCA == nil {
+		var err error
+		if zooCA, err = NewZooCA(); err != nil {
+			return nil, err
+		}
+	}
+	zooCASecret, zooCAConfigMap := zooCAObjects(zooCA)
 	objs := []runtime.Object{
 		&corev1.Namespace{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
@@ -117,6 +130,7 @@ func ServerObjects(opts ServerOptions) ([]runtime.Object, error) {
 			ObjectMeta: serverMeta(ServerCAConfigMap),
 			Data:       map[string]string{ServerCAKey: string(tlsPair.CAPEM)},
 		},
+		zooCASecret, zooCAConfigMap,
 		&corev1.Service{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
 			ObjectMeta: serverMeta(ServerName),

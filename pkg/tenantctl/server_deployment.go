@@ -20,6 +20,9 @@ import (
 // the serving certificate: a new certificate rolls the pods.
 const ServerCertDigestAnnotation = translate.APIGroup + "/serving-cert-sha256"
 
+// serverZooCADir is where the zoo CA's certificate is mounted.
+const serverZooCADir = "/etc/zoo/client-ca"
+
 // serverUID is distroless's "nonroot" user and group (the image's USER).
 const serverUID = 65532
 
@@ -27,7 +30,8 @@ const serverUID = 65532
 // entrypoint is the kubectl-zoo binary): serve every tenant on ServerPort
 // with the certificate mounted from ServerTLSSecret, and give tenant pods
 // the Service's DNS name and the CA that verifies it (the certificate
-// holds DNS names only).
+// holds DNS names only); accept client certificates of the zoo CA
+// (ZooCAConfigMap, mounted: the server never gets the CA's key).
 func ServerArgs() []string {
 	return []string{
 		"serve",
@@ -36,6 +40,7 @@ func ServerArgs() []string {
 		"--tls-private-key-file=" + serverTLSDir + "/" + corev1.TLSPrivateKeyKey,
 		"--advertise-address=" + ServerName + "." + ServerNamespace + ".svc:" + strconv.Itoa(ServerServicePort),
 		"--advertise-ca-file=" + serverTLSDir + "/" + ServerCAKey,
+		"--client-ca-file=" + serverZooCADir + "/" + ServerCAKey,
 	}
 }
 
@@ -117,6 +122,7 @@ func serverPodSpec(image string, probe func(path string) *corev1.Probe) corev1.P
 			},
 			VolumeMounts: []corev1.VolumeMount{
 				{Name: "tls", MountPath: serverTLSDir, ReadOnly: true},
+				{Name: "zoo-ca", MountPath: serverZooCADir, ReadOnly: true},
 				{Name: "tmp", MountPath: serverTmpDir},
 			},
 		}},
@@ -125,6 +131,10 @@ func serverPodSpec(image string, probe func(path string) *corev1.Probe) corev1.P
 				SecretName: ServerTLSSecret, DefaultMode: ptr.To[int32](0o440),
 				Items: []corev1.KeyToPath{{Key: corev1.TLSCertKey, Path: corev1.TLSCertKey}, {Key: corev1.TLSPrivateKeyKey, Path: corev1.TLSPrivateKeyKey},
 					{Key: ServerCAKey, Path: ServerCAKey}},
+			}}},
+			{Name: "zoo-ca", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+				LocalObjectReference: corev1.LocalObjectReference{Name: ZooCAConfigMap}, DefaultMode: ptr.To[int32](0o444),
+				Items: []corev1.KeyToPath{{Key: ServerCAKey, Path: ServerCAKey}},
 			}}},
 			{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("1Gi"))}}},
 		},

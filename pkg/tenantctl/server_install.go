@@ -30,6 +30,13 @@ func (c *Client) InstallServer(ctx context.Context, opts ServerOptions, dryRun b
 		}
 		opts.TLS = tlsPair
 	}
+	if opts.ZooCA == nil {
+		zooCA, err := c.currentZooCA(ctx)
+		if err != nil {
+			return nil, err
+		}
+		opts.ZooCA = zooCA
+	}
 	objs, err := ServerObjects(opts)
 	if err != nil {
 		return nil, err
@@ -81,6 +88,25 @@ func (c *Client) currentServerTLS(ctx context.Context) (*ServerTLS, error) {
 	return t, nil
 }
 
+// currentZooCA returns the zoo CA of ZooCASecret if it is still good, nil
+// if there is none or it is not: install keeps the CA, so that the
+// certificates it signed stay valid.
+func (c *Client) currentZooCA(ctx context.Context) (*ZooCA, error) {
+	s, err := c.Kube.CoreV1().Secrets(ServerNamespace).Get(ctx, ZooCASecret, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("read the zoo CA %s/%s: %w", ServerNamespace, ZooCASecret, err)
+	}
+	z, err := ZooCAFromSecret(s, time.Now())
+	if err != nil {
+		klog.InfoS("Issuing a new zoo CA", "secret", ServerNamespace+"/"+ZooCASecret, "reason", err)
+		return nil, nil
+	}
+	return z, nil
+}
+
 // UninstallServer removes what InstallServer applied, and waits until the
 // namespace ServerNamespace is gone, so that an install right after does not
 // meet a terminating namespace. Tenants and InstallObjects stay.
@@ -89,7 +115,7 @@ func (c *Client) UninstallServer(ctx context.Context, progress func(format strin
 		progress = func(string, ...any) {}
 	}
 	// Which certificate does not matter: only names are deleted.
-	objs, err := ServerObjects(ServerOptions{Replicas: 1, Image: "unused", TLS: &ServerTLS{}})
+	objs, err := ServerObjects(ServerOptions{Replicas: 1, Image: "unused", TLS: &ServerTLS{}, ZooCA: &ZooCA{}})
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	certutil "k8s.io/client-go/util/cert"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -40,7 +41,7 @@ func TestServerObjects(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding",
-		"Secret", "ConfigMap", "Service", "Deployment", "PodDisruptionBudget"}, kinds)
+		"Secret", "ConfigMap", "Secret", "ConfigMap", "Service", "Deployment", "PodDisruptionBudget"}, kinds)
 
 	require.NotNil(t, deploy)
 	assert.Equal(t, int32(3), *deploy.Spec.Replicas)
@@ -50,7 +51,11 @@ func TestServerObjects(t *testing.T) {
 	c := pod.Containers[0]
 	assert.Equal(t, "example.com/zoo:v1", c.Image)
 	assert.Equal(t, []string{"serve", "--listen=:8443", "--tls-cert-file=/etc/zoo/tls/tls.crt", "--tls-private-key-file=/etc/zoo/tls/tls.key",
-		"--advertise-address=zoo-server.zoo-system.svc:443", "--advertise-ca-file=/etc/zoo/tls/ca.crt"}, c.Args)
+		"--advertise-address=zoo-server.zoo-system.svc:443", "--advertise-ca-file=/etc/zoo/tls/ca.crt",
+		"--client-ca-file=/etc/zoo/client-ca/ca.crt"}, c.Args)
+	for _, v := range pod.Volumes {
+		assert.NotEqual(t, ZooCASecret, ptr.Deref(v.Secret, corev1.SecretVolumeSource{}).SecretName, "the server never gets the zoo CA's key")
+	}
 	assert.True(t, *c.SecurityContext.ReadOnlyRootFilesystem)
 	assert.False(t, *c.SecurityContext.AllowPrivilegeEscalation)
 	assert.True(t, *c.SecurityContext.RunAsNonRoot)

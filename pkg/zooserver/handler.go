@@ -11,6 +11,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/certs"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/localproxy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -72,6 +73,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.unauthorized(w, "Unauthorized: tenant "+strconv.Quote(id.Tenant.Name())+" does not exist")
 		return
 	}
+	if serial, ok := clientCertSerial(r); ok && s.tenants.revoked(id.Tenant.Name(), serial) {
+		s.unauthorized(w, "Unauthorized: certificate "+serial+" is revoked")
+		return
+	}
 	p, err := s.proxies.get(id, admin, judgedAt)
 	if err != nil {
 		klog.ErrorS(err, "making a tenant proxy", "tenant", id.Tenant, "user", id.User)
@@ -99,6 +104,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if mutating(info.Verb) {
 		s.audit.write(id, info, &out, start)
 	}
+}
+
+// clientCertSerial is the serial (certs.SerialString) of the client
+// certificate the caller presented, if any. When it presented one the
+// authenticator verified, that certificate is the credential; one it did not
+// verify (a token authenticated instead) can only get the caller refused.
+func clientCertSerial(r *http.Request) (string, bool) {
+	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
+		return "", false
+	}
+	return certs.SerialString(r.TLS.PeerCertificates[0].SerialNumber), true
 }
 
 // unauthorized answers 401 with a Status, as the API server does.

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/certs"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
@@ -18,8 +19,9 @@ import (
 const tenantResync = 0 * time.Second
 
 // tenantIndex follows the Tenant records with an informer: a caller whose
-// tenant has no record is refused, and spec.admins says which users act as
-// the tenant's administrators.
+// tenant has no record is refused, spec.admins says which users act as the
+// tenant's administrators, and a client certificate whose serial the record
+// says is revoked (spec.certificates, `kubectl zoo cert revoke`) is refused.
 type tenantIndex struct {
 	informer cache.SharedIndexInformer
 }
@@ -27,13 +29,10 @@ type tenantIndex struct {
 func newTenantIndex(client dynamic.Interface) *tenantIndex {
 	inf := dynamicinformer.NewFilteredDynamicInformer(client, tenantctl.TenantGVR, "", tenantResync, cache.Indexers{}, nil)
 	informer := inf.Informer()
-	// Only the name, deletion and spec.admins are read: keep no managed fields.
-	_ = informer.SetTransform(cache.TransformFunc(func(obj any) (any, error) {
-		if u, ok := obj.(*unstructured.Unstructured); ok {
-			u.SetManagedFields(nil)
-		}
-		return obj, nil
-	}))
+	// Only the name, deletion, spec.admins and the revoked serials are read:
+	// keep no managed fields, and the certificate records only as the set of
+	// revoked serials (revokedField), computed once per change of the record.
+	_ = informer.SetTransform(transformTenant)
 	return &tenantIndex{informer: informer}
 }
 
@@ -84,6 +83,53 @@ func (t *tenantIndex) lookup(tenant, user string) (exists, admin bool) {
 	}
 	admins, _, _ := unstructured.NestedStringSlice(u.Object, "spec", "admins")
 	return true, slices.Contains(admins, user)
+}
+
+// transformTenant keeps of a Tenant record what the server reads: no
+// managed fields, and of spec.certificates only the set of revoked serials
+// (revokedField), computed once per change of the record.
+func transformTenant(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return obj, nil
+	}
+	u.SetManagedFields(nil)
+	revoked := certs.RevokedSerials(u)
+	unstructured.RemoveNestedField(u.Object, "spec", "certificates")
+	if len(revoked) > 0 {
+		set := make(map[string]any, len(revoked))
+		for serial := range revoked {
+			set[serial] = true
+		}
+		u.Object[revokedField] = set
+	}
+	return u, nil
+}
+
+// revokedField is where the transform keeps a record's revoked serials
+// (a JSON object of serial: true, so that the object stays deep-copyable),
+// beside the API fields, in the informer's copy only.
+const revokedField = "zooRevokedSerials"
+
+// revoked reports whether tenant's record says the certificate with serial
+// is revoked.
+func (t *tenantIndex) revoked(tenant, serial string) bool {
+	obj, ok, err := t.informer.GetStore().GetByKey(tenant)
+	if err != nil || !ok {
+		return false
+	}
+	return revokedIn(obj, serial)
+}
+
+// revokedIn reports whether a transformed record lists serial as revoked.
+func revokedIn(obj any, serial string) bool {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return false
+	}
+	set, _ := u.Object[revokedField].(map[string]any)
+	_, found := set[serial]
+	return found
 }
 
 // exists reports whether tenant has a record (the proxies' question whether

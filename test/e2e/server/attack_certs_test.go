@@ -56,7 +56,7 @@ func (ca *testCA) file(t *testing.T) string {
 
 // issue signs tmpl (a client certificate unless tmpl says otherwise) with
 // the parent certificate and key; chain is appended to the PEM.
-func issue(t *testing.T, tmpl *x509.Certificate, parent *x509.Certificate, parentKey *ecdsa.PrivateKey, chain ...*x509.Certificate) (*clientcmdapi.AuthInfo, *x509.Certificate, *ecdsa.PrivateKey) {
+func issueWith(t *testing.T, tmpl *x509.Certificate, parent *x509.Certificate, parentKey *ecdsa.PrivateKey, chain ...*x509.Certificate) (*clientcmdapi.AuthInfo, *x509.Certificate, *ecdsa.PrivateKey) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	require.NoError(t, err)
@@ -96,15 +96,15 @@ func TestAttackCertificates(t *testing.T) {
 	url := "https://" + r.Addr
 	acmeSubject := pkix.Name{CommonName: "zoo:acme:admin", Organization: []string{"zoo:tenant:acme"}}
 
-	good, acmeLeaf, acmeKey := issue(t, &x509.Certificate{Subject: acmeSubject}, ca.cert, ca.key)
+	good, acmeLeaf, acmeKey := issueWith(t, &x509.Certificate{Subject: acmeSubject}, ca.cert, ca.key)
 	who := framework.KubectlAs(t, framework.ServerKubeconfigFor(t, url, good), "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")
 	require.Equal(t, "admin", who, "a certificate of the zoo CA is served (so each refusal below is the attack's)")
 
-	expired, _, _ := issue(t, &x509.Certificate{Subject: acmeSubject, NotBefore: time.Now().Add(-2 * time.Hour), NotAfter: time.Now().Add(-time.Hour)}, ca.cert, ca.key)
-	early, _, _ := issue(t, &x509.Certificate{Subject: acmeSubject, NotBefore: time.Now().Add(time.Hour), NotAfter: time.Now().Add(2 * time.Hour)}, ca.cert, ca.key)
-	serverOnly, _, _ := issue(t, &x509.Certificate{Subject: acmeSubject, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, KeyUsage: x509.KeyUsageDigitalSignature}, ca.cert, ca.key)
+	expired, _, _ := issueWith(t, &x509.Certificate{Subject: acmeSubject, NotBefore: time.Now().Add(-2 * time.Hour), NotAfter: time.Now().Add(-time.Hour)}, ca.cert, ca.key)
+	early, _, _ := issueWith(t, &x509.Certificate{Subject: acmeSubject, NotBefore: time.Now().Add(time.Hour), NotAfter: time.Now().Add(2 * time.Hour)}, ca.cert, ca.key)
+	serverOnly, _, _ := issueWith(t, &x509.Certificate{Subject: acmeSubject, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, KeyUsage: x509.KeyUsageDigitalSignature}, ca.cert, ca.key)
 	// acme's own certificate used as a CA for beta's admin.
-	byLeaf, _, _ := issue(t, &x509.Certificate{Subject: pkix.Name{CommonName: "zoo:beta:admin", Organization: []string{"zoo:tenant:beta"}}}, acmeLeaf, acmeKey, acmeLeaf)
+	byLeaf, _, _ := issueWith(t, &x509.Certificate{Subject: pkix.Name{CommonName: "zoo:beta:admin", Organization: []string{"zoo:tenant:beta"}}}, acmeLeaf, acmeKey, acmeLeaf)
 	// A long chain of intermediates no trusted CA signed.
 	var chain []*x509.Certificate
 	parentCert, parentKey := (*x509.Certificate)(nil), (*ecdsa.PrivateKey)(nil)
@@ -123,18 +123,18 @@ func TestAttackCertificates(t *testing.T) {
 		chain = append([]*x509.Certificate{c}, chain...)
 		parentCert, parentKey = c, k
 	}
-	longChain, _, _ := issue(t, &x509.Certificate{Subject: acmeSubject}, parentCert, parentKey, chain...)
+	longChain, _, _ := issueWith(t, &x509.Certificate{Subject: acmeSubject}, parentCert, parentKey, chain...)
 	// Two CNs: the last one counts (for the API server as for the proxy).
-	twoCNs, _, _ := issue(t, &x509.Certificate{Subject: pkix.Name{Organization: []string{"zoo:tenant:acme"},
+	twoCNs, _, _ := issueWith(t, &x509.Certificate{Subject: pkix.Name{Organization: []string{"zoo:tenant:acme"},
 		ExtraNames: []pkix.AttributeTypeAndValue{{Type: oidCommonName, Value: "zoo:acme:admin"}, {Type: oidCommonName, Value: "zoo:beta:admin"}}}}, ca.cert, ca.key)
-	noO, _, _ := issue(t, &x509.Certificate{Subject: pkix.Name{CommonName: "zoo:acme:admin"}}, ca.cert, ca.key)
-	asServiceAccount, _, _ := issue(t, &x509.Certificate{Subject: pkix.Name{CommonName: "zoo:acme:system:serviceaccount:default:default",
+	noO, _, _ := issueWith(t, &x509.Certificate{Subject: pkix.Name{CommonName: "zoo:acme:admin"}}, ca.cert, ca.key)
+	asServiceAccount, _, _ := issueWith(t, &x509.Certificate{Subject: pkix.Name{CommonName: "zoo:acme:system:serviceaccount:default:default",
 		Organization: []string{"zoo:tenant:acme"}}}, ca.cert, ca.key)
-	saGroup, _, _ := issue(t, &x509.Certificate{Subject: pkix.Name{CommonName: "zoo:acme:mallory",
+	saGroup, _, _ := issueWith(t, &x509.Certificate{Subject: pkix.Name{CommonName: "zoo:acme:mallory",
 		Organization: []string{"zoo:tenant:acme", "zoo:acme:system:serviceaccounts:kube-system"}}}, ca.cert, ca.key)
-	twiceAndBeta, _, _ := issue(t, &x509.Certificate{Subject: pkix.Name{CommonName: "zoo:acme:admin",
+	twiceAndBeta, _, _ := issueWith(t, &x509.Certificate{Subject: pkix.Name{CommonName: "zoo:acme:admin",
 		Organization: []string{"zoo:tenant:acme", "zoo:tenant:acme", "zoo:tenant:beta"}}}, ca.cert, ca.key)
-	newline, _, _ := issue(t, &x509.Certificate{Subject: pkix.Name{CommonName: "zoo:acme:admin\nImpersonate-User: zoo:beta:admin",
+	newline, _, _ := issueWith(t, &x509.Certificate{Subject: pkix.Name{CommonName: "zoo:acme:admin\nImpersonate-User: zoo:beta:admin",
 		Organization: []string{"zoo:tenant:acme"}}}, ca.cert, ca.key)
 
 	for _, c := range []struct {
