@@ -33,7 +33,7 @@ import (
 const tenantGroupTTL = 10 * time.Second
 
 // ownIdentityKey marks a request context whose upstream requests the proxy
-// sends with its own identity.
+// sends with its own identity (a nil value unmarks it).
 type ownIdentityKey struct{}
 
 // identityTransport sends a request with the caller's own identity when its

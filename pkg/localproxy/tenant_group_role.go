@@ -133,10 +133,13 @@ func (p *Proxy) ownIdentityForbidden(w http.ResponseWriter, r *http.Request, u *
 		"path", u.Path, "upstream", string(upstream))
 	group, _ := p.tenantGroupRequest(u)
 	crdName := u.Info.Resource + "." + group
+	// r's context sends with the proxy's own identity; this is the tenant's
+	// business, done as the tenant.
+	ctx := context.WithValue(r.Context(), ownIdentityKey{}, nil)
 	var crd upstreamCRD
-	err := p.doJSON(r.Context(), http.MethodGet, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+url.PathEscape(crdName), nil, &crd)
+	err := p.doJSON(ctx, http.MethodGet, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+url.PathEscape(crdName), nil, &crd)
 	if err == nil && crd.Spec.Scope == "Cluster" && p.tenant.Owns(crd.Spec.Group) {
-		err = p.ensureCRDServerRole(r.Context(), &crd)
+		err = p.ensureCRDServerRole(ctx, &crd)
 	}
 	again := "has just written it again: retry in a few seconds"
 	if err != nil {

@@ -1,0 +1,171 @@
+package server_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
+)
+
+const gadgetCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.srv.example.org
+spec:
+  group: srv.example.org
+  scope: Cluster
+  names: {plural: gadgets, singular: gadget, kind: Gadget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+`
+
+// kubectlIn runs kubectl with kubeconfig and stdin, without failing the test.
+func kubectlIn(t *testing.T, kubeconfig, stdin string, args ...string) framework.Result {
+	t.Helper()
+	return framework.Run(t.Context(), []byte(stdin), framework.KubectlPath(), append([]string{"--kubeconfig", kubeconfig}, args...)...)
+}
+
+// serverMay asks whether the server's ServiceAccount may verb
+// resource.group cluster-wide.
+func serverMay(t *testing.T, verb, group, resource string) bool {
+	t.Helper()
+	r, err := framework.AdminClient(t).AuthorizationV1().SubjectAccessReviews().Create(t.Context(), &authorizationv1.SubjectAccessReview{
+		Spec: authorizationv1.SubjectAccessReviewSpec{
+			User:               "system:serviceaccount:" + tenantctl.ServerNamespace + ":" + tenantctl.ServerName,
+			Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + tenantctl.ServerNamespace, "system:authenticated"},
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: verb, Group: group, Resource: resource},
+		}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	return r.Status.Allowed
+}
+
+// requireNoServerIdentity: what a tenant reads never names the server's
+// ServiceAccount.
+func requireNoServerIdentity(t *testing.T, text string) {
+	t.Helper()
+	require.NotContains(t, text, "system:serviceaccount")
+	require.NotContains(t, text, tenantctl.ServerName)
+}
+
+// TestServerServesClusterScopedCRsOfTenantCRDs (issue 13): the objects of a
+// tenant's cluster-scoped CRD, which the proxy serves with its own identity,
+// work through the server (whose own identity is its ServiceAccount, with
+// exactly the RBAC of install --server): creating the CRD writes, as the
+// tenant, the ClusterRole that zoo-server aggregates; create, get, list,
+// watch, status and delete then work through both replicas. A refusal of the
+// server's identity never names it to the tenant, and the next request heals
+// it; deleting the CRD deletes the ClusterRole.
+func TestServerServesClusterScopedCRsOfTenantCRDs(t *testing.T) {
+	lb, _ := twoReplicas(t)
+	acme := framework.ServerKubeconfigFor(t, lb.URL(), framework.ClusterCert(t, "zoo:acme:admin", "zoo:tenant:acme"))
+	beta := framework.ServerKubeconfigFor(t, lb.URL(), framework.ClusterCert(t, "zoo:beta:admin", "zoo:tenant:beta"))
+	admin := framework.AdminClient(t)
+	const roleName = "acme-zoo-crd-gadgets.srv.example.org"
+
+	res := kubectlIn(t, acme, gadgetCRD, "apply", "-f", "-")
+	require.NoError(t, res.Err, res.Stderr)
+	requireNoServerIdentity(t, res.Stderr)
+	framework.KubectlAs(t, acme, "wait", "crd/gadgets.srv.example.org", "--for=condition=Established", "--timeout=60s")
+	role, err := admin.RbacV1().ClusterRoles().Get(t.Context(), roleName, metav1.GetOptions{})
+	require.NoError(t, err, "the CRD's create wrote the server's ClusterRole")
+	assert.Equal(t, "true", role.Labels[tenantctl.ServerAggregateLabel])
+	assert.Equal(t, []rbacv1.PolicyRule{{APIGroups: []string{"acme-srv.example.org"}, Resources: []string{"gadgets", "gadgets/status"},
+		Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}}}, role.Rules)
+	assert.Contains(t, framework.KubectlAs(t, acme, "get", "clusterroles", "-o", "name"), "clusterrole.rbac.authorization.k8s.io/zoo-crd-gadgets.srv.example.org",
+		"acme sees the ClusterRole as its own")
+
+	gadget := "apiVersion: srv.example.org/v1\nkind: Gadget\nmetadata: {name: one}\nspec: {size: 1}\n"
+	require.Eventually(t, func() bool {
+		res := kubectlIn(t, acme, gadget, "create", "-f", "-")
+		requireNoServerIdentity(t, res.Stderr)
+		return res.Err == nil
+	}, 60*time.Second, 500*time.Millisecond, "creating a Gadget through the server")
+	for range 4 { // both replicas
+		assert.Equal(t, "one", framework.KubectlAs(t, acme, "get", "gadget", "one", "-o", "jsonpath={.metadata.name}"))
+		assert.Equal(t, "gadget.srv.example.org/one", strings.TrimSpace(framework.KubectlAs(t, acme, "get", "gadgets", "-o", "name")))
+	}
+	framework.KubectlAs(t, acme, "patch", "gadget", "one", "--subresource=status", "--type=merge", `-p={"status":{"ok":true}}`)
+	assert.Equal(t, "true", framework.KubectlAs(t, acme, "get", "gadget", "one", "-o", "jsonpath={.status.ok}"))
+	upstream, err := dynamicAdmin(t).Resource(schema.GroupVersionResource{Group: "acme-srv.example.org", Version: "v1", Resource: "gadgets"}).
+		Get(t.Context(), "one", metav1.GetOptions{})
+	require.NoError(t, err, "the Gadget lands in acme's group upstream")
+	assert.Equal(t, int64(1), upstream.Object["spec"].(map[string]any)["size"])
+
+	t.Run("watch", func(t *testing.T) {
+		cfg, err := clientcmd.BuildConfigFromFlags("", acme)
+		require.NoError(t, err)
+		dyn, err := dynamic.NewForConfig(cfg)
+		require.NoError(t, err)
+		gadgets := dyn.Resource(schema.GroupVersionResource{Group: "srv.example.org", Version: "v1", Resource: "gadgets"})
+		list, err := gadgets.List(t.Context(), metav1.ListOptions{})
+		require.NoError(t, err)
+		w, err := gadgets.Watch(t.Context(), metav1.ListOptions{ResourceVersion: list.GetResourceVersion()})
+		require.NoError(t, err)
+		defer w.Stop()
+		two := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "srv.example.org/v1", "kind": "Gadget", "metadata": map[string]any{"name": "two"}}}
+		_, err = gadgets.Create(t.Context(), two, metav1.CreateOptions{})
+		require.NoError(t, err)
+		select {
+		case ev := <-w.ResultChan():
+			require.Equal(t, watch.Added, ev.Type, "%v", ev.Object)
+			assert.Equal(t, "two", ev.Object.(*unstructured.Unstructured).GetName())
+			assert.Equal(t, "srv.example.org/v1", ev.Object.(*unstructured.Unstructured).GetAPIVersion())
+		case <-time.After(30 * time.Second):
+			t.Fatal("no watch event")
+		}
+		require.NoError(t, gadgets.Delete(t.Context(), "two", metav1.DeleteOptions{}))
+	})
+
+	t.Run("beta sees none of it", func(t *testing.T) {
+		res := kubectlIn(t, beta, "", "get", "gadgets.srv.example.org")
+		require.Error(t, res.Err)
+		assert.NotContains(t, res.Stdout, "one")
+		assert.NotContains(t, kubectlIn(t, beta, "", "get", "clusterroles", "-o", "name").Stdout, "gadgets")
+	})
+
+	t.Run("a refusal of the server's identity does not name it, and heals", func(t *testing.T) {
+		require.NoError(t, admin.RbacV1().ClusterRoles().Delete(t.Context(), roleName, metav1.DeleteOptions{}))
+		require.Eventually(t, func() bool { return !serverMay(t, "list", "acme-srv.example.org", "gadgets") }, 60*time.Second, 200*time.Millisecond)
+		res := kubectlIn(t, acme, "", "get", "gadgets")
+		require.Error(t, res.Err, "the server lost its right: %s", res.Stdout)
+		requireNoServerIdentity(t, res.Stderr)
+		assert.Contains(t, res.Stderr, "zoo-crd-gadgets.srv.example.org")
+		assert.NotContains(t, res.Stderr, "acme-")
+		require.Eventually(t, func() bool { return kubectlIn(t, acme, "", "get", "gadget", "one").Err == nil }, 60*time.Second, 500*time.Millisecond,
+			"the refusal wrote the ClusterRole again")
+	})
+
+	framework.KubectlAs(t, acme, "delete", "gadget", "one")
+	framework.KubectlAs(t, acme, "delete", "crd", "gadgets.srv.example.org")
+	require.Eventually(t, func() bool {
+		_, err := admin.RbacV1().ClusterRoles().Get(context.Background(), roleName, metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	}, 60*time.Second, 500*time.Millisecond, "the garbage collector deletes the ClusterRole with its CRD")
+}
+
+// dynamicAdmin is a dynamic client acting as the cluster admin.
+func dynamicAdmin(t *testing.T) dynamic.Interface {
+	t.Helper()
+	d, err := dynamic.NewForConfig(framework.Cluster().Config)
+	require.NoError(t, err)
+	return d
+}
