@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
@@ -62,7 +63,7 @@ func serverMay(t *testing.T, verb, group, resource string) bool {
 // ServiceAccount.
 func requireNoServerIdentity(t *testing.T, text string) {
 	t.Helper()
-	require.NotContains(t, text, "system:serviceaccount")
+	require.NotContains(t, text, tenantctl.ServerNamespace)
 	require.NotContains(t, text, tenantctl.ServerName)
 }
 
@@ -168,4 +169,72 @@ func dynamicAdmin(t *testing.T) dynamic.Interface {
 	d, err := dynamic.NewForConfig(framework.Cluster().Config)
 	require.NoError(t, err)
 	return d
+}
+
+// TestServerAggregateLabelThroughTheServer (issue 13): through the server,
+// neither acme's admin nor a ServiceAccount with every right in acme's
+// default namespace can use the label that gives ClusterRoles' rules to the
+// server to widen the server's rights (test/e2e/tenant proves the same
+// directly upstream); after all of it the server still cannot read secrets.
+func TestServerAggregateLabelThroughTheServer(t *testing.T) {
+	lb, _ := twoReplicas(t)
+	acme := framework.ServerKubeconfigFor(t, lb.URL(), framework.ClusterCert(t, "zoo:acme:admin", "zoo:tenant:acme"))
+	framework.KubectlAs(t, acme, "create", "serviceaccount", "lbl-all", "-n", "default")
+	framework.KubectlAs(t, acme, "create", "rolebinding", "lbl-all", "-n", "default", "--clusterrole=cluster-admin", "--serviceaccount=default:lbl-all")
+	sa := framework.ServerKubeconfigFor(t, lb.URL(), &clientcmdapi.AuthInfo{Token: serviceAccountToken(t, "acme-default", "lbl-all")})
+	label := tenantctl.ServerAggregateLabel
+	role := func(name, rules string) string {
+		return "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: " + name + "\n  labels: {" + label + ": \"true\"}\nrules:\n" + rules
+	}
+	for _, tc := range []struct{ name, yaml string }{
+		{"core secrets", role("lbl-secrets", "- {apiGroups: [\"\"], resources: [secrets], verbs: [get, list]}\n")},
+		{"every group", role("lbl-star", "- {apiGroups: [\"*\"], resources: [\"*\"], verbs: [\"*\"]}\n")},
+		{"non-resource URLs", role("lbl-urls", "- {nonResourceURLs: [/metrics], verbs: [get]}\n")},
+		{"an aggregationRule", "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: lbl-agg\n  labels: {" + label +
+			": \"true\"}\naggregationRule:\n  clusterRoleSelectors: [{matchLabels: {app: x}}]\n"},
+		{"no label, an aggregationRule selecting it", "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: lbl-copy\n" +
+			"aggregationRule:\n  clusterRoleSelectors: [{matchLabels: {" + label + ": \"true\"}}]\n"},
+		{"the label on a ConfigMap", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lbl\n  namespace: default\n  labels: {" + label + ": \"true\"}\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for who, kc := range map[string]string{"acme's admin": acme, "acme's ServiceAccount": sa} {
+				res := kubectlIn(t, kc, tc.yaml, "create", "-f", "-")
+				require.Error(t, res.Err, "%s: %s", who, res.Stdout)
+				assert.Contains(t, res.Stderr, "forbidden", who)
+				requireNoServerIdentity(t, res.Stderr)
+			}
+			res := kubectlIn(t, acme, tc.yaml, "create", "-f", "-")
+			assert.Contains(t, res.Stderr, label, "acme's admin is refused for the label")
+		})
+	}
+	t.Run("labeling an existing ClusterRole", func(t *testing.T) {
+		for _, name := range []string{"view", "cluster-admin"} {
+			for who, kc := range map[string]string{"acme's admin": acme, "acme's ServiceAccount": sa} {
+				res := kubectlIn(t, kc, "", "label", "clusterrole", name, label+"=true")
+				require.Error(t, res.Err, "%s labeled %s: %s", who, name, res.Stdout)
+			}
+		}
+	})
+	t.Run("beta's group is acme's own through the proxy", func(t *testing.T) {
+		yaml := role("lbl-beta", "- {apiGroups: [beta-srv.example.org], resources: [\"*\"], verbs: [\"*\"]}\n")
+		require.Error(t, kubectlIn(t, sa, yaml, "create", "-f", "-").Err, "the ServiceAccount has no cluster-wide rights")
+		res := kubectlIn(t, acme, yaml, "create", "-f", "-")
+		require.NoError(t, res.Err, res.Stderr)
+		r, err := framework.AdminClient(t).RbacV1().ClusterRoles().Get(t.Context(), "acme-lbl-beta", metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"acme-beta-srv.example.org"}, r.Rules[0].APIGroups, "a tenant names groups in its own view: all are its own upstream")
+		framework.KubectlAs(t, acme, "delete", "clusterrole", "lbl-beta")
+	})
+	for _, name := range []string{"acme-lbl-secrets", "acme-lbl-star", "acme-lbl-beta", "acme-lbl-urls", "acme-lbl-agg", "acme-lbl-copy"} {
+		_, err := framework.AdminClient(t).RbacV1().ClusterRoles().Get(t.Context(), name, metav1.GetOptions{})
+		assert.True(t, apierrors.IsNotFound(err), "%s: %v", name, err)
+	}
+	for _, name := range []string{"acme-view", "acme-cluster-admin"} {
+		r, err := framework.AdminClient(t).RbacV1().ClusterRoles().Get(t.Context(), name, metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.NotContains(t, r.Labels, label)
+	}
+	assert.False(t, serverMay(t, "get", "", "secrets"))
+	assert.False(t, serverMay(t, "list", "beta-srv.example.org", "gadgets"))
+	assert.False(t, serverMay(t, "get", "", "nodes"))
 }
