@@ -3,6 +3,7 @@ package tenant_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -10,13 +11,18 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -62,10 +68,46 @@ func TestServerServiceAccountRights(t *testing.T) {
 		return err
 	}
 
+	// The tenant's cluster-scoped CRD, and the ClusterRole the proxy writes
+	// for it as the tenant (tenant_group_role.go): the server may serve its
+	// objects, and only its.
+	gizmos := schema.GroupVersionResource{Group: "srvr-g.example.org", Version: "v1", Resource: "gizmos"}
+	srvrAdmin, srvrCfg := impersonating(t, "zoo:srvr:admin", "zoo:tenant:srvr", translate.AdminsGroup)
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "gizmos.srvr-g.example.org", Labels: map[string]string{translate.TenantLabel: "srvr"}},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: gizmos.Group, Scope: apiextensionsv1.ClusterScoped,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "gizmos", Singular: "gizmo", Kind: "Gizmo"},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptr.To(true)}}}},
+		},
+	}
+	crd, err = apiextensionsclient.NewForConfigOrDie(srvrCfg).ApiextensionsV1().CustomResourceDefinitions().Create(t.Context(), crd, metav1.CreateOptions{})
+	require.NoError(t, err)
+	gizmoRole, err := tenantctl.CRDServerClusterRole(translate.MustTenant("srvr"),
+		tenantctl.ServedCRD{Name: crd.Name, UID: crd.UID, Group: gizmos.Group, Plural: gizmos.Resource})
+	require.NoError(t, err)
+	_, err = srvrAdmin.RbacV1().ClusterRoles().Create(t.Context(), gizmoRole, metav1.CreateOptions{})
+	require.NoError(t, err, "the tenant itself writes the server's ClusterRole of its CRD")
+	require.Eventually(t, func() bool {
+		_, err := dyn.Resource(gizmos).List(t.Context(), metav1.ListOptions{})
+		return err == nil
+	}, 60*time.Second, 200*time.Millisecond, "the CRD is served and zoo-server aggregates its ClusterRole")
+
 	allowed := []struct {
 		why  string
 		call func(ctx context.Context) error
 	}{
+		{"create, list, watch and delete the objects of a tenant's cluster-scoped CRD (tenant_group.go)", func(ctx context.Context) error {
+			g := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "srvr-g.example.org/v1", "kind": "Gizmo", "metadata": map[string]any{"name": "g"}}}
+			if _, err := dyn.Resource(gizmos).Create(ctx, g, metav1.CreateOptions{}); err != nil {
+				return err
+			}
+			if err := watchOnce(dyn.Resource(gizmos).Watch(ctx, metav1.ListOptions{})); err != nil {
+				return err
+			}
+			return dyn.Resource(gizmos).Delete(ctx, "g", metav1.DeleteOptions{})
+		}},
 		{"read the caller's tenant record (tenant_record.go)", func(ctx context.Context) error {
 			_, err := dyn.Resource(tenantctl.TenantGVR).Get(ctx, "srvr", metav1.GetOptions{})
 			return err
@@ -241,6 +283,14 @@ func TestServerServiceAccountRights(t *testing.T) {
 				Extra: map[string][]string{"example.com/from-proxy": {"x"}}}).CoreV1().Pods("srvr-default").List(ctx, metav1.ListOptions{})
 			return err
 		}},
+		{"list the objects of a tenant's CRD group it has no ClusterRole for", func(ctx context.Context) error {
+			_, err := dyn.Resource(schema.GroupVersionResource{Group: "srvr-h.example.org", Version: "v1", Resource: "gizmos"}).List(ctx, metav1.ListOptions{})
+			return err
+		}},
+		{"read a subresource the tenant's CRD does not declare", func(ctx context.Context) error {
+			_, err := dyn.Resource(gizmos).Get(ctx, "g", metav1.GetOptions{}, "scale")
+			return err
+		}},
 		{"list priority classes (shared kinds are read by name only)", func(ctx context.Context) error {
 			_, err := kube.SchedulingV1().PriorityClasses().List(ctx, metav1.ListOptions{})
 			return err
@@ -257,6 +307,7 @@ func TestServerServiceAccountRights(t *testing.T) {
 	// is as strong as cluster-admin. RBAC cannot confine impersonation to
 	// names with a prefix; this pins the fact, so that the docs change with
 	// it.
+	require.NoError(t, apiextensionsclient.NewForConfigOrDie(srvrCfg).ApiextensionsV1().CustomResourceDefinitions().Delete(t.Context(), crd.Name, metav1.DeleteOptions{}))
 	t.Run("is as strong as cluster-admin through impersonation", func(t *testing.T) {
 		_, err := as(rest.ImpersonationConfig{UserName: "anyone", Groups: []string{"system:masters"}}).
 			CoreV1().Secrets("").List(t.Context(), metav1.ListOptions{})
