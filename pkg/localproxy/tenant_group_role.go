@@ -27,8 +27,10 @@ import (
 // cluster-scoped CRD, and which the aggregated ClusterRole zoo-server
 // collects. The garbage collector deletes it with its CRD.
 
-// isCRDWrite reports whether u creates, replaces or patches a
-// CustomResourceDefinition for real.
+// isCRDWrite reports whether u creates, replaces or server-side applies a
+// CustomResourceDefinition for real. (Other patches are applied in the
+// tenant's view, patch_view.go; a CRD's scope cannot change, and a role that
+// is missing is written again on the first refusal, ownIdentityForbidden.)
 func isCRDWrite(u *translate.UpstreamRequest) bool {
 	i := u.Info
 	switch i.Verb {
@@ -150,5 +152,5 @@ func (p *Proxy) ownIdentityForbidden(w http.ResponseWriter, r *http.Request, u *
 	role := strings.TrimPrefix(tenantctl.CRDServerClusterRoleName(p.tenant, u.Info.Resource, group), p.tenant.Prefix())
 	writeStatus(w, &apierrors.NewForbidden(schema.GroupResource{Group: u.Info.APIGroup, Resource: u.Info.Resource}, u.Info.Name,
 		fmt.Errorf("kubectl-zoo may not serve the objects of %s yet: the ClusterRole %s grants it that right; "+
-			"kubectl-zoo writes it whenever the CustomResourceDefinition %s is created or changed, and %s", local, role, local, again)).ErrStatus)
+			"kubectl-zoo writes it whenever the CustomResourceDefinition %s is created or replaced, and %s", local, role, local, again)).ErrStatus)
 }

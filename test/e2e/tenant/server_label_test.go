@@ -161,6 +161,18 @@ func TestServerAggregateLabelConfined(t *testing.T) {
 	assert.False(t, serverMay(t, "get", "", "secrets"))
 	assert.False(t, serverMay(t, "update", "acme-lbl.example.org", "gadgets"), "only the verbs acme's role names")
 
+	// Installing again leaves the aggregated rules to the aggregation
+	// controller: install never owns (so never empties) them.
+	mustZoo(t, "install", "--server", "--replicas", "1", "--image", "example.invalid/kubectl-zoo:e2e")
+	server, err := framework.AdminClient(t).RbacV1().ClusterRoles().Get(ctx, tenantctl.ServerName, metav1.GetOptions{})
+	require.NoError(t, err)
+	for _, mf := range server.ManagedFields {
+		if mf.Manager == tenantctl.FieldManager && mf.FieldsV1 != nil {
+			assert.NotContains(t, string(mf.FieldsV1.Raw), `"f:rules"`)
+		}
+	}
+	assert.True(t, serverMay(t, "list", "acme-lbl.example.org", "gadgets"))
+
 	// The tenant's deletion removes the role (and so the server's right).
 	mustZoo(t, "tenant", "delete", "acme")
 	_, err = framework.AdminClient(t).RbacV1().ClusterRoles().Get(ctx, good.Name, metav1.GetOptions{})
