@@ -123,7 +123,7 @@ func TestInstallServer(t *testing.T) {
 	// --server --uninstall removes the server and nothing else.
 	mustZoo(t, "tenant", "create", "srvkeep")
 	out = mustZoo(t, "install", "--server", "--uninstall")
-	assert.Contains(t, out, "the kubectl-zoo server uninstalled (11 object(s) removed)")
+	assert.Contains(t, out, "the kubectl-zoo server uninstalled (12 object(s) removed)")
 	assert.Empty(t, serverObjectVersions(t))
 	assert.Equal(t, installedBefore, installed(t))
 	_, err = dynamicClient(t).Resource(tenantctl.TenantGVR).Get(t.Context(), "srvkeep", metav1.GetOptions{})
