@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,24 +38,10 @@ spec:
     schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
 `
 
-// kubectlIn runs kubectl with kubeconfig and stdin, without failing the test.
-func kubectlIn(t *testing.T, kubeconfig, stdin string, args ...string) framework.Result {
+// kubectlRun runs kubectl with kubeconfig and stdin, without failing the test.
+func kubectlRun(t *testing.T, kubeconfig, stdin string, args ...string) framework.Result {
 	t.Helper()
 	return framework.Run(t.Context(), []byte(stdin), framework.KubectlPath(), append([]string{"--kubeconfig", kubeconfig}, args...)...)
-}
-
-// serverMay asks whether the server's ServiceAccount may verb
-// resource.group cluster-wide.
-func serverMay(t *testing.T, verb, group, resource string) bool {
-	t.Helper()
-	r, err := framework.AdminClient(t).AuthorizationV1().SubjectAccessReviews().Create(t.Context(), &authorizationv1.SubjectAccessReview{
-		Spec: authorizationv1.SubjectAccessReviewSpec{
-			User:               "system:serviceaccount:" + tenantctl.ServerNamespace + ":" + tenantctl.ServerName,
-			Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + tenantctl.ServerNamespace, "system:authenticated"},
-			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: verb, Group: group, Resource: resource},
-		}}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	return r.Status.Allowed
 }
 
 // requireNoServerIdentity: what a tenant reads never names the server's
@@ -82,7 +67,7 @@ func TestServerServesClusterScopedCRsOfTenantCRDs(t *testing.T) {
 	admin := framework.AdminClient(t)
 	const roleName = "acme-zoo-crd-gadgets.srv.example.org"
 
-	res := kubectlIn(t, acme, gadgetCRD, "apply", "-f", "-")
+	res := kubectlRun(t, acme, gadgetCRD, "apply", "-f", "-")
 	require.NoError(t, res.Err, res.Stderr)
 	requireNoServerIdentity(t, res.Stderr)
 	framework.KubectlAs(t, acme, "wait", "crd/gadgets.srv.example.org", "--for=condition=Established", "--timeout=60s")
@@ -96,7 +81,7 @@ func TestServerServesClusterScopedCRsOfTenantCRDs(t *testing.T) {
 
 	gadget := "apiVersion: srv.example.org/v1\nkind: Gadget\nmetadata: {name: one}\nspec: {size: 1}\n"
 	require.Eventually(t, func() bool {
-		res := kubectlIn(t, acme, gadget, "create", "-f", "-")
+		res := kubectlRun(t, acme, gadget, "create", "-f", "-")
 		requireNoServerIdentity(t, res.Stderr)
 		return res.Err == nil
 	}, 60*time.Second, 500*time.Millisecond, "creating a Gadget through the server")
@@ -137,21 +122,21 @@ func TestServerServesClusterScopedCRsOfTenantCRDs(t *testing.T) {
 	})
 
 	t.Run("beta sees none of it", func(t *testing.T) {
-		res := kubectlIn(t, beta, "", "get", "gadgets.srv.example.org")
+		res := kubectlRun(t, beta, "", "get", "gadgets.srv.example.org")
 		require.Error(t, res.Err)
 		assert.NotContains(t, res.Stdout, "one")
-		assert.NotContains(t, kubectlIn(t, beta, "", "get", "clusterroles", "-o", "name").Stdout, "gadgets")
+		assert.NotContains(t, kubectlRun(t, beta, "", "get", "clusterroles", "-o", "name").Stdout, "gadgets")
 	})
 
 	t.Run("a refusal of the server's identity does not name it, and heals", func(t *testing.T) {
 		require.NoError(t, admin.RbacV1().ClusterRoles().Delete(t.Context(), roleName, metav1.DeleteOptions{}))
-		require.Eventually(t, func() bool { return !serverMay(t, "list", "acme-srv.example.org", "gadgets") }, 60*time.Second, 200*time.Millisecond)
-		res := kubectlIn(t, acme, "", "get", "gadgets")
+		require.Eventually(t, func() bool { return !framework.ServerMay(t, "list", "acme-srv.example.org", "gadgets") }, 60*time.Second, 200*time.Millisecond)
+		res := kubectlRun(t, acme, "", "get", "gadgets")
 		require.Error(t, res.Err, "the server lost its right: %s", res.Stdout)
 		requireNoServerIdentity(t, res.Stderr)
 		assert.Contains(t, res.Stderr, "zoo-crd-gadgets.srv.example.org")
 		assert.NotContains(t, res.Stderr, "acme-")
-		require.Eventually(t, func() bool { return kubectlIn(t, acme, "", "get", "gadget", "one").Err == nil }, 60*time.Second, 500*time.Millisecond,
+		require.Eventually(t, func() bool { return kubectlRun(t, acme, "", "get", "gadget", "one").Err == nil }, 60*time.Second, 500*time.Millisecond,
 			"the refusal wrote the ClusterRole again")
 	})
 
@@ -198,27 +183,27 @@ func TestServerAggregateLabelThroughTheServer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for who, kc := range map[string]string{"acme's admin": acme, "acme's ServiceAccount": sa} {
-				res := kubectlIn(t, kc, tc.yaml, "create", "-f", "-")
+				res := kubectlRun(t, kc, tc.yaml, "create", "-f", "-")
 				require.Error(t, res.Err, "%s: %s", who, res.Stdout)
 				assert.Contains(t, res.Stderr, "forbidden", who)
 				requireNoServerIdentity(t, res.Stderr)
 			}
-			res := kubectlIn(t, acme, tc.yaml, "create", "-f", "-")
+			res := kubectlRun(t, acme, tc.yaml, "create", "-f", "-")
 			assert.Contains(t, res.Stderr, label, "acme's admin is refused for the label")
 		})
 	}
 	t.Run("labeling an existing ClusterRole", func(t *testing.T) {
 		for _, name := range []string{"view", "cluster-admin"} {
 			for who, kc := range map[string]string{"acme's admin": acme, "acme's ServiceAccount": sa} {
-				res := kubectlIn(t, kc, "", "label", "clusterrole", name, label+"=true")
+				res := kubectlRun(t, kc, "", "label", "clusterrole", name, label+"=true")
 				require.Error(t, res.Err, "%s labeled %s: %s", who, name, res.Stdout)
 			}
 		}
 	})
 	t.Run("beta's group is acme's own through the proxy", func(t *testing.T) {
 		yaml := role("lbl-beta", "- {apiGroups: [beta-srv.example.org], resources: [\"*\"], verbs: [\"*\"]}\n")
-		require.Error(t, kubectlIn(t, sa, yaml, "create", "-f", "-").Err, "the ServiceAccount has no cluster-wide rights")
-		res := kubectlIn(t, acme, yaml, "create", "-f", "-")
+		require.Error(t, kubectlRun(t, sa, yaml, "create", "-f", "-").Err, "the ServiceAccount has no cluster-wide rights")
+		res := kubectlRun(t, acme, yaml, "create", "-f", "-")
 		require.NoError(t, res.Err, res.Stderr)
 		r, err := framework.AdminClient(t).RbacV1().ClusterRoles().Get(t.Context(), "acme-lbl-beta", metav1.GetOptions{})
 		require.NoError(t, err)
@@ -234,7 +219,7 @@ func TestServerAggregateLabelThroughTheServer(t *testing.T) {
 		require.NoError(t, err)
 		assert.NotContains(t, r.Labels, label)
 	}
-	assert.False(t, serverMay(t, "get", "", "secrets"))
-	assert.False(t, serverMay(t, "list", "beta-srv.example.org", "gadgets"))
-	assert.False(t, serverMay(t, "get", "", "nodes"))
+	assert.False(t, framework.ServerMay(t, "get", "", "secrets"))
+	assert.False(t, framework.ServerMay(t, "list", "beta-srv.example.org", "gadgets"))
+	assert.False(t, framework.ServerMay(t, "get", "", "nodes"))
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -20,20 +19,6 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
-
-// serverMay asks, as the cluster admin, whether the server's ServiceAccount
-// may verb resource.group (cluster-wide).
-func serverMay(t *testing.T, verb, group, resource string) bool {
-	t.Helper()
-	r, err := framework.AdminClient(t).AuthorizationV1().SubjectAccessReviews().Create(t.Context(), &authorizationv1.SubjectAccessReview{
-		Spec: authorizationv1.SubjectAccessReviewSpec{
-			User:               "system:serviceaccount:" + tenantctl.ServerNamespace + ":" + tenantctl.ServerName,
-			Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + tenantctl.ServerNamespace, "system:authenticated"},
-			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: verb, Group: group, Resource: resource},
-		}}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	return r.Status.Allowed
-}
 
 // labeledRole is a ClusterRole of tenant acme that grants its rules to the
 // server (ServerAggregateLabel).
@@ -151,15 +136,15 @@ func TestServerAggregateLabelConfined(t *testing.T) {
 			assert.True(t, apierrors.IsForbidden(err), "%s: %v", patch, err)
 		}
 	})
-	require.Eventually(t, func() bool { return serverMay(t, "list", "acme-lbl.example.org", "gadgets") }, 60*time.Second, 200*time.Millisecond,
+	require.Eventually(t, func() bool { return framework.ServerMay(t, "list", "acme-lbl.example.org", "gadgets") }, 60*time.Second, 200*time.Millisecond,
 		"the aggregation controller gives the server acme's role")
 	for _, tc := range []struct{ group, resource string }{
 		{"", "secrets"}, {"beta-lbl.example.org", "gadgets"}, {"acme-lbl.example.org", "other"}, {"rbac.authorization.k8s.io", "clusterroles"},
 	} {
-		assert.False(t, serverMay(t, "list", tc.group, tc.resource), "the server may list %s.%s", tc.resource, tc.group)
+		assert.False(t, framework.ServerMay(t, "list", tc.group, tc.resource), "the server may list %s.%s", tc.resource, tc.group)
 	}
-	assert.False(t, serverMay(t, "get", "", "secrets"))
-	assert.False(t, serverMay(t, "update", "acme-lbl.example.org", "gadgets"), "only the verbs acme's role names")
+	assert.False(t, framework.ServerMay(t, "get", "", "secrets"))
+	assert.False(t, framework.ServerMay(t, "update", "acme-lbl.example.org", "gadgets"), "only the verbs acme's role names")
 
 	// Installing again leaves the aggregated rules to the aggregation
 	// controller: install never owns (so never empties) them.
@@ -171,11 +156,11 @@ func TestServerAggregateLabelConfined(t *testing.T) {
 			assert.NotContains(t, string(mf.FieldsV1.Raw), `"f:rules"`)
 		}
 	}
-	assert.True(t, serverMay(t, "list", "acme-lbl.example.org", "gadgets"))
+	assert.True(t, framework.ServerMay(t, "list", "acme-lbl.example.org", "gadgets"))
 
 	// The tenant's deletion removes the role (and so the server's right).
 	mustZoo(t, "tenant", "delete", "acme")
 	_, err = framework.AdminClient(t).RbacV1().ClusterRoles().Get(ctx, good.Name, metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "tenant delete leaves %s: %v", good.Name, err)
-	require.Eventually(t, func() bool { return !serverMay(t, "list", "acme-lbl.example.org", "gadgets") }, 60*time.Second, 200*time.Millisecond)
+	require.Eventually(t, func() bool { return !framework.ServerMay(t, "list", "acme-lbl.example.org", "gadgets") }, 60*time.Second, 200*time.Millisecond)
 }
