@@ -140,8 +140,21 @@ func TestCRDWriteGrantsTheServer(t *testing.T) {
 func TestOwnIdentityRefusalNamesNoIdentity(t *testing.T) {
 	up := &crdUpstream{}
 	p, _ := newTestProxy(t, up.handle)
-	for _, path := range []string{"/apis/srv.example.org/v1/gadgets", "/apis/srv.example.org/v1/gadgets?watch=true", "/apis/srv.example.org/v1/gadgets/one"} {
-		rec := request(p, http.MethodGet, path, nil, "")
+	merge := map[string]string{"Content-Type": "application/merge-patch+json"}
+	for _, tc := range []struct {
+		method, path string
+		header       map[string]string
+	}{
+		{http.MethodGet, "/apis/srv.example.org/v1/gadgets", nil},
+		{http.MethodGet, "/apis/srv.example.org/v1/gadgets?watch=true", nil},
+		{http.MethodGet, "/apis/srv.example.org/v1/gadgets/one", nil},
+		{http.MethodPatch, "/apis/srv.example.org/v1/gadgets/one", merge}, // patch_view.go
+	} {
+		body := ""
+		if tc.method == http.MethodPatch {
+			body = `{"spec":{"size":2}}`
+		}
+		rec := request(p, tc.method, tc.path, tc.header, body)
 		require.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
 		var st metav1.Status
 		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &st))
@@ -153,7 +166,7 @@ func TestOwnIdentityRefusalNamesNoIdentity(t *testing.T) {
 		assert.Contains(t, st.Message, "retry")
 	}
 	roles, _ := up.written()
-	require.Len(t, roles, 3, "each refusal writes the role again")
+	require.Len(t, roles, 4, "each refusal writes the role again")
 	up.roles, up.by = up.roles[:1], up.by[:1]
 	wantGadgetRole(t, up)
 }
