@@ -129,13 +129,18 @@ func TestServerServesClusterScopedCRsOfTenantCRDs(t *testing.T) {
 	})
 
 	t.Run("a refusal of the server's identity does not name it, and heals", func(t *testing.T) {
-		require.NoError(t, admin.RbacV1().ClusterRoles().Delete(t.Context(), roleName, metav1.DeleteOptions{}))
-		require.Eventually(t, func() bool { return !framework.ServerMay(t, "list", "acme-srv.example.org", "gadgets") }, 60*time.Second, 200*time.Millisecond)
-		res := kubectlRun(t, acme, "", "get", "gadgets")
-		require.Error(t, res.Err, "the server lost its right: %s", res.Stdout)
-		requireNoServerIdentity(t, res.Stderr)
-		assert.Contains(t, res.Stderr, "zoo-crd-gadgets.srv.example.org")
-		assert.NotContains(t, res.Stderr, "acme-")
+		for _, args := range [][]string{{"get", "gadgets"}, {"patch", "gadget", "one", "--type=merge", `-p={"spec":{"size":2}}`}} {
+			_, err := admin.RbacV1().ClusterRoles().Get(t.Context(), roleName, metav1.GetOptions{})
+			if err == nil {
+				require.NoError(t, admin.RbacV1().ClusterRoles().Delete(t.Context(), roleName, metav1.DeleteOptions{}))
+			}
+			require.Eventually(t, func() bool { return !framework.ServerMay(t, "list", "acme-srv.example.org", "gadgets") }, 60*time.Second, 200*time.Millisecond)
+			res := kubectlRun(t, acme, "", args...)
+			require.Error(t, res.Err, "%v: the server lost its right: %s", args, res.Stdout)
+			requireNoServerIdentity(t, res.Stderr)
+			assert.Contains(t, res.Stderr, "zoo-crd-gadgets.srv.example.org")
+			assert.NotContains(t, res.Stderr, "acme-")
+		}
 		require.Eventually(t, func() bool { return kubectlRun(t, acme, "", "get", "gadget", "one").Err == nil }, 60*time.Second, 500*time.Millisecond,
 			"the refusal wrote the ClusterRole again")
 	})

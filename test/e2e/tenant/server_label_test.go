@@ -9,11 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -163,4 +167,31 @@ func TestServerAggregateLabelConfined(t *testing.T) {
 	_, err = framework.AdminClient(t).RbacV1().ClusterRoles().Get(ctx, good.Name, metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "tenant delete leaves %s: %v", good.Name, err)
 	require.Eventually(t, func() bool { return !framework.ServerMay(t, "list", "acme-lbl.example.org", "gadgets") }, 60*time.Second, 200*time.Millisecond)
+}
+
+// tenantClusterCRD creates, as tenant's admin directly upstream, the
+// cluster-scoped CRD plural.group (upstream group) and the
+// CRDServerClusterRole the proxy writes for it as the tenant; it returns the
+// resource and a func that deletes the CRD.
+func tenantClusterCRD(t *testing.T, tenant, group, plural string) (schema.GroupVersionResource, func()) {
+	t.Helper()
+	admin, cfg := impersonating(t, "zoo:"+tenant+":admin", "zoo:tenant:"+tenant, translate.AdminsGroup)
+	crds := apiextensionsclient.NewForConfigOrDie(cfg).ApiextensionsV1().CustomResourceDefinitions()
+	crd, err := crds.Create(t.Context(), &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: plural + "." + group, Labels: map[string]string{translate.TenantLabel: tenant}},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: group, Scope: apiextensionsv1.ClusterScoped,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: plural, Kind: "Thing"},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptr.To(true)}}}},
+		},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	role, err := tenantctl.CRDServerClusterRole(translate.MustTenant(tenant), tenantctl.ServedCRD{Name: crd.Name, UID: crd.UID, Group: group, Plural: plural})
+	require.NoError(t, err)
+	_, err = admin.RbacV1().ClusterRoles().Create(t.Context(), role, metav1.CreateOptions{})
+	require.NoError(t, err, "the tenant itself writes the server's ClusterRole of its CRD")
+	return schema.GroupVersionResource{Group: group, Version: "v1", Resource: plural}, func() {
+		require.NoError(t, crds.Delete(t.Context(), crd.Name, metav1.DeleteOptions{}))
+	}
 }

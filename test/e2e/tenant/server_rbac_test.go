@@ -11,8 +11,6 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,7 +20,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -71,24 +68,7 @@ func TestServerServiceAccountRights(t *testing.T) {
 	// The tenant's cluster-scoped CRD, and the ClusterRole the proxy writes
 	// for it as the tenant (tenant_group_role.go): the server may serve its
 	// objects, and only its.
-	gizmos := schema.GroupVersionResource{Group: "srvr-g.example.org", Version: "v1", Resource: "gizmos"}
-	srvrAdmin, srvrCfg := impersonating(t, "zoo:srvr:admin", "zoo:tenant:srvr", translate.AdminsGroup)
-	crd := &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{Name: "gizmos.srvr-g.example.org", Labels: map[string]string{translate.TenantLabel: "srvr"}},
-		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
-			Group: gizmos.Group, Scope: apiextensionsv1.ClusterScoped,
-			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "gizmos", Singular: "gizmo", Kind: "Gizmo"},
-			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
-				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptr.To(true)}}}},
-		},
-	}
-	crd, err = apiextensionsclient.NewForConfigOrDie(srvrCfg).ApiextensionsV1().CustomResourceDefinitions().Create(t.Context(), crd, metav1.CreateOptions{})
-	require.NoError(t, err)
-	gizmoRole, err := tenantctl.CRDServerClusterRole(translate.MustTenant("srvr"),
-		tenantctl.ServedCRD{Name: crd.Name, UID: crd.UID, Group: gizmos.Group, Plural: gizmos.Resource})
-	require.NoError(t, err)
-	_, err = srvrAdmin.RbacV1().ClusterRoles().Create(t.Context(), gizmoRole, metav1.CreateOptions{})
-	require.NoError(t, err, "the tenant itself writes the server's ClusterRole of its CRD")
+	gizmos, deleteGizmos := tenantClusterCRD(t, "srvr", "srvr-g.example.org", "gizmos")
 	require.Eventually(t, func() bool {
 		_, err := dyn.Resource(gizmos).List(t.Context(), metav1.ListOptions{})
 		return err == nil
@@ -99,7 +79,7 @@ func TestServerServiceAccountRights(t *testing.T) {
 		call func(ctx context.Context) error
 	}{
 		{"create, list, watch and delete the objects of a tenant's cluster-scoped CRD (tenant_group.go)", func(ctx context.Context) error {
-			g := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "srvr-g.example.org/v1", "kind": "Gizmo", "metadata": map[string]any{"name": "g"}}}
+			g := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "srvr-g.example.org/v1", "kind": "Thing", "metadata": map[string]any{"name": "g"}}}
 			if _, err := dyn.Resource(gizmos).Create(ctx, g, metav1.CreateOptions{}); err != nil {
 				return err
 			}
@@ -307,7 +287,7 @@ func TestServerServiceAccountRights(t *testing.T) {
 	// is as strong as cluster-admin. RBAC cannot confine impersonation to
 	// names with a prefix; this pins the fact, so that the docs change with
 	// it.
-	require.NoError(t, apiextensionsclient.NewForConfigOrDie(srvrCfg).ApiextensionsV1().CustomResourceDefinitions().Delete(t.Context(), crd.Name, metav1.DeleteOptions{}))
+	deleteGizmos()
 	t.Run("is as strong as cluster-admin through impersonation", func(t *testing.T) {
 		_, err := as(rest.ImpersonationConfig{UserName: "anyone", Groups: []string{"system:masters"}}).
 			CoreV1().Secrets("").List(t.Context(), metav1.ListOptions{})
