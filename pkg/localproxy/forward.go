@@ -69,6 +69,11 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 		return
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusForbidden && ctx.Value(ownIdentityKey{}) != nil {
+		upstream, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		p.ownIdentityForbidden(w, r, u, upstream) // tenant_group_role.go
+		return
+	}
 	if resp.StatusCode == http.StatusForbidden && p.answerMissingNamespace(w, r, u) { // missing_namespace.go
 		return
 	}
@@ -82,6 +87,9 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 	}
 	if isNamespaceCreate(u) && resp.StatusCode/100 == 2 {
 		resp.Body = p.afterNamespaceCreate(ctx, w, resp.Body)
+	}
+	if isCRDWrite(u) && resp.StatusCode/100 == 2 {
+		resp.Body = p.afterCRDWrite(ctx, w, resp.Body) // tenant_group_role.go
 	}
 	if resp.StatusCode == http.StatusNotModified || r.Method == http.MethodHead || resp.StatusCode == http.StatusNoContent {
 		w.WriteHeader(resp.StatusCode)

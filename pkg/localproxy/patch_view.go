@@ -26,7 +26,7 @@ func (p *Proxy) patchInView(w http.ResponseWriter, r *http.Request, u *translate
 			return
 		}
 		if cur.code != http.StatusOK {
-			p.answer(w, u, cur, nil)
+			p.answerRefusal(w, r, u, cur, nil)
 			return
 		}
 		vp, err := p.tr.PatchInView(u, ct, patch, cur.body)
@@ -48,9 +48,19 @@ func (p *Proxy) patchInView(w http.ResponseWriter, r *http.Request, u *translate
 			p.forwardProtobuf(w, r, &http.Response{StatusCode: a.code, Header: a.header, Body: io.NopCloser(bytes.NewReader(a.body))}, u)
 			return
 		}
-		p.answer(w, u, a, vp.Warnings)
+		p.answerRefusal(w, r, u, a, vp.Warnings)
 		return
 	}
+}
+
+// answerRefusal answers a, unless it is the upstream refusing the proxy's
+// own identity, which ownIdentityForbidden answers without naming it.
+func (p *Proxy) answerRefusal(w http.ResponseWriter, r *http.Request, u *translate.UpstreamRequest, a *upstreamAnswer, warnings []string) {
+	if a.code == http.StatusForbidden && r.Context().Value(ownIdentityKey{}) != nil {
+		p.ownIdentityForbidden(w, r, u, a.body) // tenant_group_role.go
+		return
+	}
+	p.answer(w, u, a, warnings)
 }
 
 // sendUpstream sends one request to u.Path with u.Query as the tenant

@@ -27,13 +27,16 @@ import (
 // tenant names never contain the separator, so no other tenant's group is
 // reachable), and the proxy checks, as the tenant identity, that the user may
 // do the same with the group's CustomResourceDefinition (tenantGroupAccess).
-// See docs/security.md, "Cluster-scoped custom resources".
+// Through the server the own identity is its ServiceAccount, which gets its
+// right one CRD at a time from a ClusterRole the tenant writes
+// (tenant_group_role.go). See docs/security.md, "Cluster-scoped custom
+// resources".
 
 // tenantGroupTTL is how long an access review's answer is believed.
 const tenantGroupTTL = 10 * time.Second
 
 // ownIdentityKey marks a request context whose upstream requests the proxy
-// sends with its own identity.
+// sends with its own identity (a nil value unmarks it).
 type ownIdentityKey struct{}
 
 // identityTransport sends a request with the caller's own identity when its

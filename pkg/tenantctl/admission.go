@@ -26,6 +26,7 @@ var cel = strings.NewReplacer(
 	"$REGISTRY_NS", RegistryNamespace,
 	"$REGISTRY_SA", RegistryServiceAccount,
 	"$MEMBERNS", MembershipNamespaceSuffix,
+	"$SERVERLABEL", ServerAggregateLabel,
 ).Replace
 
 // memberCheck is the CEL authorizer check "may the registry identity <verb>

@@ -205,6 +205,7 @@ func tenantValidations(forbidden *metav1.StatusReason) []admissionv1.Validation 
 		MessageExpression: cel("'ClusterRoles of tenant ' + variables.tenant + ' may not aggregate into other roles, and may only aggregate roles selected by $LABEL=' + variables.tenant"),
 		Reason:            forbidden,
 	}}
+	rules = append(rules, serverLabelValidations(forbidden)...)
 	rules = append(rules, membershipValidations(forbidden)...)
 	rules = append(rules, refValidations(forbidden)...)
 	rules = append(rules, statusFieldValidations(forbidden)...)

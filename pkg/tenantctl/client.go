@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -83,6 +84,11 @@ func ToUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
 	u := &unstructured.Unstructured{Object: m}
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 	unstructured.RemoveNestedField(u.Object, "status")
+	if cr, ok := obj.(*rbacv1.ClusterRole); ok && cr.AggregationRule != nil {
+		// The aggregation controller owns the rules: applying them, even as
+		// null, would take them from it and empty the role until it refills.
+		unstructured.RemoveNestedField(u.Object, "rules")
+	}
 	if u.GetKind() == "" {
 		return nil, fmt.Errorf("convert %T: the object has no kind", obj)
 	}

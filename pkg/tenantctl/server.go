@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // Names of what `kubectl zoo install --server` adds. The tenant name "zoo"
@@ -21,6 +23,15 @@ const (
 	// ServerName names the server's ServiceAccount, ClusterRole,
 	// ClusterRoleBinding, Deployment, PodDisruptionBudget and Service.
 	ServerName = "zoo-server"
+	// ServerBaseName names ServerBaseClusterRole, the server's fixed
+	// rights; it carries ServerAggregateLabel, so ServerClusterRole
+	// aggregates it.
+	ServerBaseName = "zoo-server-base"
+	// ServerAggregateLabel (value "true") marks the ClusterRoles whose rules
+	// the aggregated ServerClusterRole collects: ServerBaseClusterRole and
+	// one per cluster-scoped CRD of a tenant (CRDServerClusterRole), which
+	// TenantPolicy confines to the tenant's own API groups.
+	ServerAggregateLabel = translate.APIGroup + "/aggregate-to-server"
 	// ServerTLSSecret holds the serving certificate (tls.crt, tls.key) and
 	// the CA that issued it (ca.crt).
 	ServerTLSSecret = "zoo-server-tls"
@@ -154,13 +165,14 @@ func ServerObjects(opts ServerOptions) ([]runtime.Object, error) {
 	return objs, nil
 }
 
-// ServerRBAC returns the server's RBAC, in apply order: ServerClusterRole
-// and its binding, then the Role and RoleBinding in kube-system. A test that
+// ServerRBAC returns the server's RBAC, in apply order: ServerBaseClusterRole,
+// ServerClusterRole that aggregates it and its binding, then the Role and
+// RoleBinding in kube-system. A test that
 // runs the server as a local process applies exactly these (with the
 // namespace and ServiceAccount) and uses a token of the ServiceAccount.
 func ServerRBAC() []runtime.Object {
 	return []runtime.Object{
-		ServerClusterRole(), ServerClusterRoleBinding(),
+		ServerBaseClusterRole(), ServerClusterRole(), ServerClusterRoleBinding(),
 		ServerAuthenticationRole(), ServerAuthenticationRoleBinding(),
 	}
 }

@@ -3,8 +3,11 @@ package tenantctl
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -67,7 +70,36 @@ func (c *Client) InstallServer(ctx context.Context, opts ServerOptions, dryRun b
 		}
 		out = append(out, applied)
 	}
+	if !dryRun {
+		return out, c.waitServerRights(ctx)
+	}
 	return out, nil
+}
+
+// waitServerRights waits until the cluster's aggregation controller has
+// copied the rules of ServerBaseClusterRole into the aggregated
+// ServerClusterRole: until then the server could not even read tenants.
+func (c *Client) waitServerRights(ctx context.Context) error {
+	base := ServerBaseClusterRole().Rules
+	var have int
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		role, err := c.Kube.RbacV1().ClusterRoles().Get(ctx, ServerName, metav1.GetOptions{})
+		if err != nil {
+			return false, nil //nolint:nilerr // retried until the timeout, which reports it
+		}
+		have = 0
+		for _, want := range base {
+			if slices.ContainsFunc(role.Rules, func(r rbacv1.PolicyRule) bool { return equality.Semantic.DeepEqual(r, want) }) {
+				have++
+			}
+		}
+		return have == len(base), nil
+	})
+	if err != nil {
+		return fmt.Errorf("the aggregated ClusterRole %s holds %d of the %d rules of %s (is the clusterrole-aggregation controller of kube-controller-manager running?): %w",
+			ServerName, have, len(base), ServerBaseName, err)
+	}
+	return nil
 }
 
 // currentServerTLS returns the certificate of ServerTLSSecret if it is still

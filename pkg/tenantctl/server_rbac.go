@@ -12,12 +12,31 @@ import (
 
 var roleType = metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "Role"}
 
-// ServerClusterRole returns the ClusterRole of the server's ServiceAccount:
-// every right the server uses with its own identity upstream, and nothing
-// else. Each rule says which call needs it; docs/server.md has the same
-// table. Impersonation makes this identity as strong as cluster-admin
-// (docs/security.md, "The server's ServiceAccount").
+// ServerClusterRole returns the ClusterRole of the server's ServiceAccount.
+// It is aggregated: the cluster's aggregation controller fills its rules
+// from the ClusterRoles labeled ServerAggregateLabel=true, which are
+// ServerBaseClusterRole and, per cluster-scoped CRD of a tenant, a
+// CRDServerClusterRole that the tenant itself writes (TenantPolicy confines
+// its rules to the tenant's own API groups). RBAC cannot grant "every API
+// group with prefix acme-", and a binding per CRD would cost a
+// ClusterRoleBinding each; aggregation keeps one binding.
 func ServerClusterRole() *rbacv1.ClusterRole {
+	return &rbacv1.ClusterRole{
+		TypeMeta:   clusterRoleType,
+		ObjectMeta: metav1.ObjectMeta{Name: ServerName, Labels: serverLabels()},
+		AggregationRule: &rbacv1.AggregationRule{ClusterRoleSelectors: []metav1.LabelSelector{{
+			MatchLabels: map[string]string{ServerAggregateLabel: "true"},
+		}}},
+	}
+}
+
+// ServerBaseClusterRole returns the fixed rights of the server's
+// ServiceAccount (aggregated into ServerClusterRole): every right the server
+// uses with its own identity upstream, and nothing else. Each rule says
+// which call needs it; docs/server.md has the same table. Impersonation
+// makes this identity as strong as cluster-admin (docs/security.md, "The
+// server's ServiceAccount").
+func ServerBaseClusterRole() *rbacv1.ClusterRole {
 	rules := []rbacv1.PolicyRule{
 		// The server acts upstream as the caller's tenant identity:
 		// zoo:<tenant>:<user> with the groups zoo:tenant:<tenant>,
@@ -67,9 +86,11 @@ func ServerClusterRole() *rbacv1.ClusterRole {
 	// system:discovery grants it to every authenticated user by default;
 	// the server does not rely on that default.
 	rules = append(rules, rbacv1.PolicyRule{NonResourceURLs: []string{"/api", "/api/*", "/apis", "/apis/*"}, Verbs: []string{"get"}})
+	labels := serverLabels()
+	labels[ServerAggregateLabel] = "true"
 	return &rbacv1.ClusterRole{
 		TypeMeta:   clusterRoleType,
-		ObjectMeta: metav1.ObjectMeta{Name: ServerName, Labels: serverLabels()},
+		ObjectMeta: metav1.ObjectMeta{Name: ServerBaseName, Labels: labels},
 		Rules:      rules,
 	}
 }

@@ -40,7 +40,7 @@ func TestServerObjects(t *testing.T) {
 			deploy = d
 		}
 	}
-	assert.Equal(t, []string{"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding",
+	assert.Equal(t, []string{"Namespace", "ServiceAccount", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding",
 		"Secret", "ConfigMap", "Secret", "ConfigMap", "Service", "Deployment", "PodDisruptionBudget"}, kinds)
 
 	require.NotNil(t, deploy)
@@ -114,7 +114,7 @@ func allowsNamed(rules []rbacv1.PolicyRule, group, resource, verb, name string) 
 // identity reads (every shared kind of the kinds table, by name), what the
 // server needs, and none of what it must not have.
 func TestServerClusterRole(t *testing.T) {
-	rules := ServerClusterRole().Rules
+	rules := ServerBaseClusterRole().Rules
 	for _, r := range rules {
 		for _, list := range [][]string{r.APIGroups, r.Resources, r.Verbs, r.NonResourceURLs} {
 			assert.NotContains(t, list, "*", "no wildcards in %v", r)

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -236,4 +237,19 @@ func ServerKubeconfig(t testing.TB) string {
 	})
 	require.NoError(t, upstreamErr)
 	return upstreamPath
+}
+
+// ServerMay asks the upstream, as its admin, whether the server's
+// ServiceAccount may verb resource.group cluster-wide (a SubjectAccessReview:
+// what RBAC, aggregated roles included, grants it now).
+func ServerMay(t *testing.T, verb, group, resource string) bool {
+	t.Helper()
+	r, err := AdminClient(t).AuthorizationV1().SubjectAccessReviews().Create(t.Context(), &authorizationv1.SubjectAccessReview{
+		Spec: authorizationv1.SubjectAccessReviewSpec{
+			User:               "system:serviceaccount:" + tenantctl.ServerNamespace + ":" + tenantctl.ServerName,
+			Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + tenantctl.ServerNamespace, "system:authenticated"},
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: verb, Group: group, Resource: resource},
+		}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	return r.Status.Allowed
 }

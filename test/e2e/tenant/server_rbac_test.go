@@ -3,6 +3,7 @@ package tenant_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -13,6 +14,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -62,10 +65,29 @@ func TestServerServiceAccountRights(t *testing.T) {
 		return err
 	}
 
+	// The tenant's cluster-scoped CRD, and the ClusterRole the proxy writes
+	// for it as the tenant (tenant_group_role.go): the server may serve its
+	// objects, and only its.
+	gizmos, deleteGizmos := tenantClusterCRD(t, "srvr", "srvr-g.example.org", "gizmos")
+	require.Eventually(t, func() bool {
+		_, err := dyn.Resource(gizmos).List(t.Context(), metav1.ListOptions{})
+		return err == nil
+	}, 60*time.Second, 200*time.Millisecond, "the CRD is served and zoo-server aggregates its ClusterRole")
+
 	allowed := []struct {
 		why  string
 		call func(ctx context.Context) error
 	}{
+		{"create, list, watch and delete the objects of a tenant's cluster-scoped CRD (tenant_group.go)", func(ctx context.Context) error {
+			g := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "srvr-g.example.org/v1", "kind": "Thing", "metadata": map[string]any{"name": "g"}}}
+			if _, err := dyn.Resource(gizmos).Create(ctx, g, metav1.CreateOptions{}); err != nil {
+				return err
+			}
+			if err := watchOnce(dyn.Resource(gizmos).Watch(ctx, metav1.ListOptions{})); err != nil {
+				return err
+			}
+			return dyn.Resource(gizmos).Delete(ctx, "g", metav1.DeleteOptions{})
+		}},
 		{"read the caller's tenant record (tenant_record.go)", func(ctx context.Context) error {
 			_, err := dyn.Resource(tenantctl.TenantGVR).Get(ctx, "srvr", metav1.GetOptions{})
 			return err
@@ -241,6 +263,14 @@ func TestServerServiceAccountRights(t *testing.T) {
 				Extra: map[string][]string{"example.com/from-proxy": {"x"}}}).CoreV1().Pods("srvr-default").List(ctx, metav1.ListOptions{})
 			return err
 		}},
+		{"list the objects of a tenant's CRD group it has no ClusterRole for", func(ctx context.Context) error {
+			_, err := dyn.Resource(schema.GroupVersionResource{Group: "srvr-h.example.org", Version: "v1", Resource: "gizmos"}).List(ctx, metav1.ListOptions{})
+			return err
+		}},
+		{"read a subresource the tenant's CRD does not declare", func(ctx context.Context) error {
+			_, err := dyn.Resource(gizmos).Get(ctx, "g", metav1.GetOptions{}, "scale")
+			return err
+		}},
 		{"list priority classes (shared kinds are read by name only)", func(ctx context.Context) error {
 			_, err := kube.SchedulingV1().PriorityClasses().List(ctx, metav1.ListOptions{})
 			return err
@@ -257,6 +287,7 @@ func TestServerServiceAccountRights(t *testing.T) {
 	// is as strong as cluster-admin. RBAC cannot confine impersonation to
 	// names with a prefix; this pins the fact, so that the docs change with
 	// it.
+	deleteGizmos()
 	t.Run("is as strong as cluster-admin through impersonation", func(t *testing.T) {
 		_, err := as(rest.ImpersonationConfig{UserName: "anyone", Groups: []string{"system:masters"}}).
 			CoreV1().Secrets("").List(t.Context(), metav1.ListOptions{})

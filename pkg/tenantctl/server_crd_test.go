@@ -1,0 +1,86 @@
+package tenantctl
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// TestServerClusterRoleAggregates: the server's ClusterRole holds no rules
+// of its own; it aggregates the roles labeled ServerAggregateLabel, of which
+// install applies one (the fixed rights) before it.
+func TestServerClusterRoleAggregates(t *testing.T) {
+	role := ServerClusterRole()
+	assert.Empty(t, role.Rules)
+	require.NotNil(t, role.AggregationRule)
+	assert.Equal(t, []metav1.LabelSelector{{MatchLabels: map[string]string{ServerAggregateLabel: "true"}}}, role.AggregationRule.ClusterRoleSelectors)
+	base := ServerBaseClusterRole()
+	assert.Equal(t, "true", base.Labels[ServerAggregateLabel])
+	assert.Nil(t, base.AggregationRule)
+	assert.Equal(t, ServerName, ServerClusterRoleBinding().RoleRef.Name)
+	rbac := ServerRBAC()
+	require.GreaterOrEqual(t, len(rbac), 3)
+	assert.Equal(t, ServerBaseName, rbac[0].(*rbacv1.ClusterRole).Name, "the fixed rights first")
+	assert.Equal(t, ServerName, rbac[1].(*rbacv1.ClusterRole).Name)
+}
+
+func TestCRDServerClusterRole(t *testing.T) {
+	acme := translate.MustTenant("acme")
+	good := ServedCRD{Name: "widgets.acme-x.io", UID: "u1", Group: "acme-x.io", Plural: "widgets", Subresources: []string{"status", "scale", "status"}}
+	role, err := CRDServerClusterRole(acme, good)
+	require.NoError(t, err)
+	assert.Equal(t, "acme-zoo-crd-widgets.x.io", role.Name, "a name of the tenant's own, shown to it as zoo-crd-<CRD name>")
+	assert.Equal(t, "acme", role.Labels[translate.TenantLabel])
+	assert.Equal(t, "true", role.Labels[ServerAggregateLabel])
+	assert.Nil(t, role.AggregationRule)
+	assert.Equal(t, []rbacv1.PolicyRule{{APIGroups: []string{"acme-x.io"}, Resources: []string{"widgets", "widgets/scale", "widgets/status"},
+		Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}}}, role.Rules)
+	require.Len(t, role.OwnerReferences, 1)
+	assert.Equal(t, metav1.OwnerReference{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition", Name: "widgets.acme-x.io", UID: "u1"},
+		role.OwnerReferences[0], "the garbage collector deletes it with the CRD")
+
+	for _, tc := range []struct {
+		name string
+		crd  ServedCRD
+		want string
+	}{
+		{"another tenant's group", ServedCRD{Name: "widgets.beta-x.io", UID: "u", Group: "beta-x.io", Plural: "widgets"}, "does not belong to tenant"},
+		{"a group with the prefix only", ServedCRD{Name: "widgets.acme-", UID: "u", Group: "acme-", Plural: "widgets"}, "does not belong to tenant"},
+		{"a core group", ServedCRD{Name: "secrets", UID: "u", Group: "", Plural: "secrets"}, "does not belong to tenant"},
+		{"a wildcard", ServedCRD{Name: "x", UID: "u", Group: "*", Plural: "*"}, "does not belong to tenant"},
+		{"no plural", ServedCRD{Name: "x.acme-x.io", UID: "u", Group: "acme-x.io"}, "want a plural"},
+		{"a plural with a subresource", ServedCRD{Name: "x.acme-x.io", UID: "u", Group: "acme-x.io", Plural: "widgets/status"}, "want a plural"},
+		{"no uid", ServedCRD{Name: "x.acme-x.io", Group: "acme-x.io", Plural: "widgets"}, "want a plural and a uid"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := CRDServerClusterRole(acme, tc.crd)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+// TestServerLabelValidations: TenantPolicy carries the rules that confine
+// ServerAggregateLabel, with every placeholder filled; the e2e tests in
+// test/e2e/tenant (TestServerAggregateLabelConfined) prove them against the
+// API server.
+func TestServerLabelValidations(t *testing.T) {
+	raw, err := yaml.Marshal(tenantPolicy())
+	require.NoError(t, err)
+	assert.NotRegexp(t, `\$[A-Z]+`, string(raw))
+	var found int
+	for _, v := range tenantPolicy().Spec.Validations {
+		if strings.Contains(v.Expression, ServerAggregateLabel) {
+			found++
+			assert.True(t, strings.HasPrefix(v.Expression, "!variables.judged || "))
+		}
+	}
+	assert.Equal(t, 3, found, "the label's kinds, a labeled role's rules, aggregation rules selecting it")
+}
