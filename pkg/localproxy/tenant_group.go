@@ -90,6 +90,14 @@ func (p *Proxy) asOwnIdentity(r *http.Request, u *translate.UpstreamRequest, gro
 			fmt.Errorf("user %q may not %s the CustomResourceDefinition %s.%s, and the cluster-scoped objects of a tenant's CRD group are served to those who may",
 				p.impersonatedUser(), u.Info.Verb, u.Info.Resource, u.Info.APIGroup)).ErrStatus
 	}
+	owned, err := p.crdIsTenants(r.Context(), crd) // tenant_group_owner.go
+	if err != nil {
+		return nil, &apierrors.NewServiceUnavailable(fmt.Sprintf("kubectl-zoo cannot read the CustomResourceDefinition %s: %v", crd, err)).ErrStatus
+	}
+	if !owned {
+		return nil, &apierrors.NewForbidden(schema.GroupResource{Group: u.Info.APIGroup, Resource: u.Info.Resource}, u.Info.Name,
+			fmt.Errorf("no CustomResourceDefinition of tenant %s serves %s.%s", p.tenant, u.Info.Resource, u.Info.APIGroup)).ErrStatus
+	}
 	return r.WithContext(context.WithValue(r.Context(), ownIdentityKey{}, true)), nil
 }
 

@@ -25,6 +25,11 @@ type crdUpstream struct {
 	mu    sync.Mutex
 	roles []rbacv1.ClusterRole
 	by    []string
+	// platform makes the CRD the platform's: a group with the tenant's
+	// prefix but without the tenant's label.
+	platform bool
+	// ownCRs counts requests for the group's objects with the own identity.
+	ownCRs int
 }
 
 const upstreamGadgetCRD = `{"kind":"CustomResourceDefinition","apiVersion":"apiextensions.k8s.io/v1",
@@ -51,11 +56,18 @@ func (u *crdUpstream) handle(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusCreated)
 		_, _ = io.WriteString(w, `{"kind":"SelfSubjectAccessReview","apiVersion":"authorization.k8s.io/v1","status":{"allowed":true}}`)
 	case strings.HasPrefix(r.URL.Path, "/apis/acme-srv.example.org/v1/gadgets") && imp == "":
+		u.mu.Lock()
+		u.ownCRs++
+		u.mu.Unlock()
 		w.WriteHeader(http.StatusForbidden)
 		_, _ = io.WriteString(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,
  "message":"gadgets.acme-srv.example.org is forbidden: User \"system:serviceaccount:zoo-system:zoo-server\" cannot list resource \"gadgets\""}`)
-	case r.URL.Path == crds+"/gadgets.acme-srv.example.org" && imp != "":
-		_, _ = io.WriteString(w, strings.Replace(upstreamGadgetCRD, "%s", "Cluster", 1))
+	case r.URL.Path == crds+"/gadgets.acme-srv.example.org":
+		crd := strings.Replace(upstreamGadgetCRD, "%s", "Cluster", 1)
+		if u.platform {
+			crd = strings.Replace(crd, `,"labels":{"zoo.kubectl-zoo.io/tenant":"acme"}`, "", 1)
+		}
+		_, _ = io.WriteString(w, crd)
 	case r.URL.Path == crds && r.Method == http.MethodPost && imp != "":
 		var crd struct {
 			Spec struct {
@@ -169,4 +181,21 @@ func TestOwnIdentityRefusalNamesNoIdentity(t *testing.T) {
 	require.Len(t, roles, 4, "each refusal writes the role again")
 	up.roles, up.by = up.roles[:1], up.by[:1]
 	wantGadgetRole(t, up)
+}
+
+// TestPrefixAloneIsNoOwnership: a group that starts with the tenant's name
+// but whose CRD is not labeled as the tenant's (the platform's
+// cert-manager.io for a tenant "cert") is never served with the proxy's own
+// identity.
+func TestPrefixAloneIsNoOwnership(t *testing.T) {
+	up := &crdUpstream{platform: true}
+	p, _ := newTestProxy(t, up.handle)
+	for _, path := range []string{"/apis/srv.example.org/v1/gadgets", "/apis/srv.example.org/v1/gadgets/one"} {
+		rec := request(p, http.MethodGet, path, nil, "")
+		require.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
+		assert.Contains(t, rec.Body.String(), "no CustomResourceDefinition of tenant acme serves")
+	}
+	up.mu.Lock()
+	defer up.mu.Unlock()
+	assert.Zero(t, up.ownCRs, "nothing of the platform's group was asked with the proxy's own identity")
 }

@@ -82,6 +82,11 @@ func ServerBaseClusterRole() *rbacv1.ClusterRole {
 	// class) are read one by one to learn whose they are (shared.go,
 	// platform.go's priority class values).
 	rules = append(rules, sharedKindRules()...)
+	// A tenant CRD group is served with the server's own identity only when
+	// its CustomResourceDefinition carries the tenant's label (a prefix
+	// alone is no ownership: cert-manager.io starts with a tenant "cert"),
+	// read one by one (tenant_group_owner.go).
+	rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, Verbs: []string{"get"}})
 	// Discovery of the upstream's resources and their scopes (scopes.go).
 	// system:discovery grants it to every authenticated user by default;
 	// the server does not rely on that default.
