@@ -150,6 +150,10 @@ func (c *Client) preflight(ctx context.Context, t translate.Tenant) (map[string]
 		}
 		return nil
 	})
+	// An API group with the tenant's prefix would read as one of the
+	// tenant's CRD groups (cert-manager.io for a tenant "cert"): the prefix
+	// must be free of groups that are not the tenant's own CRDs'.
+	g.Go(func() error { return c.checkGroupPrefix(ctx, t) })
 	for i, name := range StandardClusterRoles {
 		g.Go(func() error {
 			cr, err := c.Kube.RbacV1().ClusterRoles().Get(ctx, t.Prefix()+name, metav1.GetOptions{})
