@@ -27,8 +27,15 @@ type auditLine struct {
 	UpstreamNamespace string    `json:"upstreamNamespace,omitempty"`
 	UpstreamName      string    `json:"upstreamName,omitempty"`
 	Code              int       `json:"code"`
-	LatencySeconds    float64   `json:"latencySeconds"`
+	// Truncated says a tenant-chosen field was cut at maxAuditField bytes.
+	Truncated      bool    `json:"truncated,omitempty"`
+	LatencySeconds float64 `json:"latencySeconds"`
 }
+
+// maxAuditField bounds a tenant-chosen field of an audit line (names and
+// paths; a Kubernetes name has at most 253 bytes): a tenant does not decide
+// how much the audit log grows per request.
+const maxAuditField = 512
 
 // auditLog writes one JSON line per mutating request to w.
 type auditLog struct {
@@ -65,6 +72,11 @@ func (a *auditLog) write(id Identity, tenantSide translate.RequestInfo, out *loc
 	}
 	if line.UpstreamName == "" {
 		line.UpstreamName = out.UpstreamCreated
+	}
+	for _, f := range []*string{&line.Verb, &line.Resource, &line.Namespace, &line.Name, &line.UpstreamResource, &line.UpstreamNamespace, &line.UpstreamName} {
+		if len(*f) > maxAuditField {
+			*f, line.Truncated = (*f)[:maxAuditField], true
+		}
 	}
 	b, err := json.Marshal(line)
 	if err != nil {

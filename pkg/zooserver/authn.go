@@ -2,6 +2,7 @@ package zooserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -50,7 +51,8 @@ type authn struct {
 }
 
 // newAuthn builds the authenticator; start loads and follows its CAs.
-func newAuthn(client kubernetes.Interface, zooCAFile string) (*authn, error) {
+// client follows the CAs; reviews runs the token reviews.
+func newAuthn(client, reviews kubernetes.Interface, zooCAFile string) (*authn, error) {
 	clusterCA, err := dynamiccertificates.NewDynamicCAFromConfigMapController("client-ca", authenticationConfigMapNamespace,
 		authenticationConfigMapName, clientCAKey, client)
 	if err != nil {
@@ -66,7 +68,7 @@ func newAuthn(client kubernetes.Interface, zooCAFile string) (*authn, error) {
 		providers = append(providers, zooCA)
 		a.run = append(a.run, zooCA.Run)
 	}
-	a.init(providers, cache.New(tokenReviewer{client}, false, tokenCacheTTL, tokenCacheTTL))
+	a.init(providers, cache.New(newTokenReviewer(reviews), false, tokenCacheTTL, tokenCacheTTL))
 	return a, nil
 }
 
@@ -100,12 +102,43 @@ func (a *authn) start(ctx context.Context) {
 // through an informer shortly after start).
 func (a *authn) ready() bool { return len(a.cas.CurrentCABundleContent()) > 0 }
 
+// Token reviews are work that anyone who reaches the server can cause (one
+// per distinct token): they run on a client of their own, so that a flood
+// of made-up tokens never delays the server's other upstream calls (its CA
+// and tenant informers, the API access of tenant pods), at most
+// maxTokenReviews at once, each bounded in time; a review that cannot start
+// fails the request (401) instead of queueing.
+const (
+	maxTokenReviews     = 64
+	tokenReviewTimeout  = 10 * time.Second
+	tokenReviewQueueFor = 2 * time.Second
+)
+
 // tokenReviewer asks the upstream who a bearer token belongs to.
-type tokenReviewer struct{ client kubernetes.Interface }
+type tokenReviewer struct {
+	client kubernetes.Interface
+	slots  chan struct{}
+}
+
+func newTokenReviewer(client kubernetes.Interface) tokenReviewer {
+	return tokenReviewer{client: client, slots: make(chan struct{}, maxTokenReviews)}
+}
 
 // AuthenticateToken implements authenticator.Token with one TokenReview for
 // the API server's default audience.
 func (t tokenReviewer) AuthenticateToken(ctx context.Context, token string) (*authenticator.Response, bool, error) {
+	wait := time.NewTimer(tokenReviewQueueFor)
+	defer wait.Stop()
+	select {
+	case t.slots <- struct{}{}:
+		defer func() { <-t.slots }()
+	case <-wait.C:
+		return nil, false, errors.New("token review: too many reviews in flight")
+	case <-ctx.Done():
+		return nil, false, ctx.Err()
+	}
+	ctx, cancel := context.WithTimeout(ctx, tokenReviewTimeout)
+	defer cancel()
 	review, err := t.client.AuthenticationV1().TokenReviews().Create(ctx,
 		&authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: token}}, metav1.CreateOptions{})
 	if err != nil {

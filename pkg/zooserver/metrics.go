@@ -67,8 +67,11 @@ func newMetrics(proxyCount func() int) *metrics {
 
 // resourceLabel is the tenant-side resource of info for a label: a kind of
 // the kinds table by its resource (and group), anything else "custom";
-// non-resource requests are "nonresource".
-func resourceLabel(info translate.RequestInfo) string {
+// non-resource requests are "nonresource". A subresource is named only
+// when the request succeeded (code below 400), which only a subresource the
+// kind really has can: a tenant that sends every subresource name to every
+// kind makes no series of them.
+func resourceLabel(info translate.RequestInfo, code int) string {
 	if !info.IsResourceRequest {
 		return "nonresource"
 	}
@@ -81,12 +84,22 @@ func resourceLabel(info translate.RequestInfo) string {
 	}
 	if info.Subresource != "" {
 		sub := info.Subresource
-		if !knownSubresources[sub] {
+		if !knownSubresources[sub] || code >= 400 {
 			sub = "other"
 		}
 		res += "/" + sub
 	}
 	return res
+}
+
+// codeLabel is an answer's code for a label: the codes the API server
+// answers with, any other "other".
+func codeLabel(code int) string {
+	switch code {
+	case 200, 201, 202, 204, 206, 304, 400, 401, 403, 404, 405, 406, 409, 410, 413, 415, 422, 429, 500, 502, 503, 504:
+		return strconv.Itoa(code)
+	}
+	return "other"
 }
 
 // knownSubresources are the built-in kinds' subresources; any other is
@@ -110,7 +123,7 @@ func verbLabel(info translate.RequestInfo) string {
 
 // observe records a finished request.
 func (m *metrics) observe(tenant, verb, resource string, code int, seconds float64) {
-	m.requests.WithLabelValues(tenant, verb, resource, strconv.Itoa(code)).Inc()
+	m.requests.WithLabelValues(tenant, verb, resource, codeLabel(code)).Inc()
 	if verb != "watch" {
 		m.latency.WithLabelValues(tenant, verb).Observe(seconds)
 	}

@@ -92,7 +92,11 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("upstream client: %w", err)
 	}
-	a, err := newAuthn(client, cfg.ClientCAFile)
+	reviews, err := kubernetes.NewForConfig(own) // a client of its own (authn.go)
+	if err != nil {
+		return nil, fmt.Errorf("upstream client: %w", err)
+	}
+	a, err := newAuthn(client, reviews, cfg.ClientCAFile)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
@@ -145,6 +146,10 @@ func TestAttackAuditAndEndpoints(t *testing.T) {
 			var line map[string]any
 			require.NoError(t, json.Unmarshal(sc.Bytes(), &line), "every audit line is one JSON object: %q", sc.Text())
 			assert.Equal(t, "acme", line["tenant"], "%q", sc.Text())
+			assert.Less(t, len(sc.Bytes()), 4<<10, "a tenant does not decide how long an audit line is")
+			if strings.HasPrefix(fmt.Sprint(line["name"]), forged) {
+				assert.Equal(t, true, line["truncated"], "the 64 KiB name is cut and marked")
+			}
 			marker = marker || line["name"] == "audit-marker"
 			lines++
 		}
