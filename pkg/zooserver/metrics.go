@@ -78,18 +78,10 @@ func resourceLabel(info translate.RequestInfo, code int) string {
 	if _, ok := translate.LookupKind(info.GroupResource()); !ok {
 		return "custom"
 	}
-	res := info.Resource
-	if info.APIGroup != "" {
-		res += "." + info.APIGroup
+	if info.Subresource != "" && (!knownSubresources[info.Subresource] || code >= 400) {
+		info.Subresource = "other"
 	}
-	if info.Subresource != "" {
-		sub := info.Subresource
-		if !knownSubresources[sub] || code >= 400 {
-			sub = "other"
-		}
-		res += "/" + sub
-	}
-	return res
+	return resourceName(info) // audit.go
 }
 
 // codeLabel is an answer's code for a label: the codes the API server

@@ -134,6 +134,7 @@ func TestAttackAuditAndEndpoints(t *testing.T) {
 	require.NoError(t, err)
 
 	var lines int
+	var longName bool
 	require.Eventually(t, func() bool {
 		f, err := os.Open(r.AuditLog)
 		require.NoError(t, err)
@@ -142,12 +143,14 @@ func TestAttackAuditAndEndpoints(t *testing.T) {
 		sc.Buffer(nil, 1<<20)
 		lines = 0
 		marker := false
+		longName = false
 		for sc.Scan() {
 			var line map[string]any
 			require.NoError(t, json.Unmarshal(sc.Bytes(), &line), "every audit line is one JSON object: %q", sc.Text())
 			assert.Equal(t, "acme", line["tenant"], "%q", sc.Text())
 			assert.Less(t, len(sc.Bytes()), 4<<10, "a tenant does not decide how long an audit line is")
-			if strings.HasPrefix(fmt.Sprint(line["name"]), forged) {
+			if strings.HasPrefix(fmt.Sprint(line["name"]), forged+"y") {
+				longName = true
 				assert.Equal(t, true, line["truncated"], "the 64 KiB name is cut and marked")
 			}
 			marker = marker || line["name"] == "audit-marker"
@@ -157,6 +160,7 @@ func TestAttackAuditAndEndpoints(t *testing.T) {
 		return marker
 	}, 30*time.Second, 100*time.Millisecond)
 	assert.Equal(t, 3, lines, "one line per request")
+	assert.True(t, longName, "the create with a 64 KiB name left its (cut) line")
 
 	for _, path := range []string{"/livez", "/readyz"} {
 		code, body := r.Get(t, path, nil, nil)
