@@ -5,7 +5,6 @@ package proxy_test
 
 import (
 	"bufio"
-	"context"
 	"crypto/tls"
 	"encoding/base64"
 	"os/exec"
@@ -25,25 +24,11 @@ import (
 
 func TestMain(m *testing.M) { framework.Main(m) }
 
-var (
-	setupOnce sync.Once
-	setupErr  string
-)
-
-// tenants installs kubectl-zoo and creates the tenants acme and beta once
-// per test binary (the cluster goes away with it).
+// tenants installs kubectl-zoo and creates the tenants acme and beta once per
+// test binary.
 func tenants(t *testing.T) {
 	t.Helper()
-	setupOnce.Do(func() {
-		for _, args := range [][]string{{"install"}, {"tenant", "create", "acme"}, {"tenant", "create", "beta"}} {
-			res := framework.Run(context.Background(), nil, framework.ZooPath(t), append([]string{"--kubeconfig", framework.Cluster().Kubeconfig}, args...)...)
-			if res.Err != nil {
-				setupErr = "kubectl zoo " + strings.Join(args, " ") + ": " + res.Err.Error() + "\n" + res.Stderr
-				return
-			}
-		}
-	})
-	require.Empty(t, setupErr)
+	framework.InstallTenants(t)
 }
 
 // served is one running `kubectl zoo serve`.
