@@ -1,0 +1,156 @@
+// Package policy is the tenant policy of kubectl-zoo: what `kubectl zoo
+// policy set` stores in a Tenant record's spec.policy, and what the proxy,
+// the server and the upstream admission enforce. It is pure: no network, no
+// IO; parsing the CLI's flag values and validating a policy live here so that
+// `policy set`, `install --default-policy` and the enforcers agree on one type.
+package policy
+
+import (
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// Network isolation modes.
+const (
+	// NetworkIsolationTenant lets a tenant's pods reach only the tenant's own
+	// namespaces and the cluster's DNS.
+	NetworkIsolationTenant = "tenant"
+	// NetworkIsolationNone adds no NetworkPolicy.
+	NetworkIsolationNone = "none"
+)
+
+// Policy is a tenant's policy, stored at spec.policy of its Tenant record.
+// An unset field means the cluster default (see Default and Effective).
+type Policy struct {
+	// MaxNamespaces bounds the number of the tenant's namespaces; nil is no
+	// bound.
+	MaxNamespaces *int32 `json:"maxNamespaces,omitempty"`
+	// Quota is the tenant-wide quota: the sum over all the tenant's
+	// namespaces, in ResourceQuota resource names (requests.cpu, pods, ...).
+	Quota corev1.ResourceList `json:"quota,omitempty"`
+	// LimitRange is the container LimitRange of every tenant namespace.
+	LimitRange *LimitRange `json:"limitRange,omitempty"`
+	// PodSecurity is the Pod Security level enforced on every tenant
+	// namespace: privileged, baseline or restricted.
+	PodSecurity string `json:"podSecurity,omitempty"`
+	// NetworkIsolation is "tenant" or "none".
+	NetworkIsolation string `json:"networkIsolation,omitempty"`
+	// PriorityClasses are the cluster PriorityClasses (of positive value) the
+	// tenant's pods may use, beside the tenant's own (capped at 0).
+	PriorityClasses []string `json:"priorityClasses,omitempty"`
+	// RateLimit is the tenant's fair share of the proxy and the server.
+	RateLimit *RateLimit `json:"rateLimit,omitempty"`
+}
+
+// LimitRange is the container limits of a LimitRange.
+type LimitRange struct {
+	// Default is the default limit of a container.
+	Default corev1.ResourceList `json:"default,omitempty"`
+	// DefaultRequest is the default request of a container.
+	DefaultRequest corev1.ResourceList `json:"defaultRequest,omitempty"`
+	// Max is the largest limit a container may ask for.
+	Max corev1.ResourceList `json:"max,omitempty"`
+	// Min is the smallest request a container may ask for.
+	Min corev1.ResourceList `json:"min,omitempty"`
+}
+
+// RateLimit is a tenant's share of a proxy or server: a token bucket of QPS
+// refilled per second holding at most Burst, and at most MaxInflight
+// requests at once (long-running requests do not count). Zero is no limit.
+type RateLimit struct {
+	// QPS is the sustained requests per second.
+	QPS int32 `json:"qps,omitempty"`
+	// Burst is the bucket size; at least QPS.
+	Burst int32 `json:"burst,omitempty"`
+	// MaxInflight is the number of requests served at once.
+	MaxInflight int32 `json:"maxInflight,omitempty"`
+}
+
+// Default is the cluster default policy when `install` was given none: Pod
+// Security baseline, network isolation on, no cluster PriorityClass of
+// positive value, no quota and no rate limit.
+func Default() Policy {
+	return Policy{PodSecurity: translate.DefaultPodSecurityLevel, NetworkIsolation: NetworkIsolationTenant}
+}
+
+// Effective is p with every unset field taken from defaults.
+func Effective(p, defaults Policy) Policy {
+	out := p
+	if out.MaxNamespaces == nil {
+		out.MaxNamespaces = defaults.MaxNamespaces
+	}
+	if out.Quota == nil {
+		out.Quota = defaults.Quota
+	}
+	if out.LimitRange == nil {
+		out.LimitRange = defaults.LimitRange
+	}
+	if out.PodSecurity == "" {
+		out.PodSecurity = defaults.PodSecurity
+	}
+	if out.NetworkIsolation == "" {
+		out.NetworkIsolation = defaults.NetworkIsolation
+	}
+	if out.PriorityClasses == nil {
+		out.PriorityClasses = defaults.PriorityClasses
+	}
+	if out.RateLimit == nil {
+		out.RateLimit = defaults.RateLimit
+	}
+	return out
+}
+
+// Validate reports every invalid field of p, joined.
+func (p Policy) Validate() error {
+	var errs []error
+	if p.MaxNamespaces != nil && *p.MaxNamespaces < 1 {
+		errs = append(errs, fmt.Errorf("maxNamespaces must be at least 1, not %d", *p.MaxNamespaces))
+	}
+	errs = append(errs, validateList("quota", p.Quota))
+	if lr := p.LimitRange; lr != nil {
+		errs = append(errs, validateList("limitRange.default", lr.Default), validateList("limitRange.defaultRequest", lr.DefaultRequest),
+			validateList("limitRange.max", lr.Max), validateList("limitRange.min", lr.Min))
+	}
+	if p.PodSecurity != "" {
+		if err := translate.ValidatePodSecurityLevel(p.PodSecurity); err != nil {
+			errs = append(errs, fmt.Errorf("podSecurity: %w", err))
+		}
+	}
+	switch p.NetworkIsolation {
+	case "", NetworkIsolationTenant, NetworkIsolationNone:
+	default:
+		errs = append(errs, fmt.Errorf("networkIsolation must be %q or %q, not %q", NetworkIsolationTenant, NetworkIsolationNone, p.NetworkIsolation))
+	}
+	for _, name := range p.PriorityClasses {
+		for _, msg := range validation.IsDNS1123Subdomain(name) {
+			errs = append(errs, fmt.Errorf("priorityClasses: %q: %s", name, msg))
+		}
+	}
+	if r := p.RateLimit; r != nil {
+		if r.QPS < 0 || r.Burst < 0 || r.MaxInflight < 0 {
+			errs = append(errs, errors.New("rateLimit: qps, burst and maxInflight must not be negative"))
+		}
+		if r.QPS > 0 && r.Burst < r.QPS {
+			errs = append(errs, fmt.Errorf("rateLimit: burst (%d) must be at least qps (%d)", r.Burst, r.QPS))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func validateList(field string, list corev1.ResourceList) error {
+	var errs []error
+	for name, q := range list {
+		for _, msg := range validation.IsQualifiedName(string(name)) {
+			errs = append(errs, fmt.Errorf("%s: %q: %s", field, name, msg))
+		}
+		if q.Sign() < 0 {
+			errs = append(errs, fmt.Errorf("%s: %s must not be negative", field, name))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,37 @@
+package tenantctl
+
+import (
+	"encoding/json"
+	"fmt"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+)
+
+// PolicyOf returns the policy stored in a tenant record's spec.policy, as
+// written (unset fields stay unset; see policy.Effective). A record without
+// one has the zero Policy.
+func PolicyOf(t *Tenant) (policy.Policy, error) {
+	var p policy.Policy
+	if t.Spec.Policy == nil || len(t.Spec.Policy.Raw) == 0 {
+		return p, nil
+	}
+	if err := json.Unmarshal(t.Spec.Policy.Raw, &p); err != nil {
+		return p, fmt.Errorf("tenant %s: spec.policy: %w", t.Name, err)
+	}
+	if err := p.Validate(); err != nil {
+		return p, fmt.Errorf("tenant %s: spec.policy: %w", t.Name, err)
+	}
+	return p, nil
+}
+
+// SetPolicy stores p in the record's spec.policy.
+func SetPolicy(t *Tenant, p policy.Policy) error {
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("tenant %s: encode spec.policy: %w", t.Name, err)
+	}
+	t.Spec.Policy = &apiextensionsv1.JSON{Raw: raw}
+	return nil
+}
