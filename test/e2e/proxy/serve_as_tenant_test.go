@@ -56,7 +56,7 @@ func TestServeWithTenantCertificate(t *testing.T) {
 		assert.Contains(t, res.Stderr, `configmaps "cfg" not found`)
 	})
 
-	t.Run("a pod: exec and logs", func(t *testing.T) {
+	t.Run("a pod: exec, logs, port-forward", func(t *testing.T) {
 		s.apply(t, `apiVersion: v1
 kind: Pod
 metadata:
@@ -70,6 +70,7 @@ spec:
 		pod := waitPod(t, s, ns, "app=shell")
 		assert.Equal(t, "exec-42\n", s.k(t, "-n", ns, "exec", pod, "--", "sh", "-c", "echo exec-$((6*7))"))
 		framework.LogsFollowShows(t, s.Kubeconfig, ns, pod)
+		framework.PortForwardEcho(t, s.Kubeconfig, ns, "pod/"+pod, "8080")
 		s.k(t, "-n", ns, "delete", "pod", pod, "--wait=false")
 	})
 
@@ -85,6 +86,13 @@ spec:
 		require.Error(t, res.Err)
 		assert.Contains(t, res.Stderr, `cannot create resource "customresourcedefinitions"`)
 		assert.NotContains(t, admin(t, "get", "namespaces", "-o", "name"), "acme-cert-more")
+		// Cluster-scoped reads are its identity's: refused, never a 503.
+		for _, kind := range []string{"namespaces", "clusterroles", "clusterrolebindings", "customresourcedefinitions", "storageclasses", "priorityclasses"} {
+			res := s.run(t, "", "get", kind)
+			require.Error(t, res.Err, kind)
+			assert.Contains(t, res.Stderr, "Forbidden", kind)
+			assert.NotContains(t, res.Stderr, "unreachable", kind)
+		}
 	})
 
 	t.Run("sees nothing of beta", func(t *testing.T) {
