@@ -2,11 +2,15 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/localproxy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -21,7 +25,16 @@ import (
 // impersonate the tenant user, and needs --tenant.
 func (o *ServeOptions) identify(ctx context.Context) error {
 	who, err := localproxy.WhoAmI(ctx, o.upstream)
-	if err != nil {
+	switch {
+	case apierrors.IsNotFound(err):
+		// A cluster before Kubernetes 1.28 (no SelfSubjectReview in
+		// authentication.k8s.io/v1): impersonate, as serve always did.
+		klog.V(1).InfoS("the upstream cannot say who your credential is; serve impersonates", "err", err)
+		if o.Tenant == "" {
+			return errors.New("--tenant is required: the upstream cannot say whether your credential is a tenant identity (no SelfSubjectReview)")
+		}
+		return nil
+	case err != nil:
 		return err
 	}
 	if name := who.GetName(); strings.HasPrefix(name, translate.IdentityPrefix) {
