@@ -96,8 +96,10 @@ spec:
 	})
 
 	t.Run("sees nothing of beta", func(t *testing.T) {
+		// acme has no namespace of that name: Forbidden, as documented.
 		res := s.run(t, "", "-n", hidden, "get", "configmaps")
 		require.Error(t, res.Err)
+		assert.Contains(t, res.Stderr, "Forbidden")
 		assert.NotContains(t, res.Stdout+res.Stderr, "beta-only")
 		// Nor directly upstream, with the same credential.
 		res = framework.Run(t.Context(), nil, framework.KubectlPath(), "--kubeconfig", certKC, "-n", "beta-"+hidden, "get", "configmaps")
