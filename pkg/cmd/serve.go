@@ -112,9 +112,6 @@ func (o *ServeOptions) Complete() error {
 		return fmt.Errorf("reading the upstream from your kubeconfig: %w", err)
 	}
 	o.upstream = cfg
-	if o.Server.Listen != "" {
-		return nil
-	}
 	return nil
 }
 

@@ -21,7 +21,8 @@ import (
 // No right is granted upstream for this mode: every grant of a cluster-scoped
 // object to one tenant (its own Tenant record, say) would be one more
 // ClusterRoleBinding, which the API server's RBAC authorizer scans on every
-// request of the cluster (docs/design.md). What the proxy reads for itself
+// request of the cluster (docs/security.md, "Nothing per tenant is
+// cluster-wide"). What the proxy reads for itself
 // elsewhere, and what it does here instead:
 //
 //   - the tenant's namespaces (all-namespaces lists and watches,
