@@ -78,6 +78,9 @@ func (l *platformLookup) PodSecurityLevel() (string, error) {
 	if l.level != "" && time.Since(l.levelAt) < platformTTL {
 		return l.level, nil
 	}
+	if l.p.cfg.Direct {
+		return directPodSecurityLevel, nil // the record is not the tenant's to read (direct.go)
+	}
 	ctx, cancel := l.lookupCtx()
 	defer cancel()
 	rec, err := l.p.tenantRecord(ctx)
@@ -94,6 +97,9 @@ func (l *platformLookup) PodSecurityLevel() (string, error) {
 
 // PriorityClassValue implements translate.PlatformLookup, cached.
 func (l *platformLookup) PriorityClassValue(name string) (int64, bool, error) {
+	if l.p.cfg.Direct {
+		return 0, false, nil // not the tenant's to read; the upstream judges (direct.go)
+	}
 	l.mu.Lock()
 	if c, ok := l.classes[name]; ok && time.Since(c.at) < platformTTL {
 		l.mu.Unlock()
