@@ -1,6 +1,7 @@
 package tenantctl
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -26,8 +27,8 @@ type QuotaShare struct {
 
 // SplitQuota divides the tenant-wide quota q among the namespaces of shares
 // that are not Fixed: each gets its usage and an equal part of what no
-// namespace uses (q − Σused, the remainder to the first namespaces in
-// order), so that Σhard = q when Σused ≤ q. Where the namespaces already
+// namespace uses (q − Σused; the remainder to those that use the most,
+// then in order), so that Σhard = q when Σused ≤ q. Where the namespaces already
 // use more than q, every namespace gets exactly its usage (Σhard = Σused):
 // nothing more is admitted anywhere. Fixed namespaces count with
 // max(hard, used). The result maps each non-Fixed namespace to its hard.
@@ -55,7 +56,14 @@ func SplitQuota(q corev1.ResourceList, shares []QuotaShare) map[string]corev1.Re
 		}
 		free := max(int64(0), toScale(total, sc)-sum)
 		n := int64(len(open))
-		for k, i := range open {
+		// The remainder goes to the namespaces that use the most (the
+		// ones asking), then by name: a quota smaller than the number of
+		// namespaces follows its use from rebalance to rebalance.
+		order := slices.Clone(open)
+		slices.SortStableFunc(order, func(a, b int) int {
+			return cmp.Compare(amount(shares[b].Used, name, sc), amount(shares[a].Used, name, sc))
+		})
+		for k, i := range order {
 			part := free / n
 			if int64(k) < free%n {
 				part++
