@@ -97,8 +97,10 @@ func PolicyNetworkPolicy(t translate.Tenant, ns string, p policy.Policy) *networ
 	if p.NetworkIsolation != policy.NetworkIsolationTenant {
 		return nil
 	}
+	// The form the proxy confines a tenant's own selectors to (and strips
+	// on the way out): the tenant sees "every namespace" of its cluster.
 	tenantPeer := networkingv1.NetworkPolicyPeer{NamespaceSelector: &metav1.LabelSelector{
-		MatchLabels: map[string]string{translate.TenantLabel: t.Name()}}}
+		MatchExpressions: []metav1.LabelSelectorRequirement{{Key: translate.TenantLabel, Operator: metav1.LabelSelectorOpIn, Values: []string{t.Name()}}}}}
 	byName := func(name string) *metav1.LabelSelector {
 		return &metav1.LabelSelector{MatchLabels: map[string]string{translate.MetadataNameLabel: name}}
 	}

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -135,7 +136,8 @@ func TestPolicyObjects(t *testing.T) {
 	assert.Equal(t, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress}, np.Spec.PolicyTypes)
 	require.Len(t, np.Spec.Ingress, 1)
 	require.Len(t, np.Spec.Ingress[0].From, 1)
-	assert.Equal(t, map[string]string{translate.TenantLabel: "acme"}, np.Spec.Ingress[0].From[0].NamespaceSelector.MatchLabels)
+	assert.Equal(t, []metav1.LabelSelectorRequirement{{Key: translate.TenantLabel, Operator: metav1.LabelSelectorOpIn, Values: []string{"acme"}}},
+		np.Spec.Ingress[0].From[0].NamespaceSelector.MatchExpressions)
 	assert.Nil(t, np.Spec.Ingress[0].From[0].IPBlock, "no address block lets another tenant's pods in")
 	for _, rule := range np.Spec.Egress {
 		for _, peer := range rule.To {

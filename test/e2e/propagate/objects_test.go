@@ -43,6 +43,11 @@ func TestPolicyObjectsInANamespaceMadeThroughServe(t *testing.T) {
 		assert.Contains(t, res.Stdout, want, "the tenant sees its policy objects")
 	}
 
+	// In the tenant's view the peer is "every namespace" (of its cluster).
+	res = kubectl(t.Context(), s.kubeconfig, "", "get", "networkpolicy", tenantctl.PolicyObjectName, "-n", "team", "-o", "jsonpath={.spec.ingress[0].from[0]}")
+	require.NoError(t, res.Err, res.Stderr)
+	assert.JSONEq(t, `{"namespaceSelector":{}}`, res.Stdout)
+
 	admin := framework.AdminClient(t)
 	var total resource.Quantity
 	for _, ns := range tenantNamespaces(t, "pserve") {
@@ -61,13 +66,16 @@ func TestPolicyObjectsInANamespaceMadeThroughServe(t *testing.T) {
 	require.Len(t, np.Spec.Ingress[0].From, 1)
 	from := np.Spec.Ingress[0].From[0]
 	require.NotNil(t, from.NamespaceSelector)
-	assert.Equal(t, map[string]string{translate.TenantLabel: "pserve"}, from.NamespaceSelector.MatchLabels, "ingress only from the tenant's namespaces")
+	assert.Equal(t, []metav1.LabelSelectorRequirement{{Key: translate.TenantLabel, Operator: metav1.LabelSelectorOpIn, Values: []string{"pserve"}}},
+		from.NamespaceSelector.MatchExpressions, "ingress only from the tenant's namespaces")
+	assert.Empty(t, from.NamespaceSelector.MatchLabels)
 	assert.Nil(t, from.PodSelector)
 	assert.Nil(t, from.IPBlock)
 	var dns, own bool
 	for _, rule := range np.Spec.Egress {
 		for _, to := range rule.To {
-			if to.NamespaceSelector != nil && to.NamespaceSelector.MatchLabels[translate.TenantLabel] == "pserve" {
+			if to.NamespaceSelector != nil && len(to.NamespaceSelector.MatchExpressions) == 1 &&
+				to.NamespaceSelector.MatchExpressions[0].Key == translate.TenantLabel && to.NamespaceSelector.MatchExpressions[0].Values[0] == "pserve" {
 				own = true
 			}
 			if to.NamespaceSelector != nil && to.NamespaceSelector.MatchLabels[translate.MetadataNameLabel] == "kube-system" {
