@@ -62,10 +62,10 @@ type Server struct {
 	// namespaces says whether a ServiceAccount's namespace is its tenant's.
 	namespaces *namespaceOwners
 	// policy keeps the tenants' policy objects (policy_loop.go).
-	policy *policyLoop
-	proxies    *proxies
-	metrics    *metrics
-	audit      *auditLog
+	policy  *policyLoop
+	proxies *proxies
+	metrics *metrics
+	audit   *auditLog
 	// advertiseCA follows Config.AdvertiseCAFile (apiaccess.go).
 	advertiseCA *dynamiccertificates.DynamicFileCAContent
 
