@@ -63,6 +63,15 @@ func TestPolicyObjectsAreReadOnlyForTheTenant(t *testing.T) {
 		own := `{"apiVersion":"networking.k8s.io/v1","kind":"NetworkPolicy","metadata":{"name":"open"},"spec":{"podSelector":{},"ingress":[{}]}}`
 		res = kubectl(t.Context(), s.kubeconfig, own, "create", "-n", "default", "-f", "-")
 		require.NoError(t, res.Err, res.Stderr)
+		// "Every namespace" in its own policies is every namespace of its
+		// cluster upstream: the confinement holds.
+		all := `{"apiVersion":"networking.k8s.io/v1","kind":"NetworkPolicy","metadata":{"name":"mine"},"spec":{"podSelector":{},"egress":[{"to":[{"namespaceSelector":{}}]}]}}`
+		res = kubectl(t.Context(), s.kubeconfig, all, "create", "-n", "default", "-f", "-")
+		require.NoError(t, res.Err, res.Stderr)
+		np, err := framework.AdminClient(t).NetworkingV1().NetworkPolicies(ns).Get(t.Context(), "mine", metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, []metav1.LabelSelectorRequirement{{Key: translate.TenantLabel, Operator: metav1.LabelSelectorOpIn, Values: []string{"pro"}}},
+			np.Spec.Egress[0].To[0].NamespaceSelector.MatchExpressions)
 		refused("label", "resourcequota", "mine", "-n", "default", translate.PropagatedFromLabel+"=policy")
 		res = kubectl(t.Context(), s.kubeconfig, "", "delete", "resourcequota", "mine", "-n", "default")
 		require.NoError(t, res.Err, res.Stderr)
