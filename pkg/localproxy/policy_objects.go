@@ -20,7 +20,15 @@ import (
 // logged and reported as a Warning header; the namespace then admits no
 // pod, claim or service (zoo-tenant-policy-objects) until a reconcile (the
 // server's loop, `policy set`) makes them.
+//
+// With the tenant user's own credential (Config.Direct) the proxy has no
+// identity of its own that may write them (the tenant may not, and such a
+// credential creates no namespace anyway, direct.go): the namespace is then
+// the server's loop's to complete, as one made directly upstream.
 func (p *Proxy) policyObjects(ctx context.Context, w http.ResponseWriter, ns string) {
+	if p.cfg.Direct {
+		return
+	}
 	err := p.reconcilePolicyObjects(ctx)
 	if err == nil {
 		return
