@@ -245,6 +245,9 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tena
 	if err := c.applyMembership(ctx, t, tenant); err != nil { // membership.go
 		return nil, err
 	}
+	if err := c.ReconcilePolicyObjects(ctx, t.Name()); err != nil { // propagate_reconcile.go
+		return nil, err
+	}
 	if err := c.applyKubernetesService(ctx, t); err != nil { // apiservice.go
 		return nil, err
 	}
