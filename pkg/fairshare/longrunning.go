@@ -23,7 +23,8 @@ var (
 // RequestInfoFactory) is long-running, by kube-apiserver's rule with one
 // narrowing: a log is long-running only when it follows (`logs -f`); one
 // that does not ends when the log is read and holds an in-flight slot.
-func LongRunning(info translate.RequestInfo, query url.Values) bool {
+// rawQuery is the request's query, parsed only for a log.
+func LongRunning(info translate.RequestInfo, rawQuery string) bool {
 	if longRunningVerbs.Has(info.Verb) {
 		return true
 	}
@@ -31,6 +32,7 @@ func LongRunning(info translate.RequestInfo, query url.Values) bool {
 		return false
 	}
 	if info.Subresource == "log" {
+		query, _ := url.ParseQuery(rawQuery) // what parses, as the API server reads it
 		return follows(query)
 	}
 	return true

@@ -56,7 +56,7 @@ func TestLongRunning(t *testing.T) {
 		t.Run(tc.method+" "+tc.target, func(t *testing.T) {
 			req := httptest.NewRequest(tc.method, "http://proxy"+tc.target, nil)
 			ours := translate.ParseRequestInfo(req.Method, req.URL.Path, req.URL.Query())
-			assert.Equal(t, tc.want, LongRunning(ours, req.URL.Query()))
+			assert.Equal(t, tc.want, LongRunning(ours, req.URL.RawQuery))
 			theirs, err := apiserverInfo.NewRequestInfo(req)
 			require.NoError(t, err)
 			if ours.Subresource != "log" {

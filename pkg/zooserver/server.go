@@ -61,6 +61,7 @@ type Server struct {
 	namespaces *namespaceOwners
 	proxies    *proxies
 	metrics    *metrics
+	fair       *fairShare // fairshare.go
 	audit      *auditLog
 	// advertiseCA follows Config.AdvertiseCAFile (apiaccess.go).
 	advertiseCA *dynamiccertificates.DynamicFileCAContent
@@ -114,6 +115,7 @@ func New(cfg Config) (*Server, error) {
 	s.proxies.isTenant = s.tenants.exists
 	s.tenants.onRevoke(s.proxies.forget)
 	s.metrics = newMetrics(s.proxies.len)
+	s.fair = newFairShare(s.metrics.registry)
 	return s, nil
 }
 
