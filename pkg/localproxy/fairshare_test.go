@@ -59,7 +59,9 @@ func TestServeEnforcesTheRecordsFairShare(t *testing.T) {
 			done := make(chan *httptest.ResponseRecorder, 2)
 			go func() { done <- request(p, http.MethodGet, "/api/v1/namespaces/default/configmaps/slow", nil, "") }()
 			<-started
-			go func() { done <- request(p, http.MethodGet, "/api/v1/namespaces/default/configmaps?watch=true", nil, "") }()
+			go func() {
+				done <- request(p, http.MethodGet, "/api/v1/namespaces/default/configmaps?watch=true", nil, "")
+			}()
 			<-started // the watch reached the upstream beside the slow GET
 
 			rec := request(p, http.MethodGet, "/api/v1/namespaces/default/configmaps/x", nil, "")
