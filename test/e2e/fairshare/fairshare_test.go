@@ -60,7 +60,7 @@ func TestFairShare(t *testing.T) {
 			setRateLimit(t, "beta", policy.RateLimit{QPS: 1000, Burst: 1000, MaxInflight: 50})
 
 			t.Run("a burst beyond the limit gets 429, Retry-After and a Status", func(t *testing.T) {
-				seen := map[string]bool{} // the reasons met: the bucket's and the in-flight bound's
+				seen := map[string]bool{}   // the reasons met: the bucket's and the in-flight bound's
 				eventually(t, func() bool { // serve reads the record again within 10 s
 					for _, a := range acme.burst(t, 30) {
 						if a.code == http.StatusOK {
