@@ -2,6 +2,8 @@ package fairshare
 
 import (
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -212,5 +214,43 @@ func TestLimitsOf(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, LimitsOf(tc.in))
 		})
+	}
+}
+
+// TestConcurrentAdmissionsHoldTheBound: admitted requests never exceed the
+// in-flight bound however many arrive at once (run with -race).
+func TestConcurrentAdmissionsHoldTheBound(t *testing.T) {
+	l := New(clocktesting.NewFakePassiveClock(epoch), 4)
+	lim := Limits{MaxInflight: 3}
+	var inflight, peak [2]atomic.Int32 // per tenant
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Go(func() {
+			i := g % 2
+			for range 500 {
+				tk, _, ok := l.Admit(fmt.Sprint("t", i), lim, false)
+				if !ok {
+					continue
+				}
+				n := inflight[i].Add(1)
+				for p := peak[i].Load(); n > p && !peak[i].CompareAndSwap(p, n); p = peak[i].Load() {
+				}
+				inflight[i].Add(-1)
+				tk.Done()
+			}
+		})
+	}
+	wg.Wait()
+	assert.LessOrEqual(t, peak[0].Load(), int32(3))
+	assert.LessOrEqual(t, peak[1].Load(), int32(3))
+	for _, name := range []string{"t0", "t1"} {
+		var held []Ticket
+		for range 3 {
+			held = append(held, admitted(t, l, name, lim, false))
+		}
+		refused(t, l, name, lim, false) // every slot was given back, none leaked
+		for _, tk := range held {
+			tk.Done()
+		}
 	}
 }
