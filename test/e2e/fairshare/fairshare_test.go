@@ -110,7 +110,7 @@ func TestFairShare(t *testing.T) {
 						"get", "configmap", "cfg", "-n", "default", "-o", "name")
 					require.NoError(t, res.Err, "kubectl through a spent share\n%s", res.Stderr)
 					require.Equal(t, "configmap/cfg\n", res.Stdout)
-					return strings.Contains(res.Stderr, "429")
+					return strings.Contains(res.Stderr, "Got a Retry-After response") // client-go's log of a retry
 				}, 60*time.Second, time.Second, "kubectl never met a 429")
 			})
 
