@@ -124,6 +124,18 @@ func TestFairShare(t *testing.T) {
 						return a.code == http.StatusTooManyRequests && checkRefusal(t, a) == "rate"
 					}, 30*time.Second, time.Second, "dev never met the bucket the admin spent")
 				})
+				t.Run("a credential the server refuses spends no share", func(t *testing.T) {
+					forged := rawClient(t, framework.ServerKubeconfigFor(t, "https://"+ep.replica.Addr,
+						framework.SelfSignedCert(t, "zoo:acme:admin", "zoo:tenant:acme")))
+					time.Sleep(time.Duration(acmeLimit.Burst/acmeLimit.QPS+1) * time.Second) // acme's bucket fills up
+					for _, a := range forged.burst(t, 30) {
+						require.Equal(t, http.StatusUnauthorized, a.code, a.body)
+					}
+					for range acmeLimit.Burst - 1 {
+						a := acme.get(t, cfgPath)
+						require.Equal(t, http.StatusOK, a.code, "the forged requests spent acme's tokens: %s", a.body)
+					}
+				})
 				admin := framework.Cluster().Config
 				metrics := ep.replica.Scrape(t, admin.CertData, admin.KeyData)
 				assert.Regexp(t, `zoo_server_throttled_requests_total\{reason="rate"\} [1-9]`, metrics)
