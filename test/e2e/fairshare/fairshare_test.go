@@ -85,6 +85,11 @@ func TestFairShare(t *testing.T) {
 
 			t.Run("watches held open take no in-flight slot", func(t *testing.T) {
 				var watches []io.Closer
+				defer func() { // closed however the subtest ends, so that the next ones are not held up
+					for _, w := range watches {
+						_ = w.Close()
+					}
+				}()
 				for range acmeLimit.MaxInflight {
 					var body io.ReadCloser
 					eventually(t, func() bool { // each start takes a token
@@ -98,9 +103,6 @@ func TestFairShare(t *testing.T) {
 					require.NotContains(t, a.body, "in flight", "a watch held a slot")
 					return a.code == http.StatusOK
 				}, 30*time.Second, 200*time.Millisecond, "a GET beside %d open watches", len(watches))
-				for _, w := range watches {
-					_ = w.Close()
-				}
 			})
 
 			t.Run("kubectl waits for Retry-After and succeeds", func(t *testing.T) {
