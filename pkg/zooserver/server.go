@@ -65,6 +65,7 @@ type Server struct {
 	policy  *policyLoop
 	proxies *proxies
 	metrics *metrics
+	fair    *fairShare // fairshare.go
 	audit   *auditLog
 	// advertiseCA follows Config.AdvertiseCAFile (apiaccess.go).
 	advertiseCA *dynamiccertificates.DynamicFileCAContent
@@ -123,6 +124,7 @@ func New(cfg Config) (*Server, error) {
 	s.proxies.isTenant = s.tenants.exists
 	s.tenants.onRevoke(s.proxies.forget)
 	s.metrics = newMetrics(s.proxies.len)
+	s.fair = newFairShare(s.metrics.registry)
 	return s, nil
 }
 
