@@ -38,6 +38,8 @@ type Proxy struct {
 	// groupAccess caches the access reviews of tenant CRD groups'
 	// cluster-scoped objects (tenant_group.go).
 	groupAccess tenantGroupAccess
+	// policies are the clients of the tenant policy hooks (tenantpolicy.go).
+	policies policyClients
 
 	// closing ends with Close: every watch context is derived from it
 	// with context.AfterFunc (no goroutine per watch).

@@ -66,7 +66,9 @@ func writes() *admissionv1.MatchResources {
 func InstallPolicies() ([]*admissionv1.ValidatingAdmissionPolicy, []*admissionv1.ValidatingAdmissionPolicyBinding) {
 	policies := []*admissionv1.ValidatingAdmissionPolicy{tenantPolicy(), identityPolicy(),
 		metadataPolicy(), priorityPolicy(), // admission_platform.go
-		storagePolicy()} // admission_storage.go
+		storagePolicy(),        // admission_storage.go
+		namespaceLimitPolicy(), // admission_maxns.go
+		propagatorPolicy()}     // propagator.go
 	binding := func(name string) *admissionv1.ValidatingAdmissionPolicyBinding {
 		return &admissionv1.ValidatingAdmissionPolicyBinding{
 			TypeMeta:   policyBindingType,
@@ -82,6 +84,8 @@ func InstallPolicies() ([]*admissionv1.ValidatingAdmissionPolicy, []*admissionv1
 		binding(IdentityPolicy),
 		binding(MetadataPolicy), binding(PriorityPolicy),
 		binding(StoragePolicy),
+		binding(NamespaceLimitPolicy),
+		binding(PropagatorName),
 	}
 }
 

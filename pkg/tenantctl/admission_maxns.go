@@ -1,0 +1,68 @@
+package tenantctl
+
+import (
+	"strconv"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+// NamespaceLimitPolicy refuses a tenant's namespace create while the tenant
+// is at its namespace limit (policy_maxns.go).
+const NamespaceLimitPolicy = "zoo-tenant-namespace-limit"
+
+// namespaceLimitPolicy judges every namespace CREATE made by a zoo: identity
+// or by a ServiceAccount whose namespace has the prefix of the tenant the
+// new namespace is labeled for (RBAC gives no tenant ServiceAccount a right
+// to create namespaces today; the rule does not depend on that). It asks
+// the authorizer once whether the registry identity may `use`
+// namespacelimits/reached in the tenant's MembershipNamespace; the limit
+// in the message is read off the reason RBAC gives (the name of the
+// marking RoleBinding), so the refusal reads the same as the proxy's.
+func namespaceLimitPolicy() *admissionv1.ValidatingAdmissionPolicy {
+	v := func(name, expr string) admissionv1.Variable {
+		return admissionv1.Variable{Name: name, Expression: cel(expr)}
+	}
+	return &admissionv1.ValidatingAdmissionPolicy{
+		TypeMeta:   policyType,
+		ObjectMeta: metav1.ObjectMeta{Name: NamespaceLimitPolicy, Labels: managedLabels()},
+		Spec: admissionv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionv1.Fail),
+			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionv1.RuleWithOperations{
+					Operations: []admissionv1.OperationType{admissionv1.Create},
+					Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"namespaces"}},
+				},
+			}}},
+			MatchConditions: []admissionv1.MatchCondition{{
+				Name: "tenant-identity",
+				Expression: zooIdentityExpr + ` ||
+  (request.userInfo.username.startsWith('system:serviceaccount:') && !request.userInfo.username.startsWith('system:serviceaccount:kube-system:'))`,
+			}},
+			Variables: []admissionv1.Variable{
+				v("labels", "object != null && has(object.metadata) && has(object.metadata.labels) ? object.metadata.labels : {}"),
+				v("saTenant", `request.userInfo.username.startsWith('system:serviceaccount:') && size(request.userInfo.username.split(':')) == 4 &&
+  '$LABEL' in variables.labels && request.userInfo.username.split(':')[2].startsWith(variables.labels['$LABEL'] + '-') ?
+  variables.labels['$LABEL'] : ''`),
+				v("tenant", "("+zooIdentityExpr+") ? "+zooTenantExpr+" : variables.saTenant"),
+				v("reached", memberDecision("variables.tenant", NamespaceLimitResource, quote(NamespaceLimitReached), "use")),
+				v("limit", "variables.reached.reason().find('"+NamespaceLimitBindingPrefix+"[0-9]+')"),
+			},
+			Validations: []admissionv1.Validation{{
+				Expression: "variables.tenant == '' || !variables.reached.allowed()",
+				MessageExpression: `'tenant ' + variables.tenant + (variables.limit != '' ?
+  ' may have at most ' + variables.limit.substring(` + strconv.Itoa(len(NamespaceLimitBindingPrefix)) + `) + ' namespaces' :
+  ' has as many namespaces as its policy allows')`,
+				Reason: ptr.To(metav1.StatusReasonForbidden),
+			}},
+		},
+	}
+}
+
+// memberDecision is memberCheck's authorizer decision, not yet reduced to
+// allowed().
+func memberDecision(tenant, resource, name, verb string) string {
+	return cel("authorizer.serviceAccount('$REGISTRY_NS', '$REGISTRY_SA').group('$GROUP').resource('" + resource + "').namespace(" + tenant +
+		" + '$MEMBERNS').name(" + name + ").check('" + verb + "')")
+}
