@@ -64,6 +64,8 @@ type Server struct {
 	audit      *auditLog
 	// advertiseCA follows Config.AdvertiseCAFile (apiaccess.go).
 	advertiseCA *dynamiccertificates.DynamicFileCAContent
+	// policies reconciles tenants' namespace limits and copies (tenantprop.go).
+	policies *policyLoop
 
 	ln       net.Listener
 	srv      *http.Server
@@ -114,6 +116,9 @@ func New(cfg Config) (*Server, error) {
 	s.proxies.isTenant = s.tenants.exists
 	s.tenants.onRevoke(s.proxies.forget)
 	s.metrics = newMetrics(s.proxies.len)
+	if s.policies, err = newPolicyLoop(own); err != nil { // tenantprop.go
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -142,6 +147,7 @@ func (s *Server) Start(ctx context.Context) error {
 		go s.advertiseCA.Run(runCtx, 1)
 	}
 	go s.tenants.run(runCtx)
+	go s.policies.run(runCtx, 2)
 	ln, err := net.Listen("tcp", s.cfg.Listen)
 	if err != nil {
 		stop()
