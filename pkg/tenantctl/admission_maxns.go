@@ -1,8 +1,6 @@
 package tenantctl
 
 import (
-	"strconv"
-
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -17,9 +15,11 @@ const NamespaceLimitPolicy = "zoo-tenant-namespace-limit"
 // new namespace is labeled for (RBAC gives no tenant ServiceAccount a right
 // to create namespaces today; the rule does not depend on that). It asks
 // the authorizer once whether the registry identity may `use`
-// namespacelimits/reached in the tenant's MembershipNamespace; the limit
-// in the message is read off the reason RBAC gives (the name of the
-// marking RoleBinding), so the refusal reads the same as the proxy's.
+// namespacelimits/reached in the tenant's MembershipNamespace. Its message
+// cannot name the limit: a messageExpression may not use the authorizer
+// (whose reason names the marking RoleBinding, and so the limit), and
+// nothing else the request carries knows it. The proxy's refusal, which
+// counts, names it.
 func namespaceLimitPolicy() *admissionv1.ValidatingAdmissionPolicy {
 	v := func(name, expr string) admissionv1.Variable {
 		return admissionv1.Variable{Name: name, Expression: cel(expr)}
@@ -47,14 +47,11 @@ func namespaceLimitPolicy() *admissionv1.ValidatingAdmissionPolicy {
   variables.labels['$LABEL'] : ''`),
 				v("tenant", "("+zooIdentityExpr+") ? "+zooTenantExpr+" : variables.saTenant"),
 				v("reached", memberDecision("variables.tenant", NamespaceLimitResource, quote(NamespaceLimitReached), "use")),
-				v("limit", "variables.reached.reason().find('"+NamespaceLimitBindingPrefix+"[0-9]+')"),
 			},
 			Validations: []admissionv1.Validation{{
-				Expression: "variables.tenant == '' || !variables.reached.allowed()",
-				MessageExpression: `'tenant ' + variables.tenant + (variables.limit != '' ?
-  ' may have at most ' + variables.limit.substring(` + strconv.Itoa(len(NamespaceLimitBindingPrefix)) + `) + ' namespaces' :
-  ' has as many namespaces as its policy allows')`,
-				Reason: ptr.To(metav1.StatusReasonForbidden),
+				Expression:        "variables.tenant == '' || !variables.reached.allowed()",
+				MessageExpression: "'tenant ' + variables.tenant + ' has as many namespaces as its policy allows (maxNamespaces; see kubectl zoo policy show ' + variables.tenant + ')'",
+				Reason:            ptr.To(metav1.StatusReasonForbidden),
 			}},
 		},
 	}
