@@ -89,6 +89,10 @@ func TestCompute(t *testing.T) {
 		sources: []Object{obj("configmaps", "acme-default", "big", marked, map[string]any{"data": map[string]any{"k": strings.Repeat("x", MaxSourceBytes)}})},
 		skips:   []string{"at most"},
 	}, {
+		name:    "a namespace named like the policy engine's label value is no source",
+		sources: []Object{obj("configmaps", "acme-policy", "c", marked, data)},
+		skips:   []string{"would look like policy objects"},
+	}, {
 		name:    "a bad selector",
 		sources: []Object{obj("configmaps", "acme-default", "c", marked, map[string]any{"annotations": map[string]any{SelectAnnotation: "!!"}})},
 		skips:   []string{"not a label selector"},

@@ -141,11 +141,16 @@ func (p *Propagator) list(ctx context.Context, resource, ns, selector string) ([
 func (p *Propagator) apply(ctx context.Context, t translate.Tenant, plan Plan) (Result, error) {
 	var res Result
 	var errs []error
-	for i, s := range plan.Skips {
-		res.Skipped++
-		if i < maxEvents {
-			p.event(ctx, s.Source, s.Reason)
+	budget := maxEvents
+	event := func(resource, ns, name, msg string) {
+		if budget > 0 {
+			budget--
+			p.eventFor(ctx, resource, ns, name, msg)
 		}
+	}
+	for _, s := range plan.Skips {
+		res.Skipped++
+		event(s.Source.Resource, s.Source.GetNamespace(), s.Source.GetName(), s.Reason)
 	}
 	for _, c := range plan.Create {
 		_, err := p.dyn.Resource(gvr(c.Resource)).Namespace(c.GetNamespace()).Create(ctx, c.Unstructured, metav1.CreateOptions{FieldManager: FieldManager})
@@ -153,7 +158,7 @@ func (p *Propagator) apply(ctx context.Context, t translate.Tenant, plan Plan) (
 		case apierrors.IsAlreadyExists(err):
 			res.Skipped++
 			from := c.GetLabels()[translate.PropagatedFromLabel]
-			p.eventFor(ctx, c.Resource, t.Prefix()+from, c.GetName(), fmt.Sprintf("not copied into namespace %s: an object of that name is there, and propagation never overwrites one", tenantNS(t, c.GetNamespace())))
+			event(c.Resource, t.Prefix()+from, c.GetName(), fmt.Sprintf("not copied into namespace %s: an object of that name is there, and propagation never overwrites one", tenantNS(t, c.GetNamespace())))
 		case err != nil:
 			errs = append(errs, fmt.Errorf("create %s %s/%s: %w", c.Resource, c.GetNamespace(), c.GetName(), err))
 		default:
@@ -195,12 +200,8 @@ func (p *Propagator) apply(ctx context.Context, t translate.Tenant, plan Plan) (
 	return res, errors.Join(errs...)
 }
 
-// event tells the tenant, on its marked object, why it is not propagated
-// (or not everywhere). Events are best effort.
-func (p *Propagator) event(ctx context.Context, s Object, reason string) {
-	p.eventFor(ctx, s.Resource, s.GetNamespace(), s.GetName(), reason)
-}
-
+// eventFor tells the tenant, on its marked object, why it is not
+// propagated (or not everywhere). Events are best effort.
 func (p *Propagator) eventFor(ctx context.Context, resource, ns, name, msg string) {
 	kind := "ConfigMap"
 	if resource == "secrets" {
