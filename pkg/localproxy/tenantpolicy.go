@@ -2,7 +2,6 @@ package localproxy
 
 import (
 	"context"
-	"hash/fnv"
 	"net/http"
 	"sync"
 
@@ -14,18 +13,39 @@ import (
 // tenantLocks serialize, within one process, the policy work of one
 // tenant: the count of its namespaces and the create it allows (maxns.go),
 // and its propagation (tenantprop.go). A server holds one proxy per
-// identity, so the lock is per process, not per Proxy; striped, so its
-// size does not grow with the tenants.
-var tenantLocks [256]sync.Mutex
+// identity, so the lock is per process, not per Proxy. One lock per tenant
+// (never shared with another tenant, whose slow reconcile would then delay
+// this one), held in the map only while someone holds or waits for it.
+var tenantLocks = struct {
+	sync.Mutex
+	held map[string]*tenantLock
+}{held: map[string]*tenantLock{}}
+
+type tenantLock struct {
+	sync.Mutex
+	refs int // holders and waiters, changed under tenantLocks
+}
 
 // LockTenant takes the process-wide lock of tenant's policy work and
 // returns its unlock. The server's reconcile loop takes it too.
 func LockTenant(tenant string) (unlock func()) {
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(tenant))
-	m := &tenantLocks[h.Sum32()%uint32(len(tenantLocks))]
-	m.Lock()
-	return m.Unlock
+	tenantLocks.Lock()
+	l := tenantLocks.held[tenant]
+	if l == nil {
+		l = &tenantLock{}
+		tenantLocks.held[tenant] = l
+	}
+	l.refs++
+	tenantLocks.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		tenantLocks.Lock()
+		if l.refs--; l.refs == 0 {
+			delete(tenantLocks.held, tenant)
+		}
+		tenantLocks.Unlock()
+	}
 }
 
 // policyClients are the clients of the policy hooks, made on first use
