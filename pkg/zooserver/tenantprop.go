@@ -80,6 +80,7 @@ func newPolicyLoop(cfg *rest.Config) (*policyLoop, error) {
 	}}
 	ns := metadatainformer.NewFilteredMetadataInformer(own, schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "",
 		policyResync, cache.Indexers{}, selector(translate.TenantLabel)).Informer()
+	_ = ns.SetTransform(stripMetadata)
 	_, _ = ns.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    l.enqueue,
 		UpdateFunc: func(_, obj any) { l.enqueue(obj) },
