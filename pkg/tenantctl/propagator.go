@@ -60,6 +60,10 @@ func propagatorPolicy() *admissionv1.ValidatingAdmissionPolicy {
 		return admissionv1.Variable{Name: name, Expression: cel(expr)}
 	}
 	from := quote(translate.PropagatedFromLabel)
+	var reserved []string
+	for _, n := range tenantprop.ReservedNames() {
+		reserved = append(reserved, quote(n))
+	}
 	kinds := make([]string, len(tenantprop.Kinds))
 	for i, k := range tenantprop.Kinds {
 		kinds[i] = quote(k)
@@ -96,6 +100,10 @@ func propagatorPolicy() *admissionv1.ValidatingAdmissionPolicy {
 					quote(translate.PropagatedFromPolicy) + ")) && (request.operation == 'CREATE' || " + from + " in variables.oldLabels))",
 				Message: "the propagator writes only copies (labeled " + translate.PropagatedFromLabel + "), never another object",
 				Reason:  forbidden,
+			}, {
+				Expression: "!variables.isCopyKind || object == null || !(object.metadata.name in [" + strings.Join(reserved, ", ") + "])",
+				Message:    "the propagator never writes what the cluster or kubectl-zoo keeps in every namespace",
+				Reason:     forbidden,
 			}, {
 				Expression: "request.resource.resource != 'secrets' || object == null || !has(object.type) || object.type != 'kubernetes.io/service-account-token'",
 				Message:    "the propagator never writes a ServiceAccount token Secret",

@@ -44,6 +44,23 @@ const (
 	MaxSourceBytes = 256 << 10
 )
 
+// reservedNames are the objects the cluster's controllers (the root CA
+// publisher) and kubectl-zoo (the API access of tenant pods) keep in tenant
+// namespaces: a copy in their place, made before them in a new namespace,
+// would be taken for theirs.
+var reservedNames = map[string]bool{"kube-root-ca.crt": true, translate.APIAccessName: true}
+
+// ReservedNames lists reservedNames, sorted (the upstream policy refuses
+// them too).
+func ReservedNames() []string {
+	out := make([]string, 0, len(reservedNames))
+	for n := range reservedNames {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Kinds are the resources whose objects may be propagated.
 var Kinds = []string{"configmaps", "secrets"}
 
@@ -160,6 +177,9 @@ func Compute(t translate.Tenant, namespaces []Namespace, sources, copies []Objec
 func refuse(s Object) string {
 	if s.GetLabels()[MarkerLabel] != "true" {
 		return fmt.Sprintf("the label %s must be \"true\"", MarkerLabel)
+	}
+	if reservedNames[s.GetName()] {
+		return fmt.Sprintf("%s is kept in every namespace by the cluster or kubectl-zoo; it is never propagated", s.GetName())
 	}
 	if s.Resource == "secrets" {
 		if typ, _, _ := unstructured.NestedString(s.Object, "type"); typ == string(corev1.SecretTypeServiceAccountToken) {

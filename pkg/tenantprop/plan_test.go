@@ -93,6 +93,10 @@ func TestCompute(t *testing.T) {
 		sources: []Object{obj("configmaps", "acme-policy", "c", marked, data)},
 		skips:   []string{"would look like policy objects"},
 	}, {
+		name:    "what the platform keeps in every namespace is never propagated",
+		sources: []Object{obj("configmaps", "acme-default", "zoo-kube-api-access", marked, data), obj("configmaps", "acme-default", "kube-root-ca.crt", marked, data)},
+		skips:   []string{"never propagated", "never propagated"},
+	}, {
 		name:    "a bad selector",
 		sources: []Object{obj("configmaps", "acme-default", "c", marked, map[string]any{"annotations": map[string]any{SelectAnnotation: "!!"}})},
 		skips:   []string{"not a label selector"},

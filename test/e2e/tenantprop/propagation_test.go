@@ -154,7 +154,8 @@ metadata:
 // copies with, used directly upstream, can write nothing but copies of
 // Secrets and ConfigMaps in tenant namespaces: it cannot change or delete
 // a tenant's own object, write outside tenant namespaces, write another
-// kind, or make a ServiceAccount token Secret.
+// kind, write what the cluster or kubectl-zoo keeps in every namespace, or
+// make a ServiceAccount token Secret.
 func TestPropagatorIsConfined(t *testing.T) {
 	const tenant = "propconf"
 	newTenant(t, tenant, "")
@@ -174,6 +175,7 @@ func TestPropagatorIsConfined(t *testing.T) {
 		{"delete a tenant's own object", true, "", []string{"delete", "configmap", "own", "-n", ns}},
 		{"write outside tenant namespaces", true, copyCM("default"), []string{"create", "-f", "-"}},
 		{"write an object that is no copy", true, "", []string{"create", "configmap", "plain", "-n", ns}},
+		{"write what the platform keeps in every namespace", true, strings.Replace(copyCM(ns), "name: forged", "name: zoo-kube-api-access", 1), []string{"create", "-f", "-"}},
 		{"write another kind", false, "", []string{"create", "role", "r", "-n", ns, "--verb=get", "--resource=pods"}},
 		{"make a ServiceAccount token Secret", true, fmt.Sprintf("apiVersion: v1\nkind: Secret\ntype: kubernetes.io/service-account-token\nmetadata:\n  name: tok\n  namespace: %s\n  labels:\n    %s: default\n  annotations:\n    kubernetes.io/service-account.name: default\n", ns, translate.PropagatedFromLabel), []string{"create", "-f", "-"}},
 	}
