@@ -122,6 +122,13 @@ func (p *Proxy) serve(rec http.ResponseWriter, r *http.Request, upgrade bool, yw
 	if !upgrade && !p.ensureAPIAccess(rec, r, u) { // apiaccess.go
 		return u, body
 	}
+	if !upgrade {
+		var done func()
+		if rec, done = p.withPolicies(rec, r, u); rec == nil { // tenantpolicy.go: maxns.go, tenantprop.go
+			return u, body
+		}
+		defer done()
+	}
 	switch {
 	case upgrade:
 		p.serveUpgrade(rec, r, u)

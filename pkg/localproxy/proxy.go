@@ -41,6 +41,8 @@ type Proxy struct {
 	// fair is the fair share ServeHTTP enforces (fairshare.go); nil
 	// without Config.FairShare.
 	fair *fairShare
+	// policies are the clients of the tenant policy hooks (tenantpolicy.go).
+	policies policyClients
 
 	// closing ends with Close: every watch context is derived from it
 	// with context.AfterFunc (no goroutine per watch).

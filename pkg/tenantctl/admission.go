@@ -66,8 +66,10 @@ func writes() *admissionv1.MatchResources {
 func InstallPolicies() ([]*admissionv1.ValidatingAdmissionPolicy, []*admissionv1.ValidatingAdmissionPolicyBinding) {
 	policies := []*admissionv1.ValidatingAdmissionPolicy{tenantPolicy(), identityPolicy(),
 		metadataPolicy(), priorityPolicy(), // admission_platform.go
-		storagePolicy(),       // admission_storage.go
-		policyObjectsPolicy()} // admission_propagated.go
+		storagePolicy(),        // admission_storage.go
+		policyObjectsPolicy(),  // admission_propagated.go
+		namespaceLimitPolicy(), // admission_maxns.go
+		propagatorPolicy()}     // propagator.go
 	binding := func(name string) *admissionv1.ValidatingAdmissionPolicyBinding {
 		return &admissionv1.ValidatingAdmissionPolicyBinding{
 			TypeMeta:   policyBindingType,
@@ -84,6 +86,8 @@ func InstallPolicies() ([]*admissionv1.ValidatingAdmissionPolicy, []*admissionv1
 		binding(MetadataPolicy), binding(PriorityPolicy),
 		binding(StoragePolicy),
 		policyObjectsBinding(),
+		binding(NamespaceLimitPolicy),
+		binding(PropagatorName),
 	}
 }
 

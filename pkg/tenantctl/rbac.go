@@ -56,7 +56,8 @@ func InstallClusterRoles() []*rbacv1.ClusterRole {
 			}},
 		})
 	}
-	return roles
+	return append(roles, NamespaceLimitClusterRoleObject(), // policy_maxns.go
+		PropagatorClusterRole()) // propagator.go
 }
 
 // InstallClusterRoleBindings returns the only ClusterRoleBinding of the
@@ -71,7 +72,7 @@ func InstallClusterRoleBindings() []*rbacv1.ClusterRoleBinding {
 		ObjectMeta: metav1.ObjectMeta{Name: TenantClusterClusterRole, Labels: managedLabels()},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: TenantClusterClusterRole},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: translate.AdminsGroup}},
-	}}
+	}, PropagatorClusterRoleBinding()} // propagator.go
 }
 
 // tenantClusterRules are the rules of TenantClusterClusterRole: for every

@@ -71,12 +71,15 @@ func TestTenantRBAC(t *testing.T) {
 
 // TestInstallRBACIsConstant: the ClusterRoles and ClusterRoleBindings of the
 // security model do not depend on any tenant, and the one binding grants
-// the cluster-scoped rights to the administrators' group only.
+// the cluster-scoped rights to the administrators' group only, the other
+// the propagator's rights to the propagator identity only.
 func TestInstallRBACIsConstant(t *testing.T) {
 	bindings := InstallClusterRoleBindings()
-	require.Len(t, bindings, 1)
+	require.Len(t, bindings, 2)
 	assert.Equal(t, TenantClusterClusterRole, bindings[0].RoleRef.Name)
 	assert.Equal(t, []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "Group", Name: translate.AdminsGroup}}, bindings[0].Subjects)
+	assert.Equal(t, PropagatorName, bindings[1].RoleRef.Name)
+	assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: "zoo-system", Name: "zoo-propagator"}}, bindings[1].Subjects)
 	members := map[string]*rbacv1.ClusterRole{}
 	for _, r := range InstallClusterRoles() {
 		members[r.Name] = r

@@ -85,6 +85,14 @@ func ServerBaseClusterRole() *rbacv1.ClusterRole {
 	// their way). RBAC cannot confine them to tenant namespaces.
 	rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"resourcequotas", "limitranges"}, Verbs: policyObjectVerbs},
 		rbacv1.PolicyRule{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"networkpolicies"}, Verbs: policyObjectVerbs})
+	// The namespace limit of tenants (policy_maxns.go): the RoleBinding
+	// that marks a tenant at its limit, in its kube-system, listed, made
+	// and deleted after the tenant's namespace creates and deletes; it
+	// binds NamespaceLimitClusterRole, which the server may bind without
+	// holding its right.
+	rules = append(rules,
+		rbacv1.PolicyRule{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"rolebindings"}, Verbs: []string{"list", "create", "delete"}},
+		rbacv1.PolicyRule{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"clusterroles"}, ResourceNames: []string{NamespaceLimitClusterRole}, Verbs: []string{"bind"}})
 	// Objects of shared kinds a tenant names (a storage class, a priority
 	// class) are read one by one to learn whose they are (shared.go,
 	// platform.go's priority class values).

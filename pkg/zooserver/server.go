@@ -69,6 +69,8 @@ type Server struct {
 	audit   *auditLog
 	// advertiseCA follows Config.AdvertiseCAFile (apiaccess.go).
 	advertiseCA *dynamiccertificates.DynamicFileCAContent
+	// tenantProp reconciles tenants' namespace limits and copies (tenantprop.go).
+	tenantProp *tenantPropLoop
 
 	ln       net.Listener
 	srv      *http.Server
@@ -125,6 +127,9 @@ func New(cfg Config) (*Server, error) {
 	s.tenants.onRevoke(s.proxies.forget)
 	s.metrics = newMetrics(s.proxies.len)
 	s.fair = newFairShare(s.metrics.registry)
+	if s.tenantProp, err = newTenantPropLoop(own); err != nil { // tenantprop.go
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -154,6 +159,7 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	go s.tenants.run(runCtx)
 	go s.policy.run(runCtx)
+	go s.tenantProp.run(runCtx, 2)
 	ln, err := net.Listen("tcp", s.cfg.Listen)
 	if err != nil {
 		stop()

@@ -1,0 +1,312 @@
+// Package tenantprop propagates the Secrets and ConfigMaps a tenant marks
+// into every one of its namespaces (HNC style): a copy of a marked object
+// exists in each of the tenant's namespaces that its selector admits,
+// labeled translate.PropagatedFromLabel=<the tenant-side namespace of the
+// source>, and follows the source. Copies are written by the platform's
+// propagator identity (PropagatorUser), never by the tenant; a tenant only
+// chooses what to mark, and the rules here (and the upstream policy
+// tenantctl.PropagatorPolicy) keep that choice inside the tenant's own
+// namespaces, its own Secrets and ConfigMaps, and away from objects that
+// are not copies.
+//
+// plan.go is pure: from the tenant's namespaces, sources and copies it
+// computes what to create, update and delete.
+package tenantprop
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+const (
+	// MarkerLabel marks a tenant's Secret or ConfigMap for propagation into
+	// all its namespaces; its value must be "true". A label (not an
+	// annotation) so that sources are listed by selector.
+	MarkerLabel = "propagate.kubectl-zoo.io/all-namespaces"
+	// SelectAnnotation, on a marked object, is a label selector over the
+	// tenant's namespaces (as the tenant sees their labels): only the
+	// namespaces it selects get a copy, e.g. "env!=prod" or "!no-pull-secret".
+	SelectAnnotation = "propagate.kubectl-zoo.io/select"
+	// MaxSources bounds the marked objects propagated per tenant (per
+	// reconcile); the rest get an event and no copies.
+	MaxSources = 64
+	// MaxSourceBytes bounds the data of one propagated object: each copy
+	// costs its size in every namespace.
+	MaxSourceBytes = 256 << 10
+)
+
+// reservedNames are the objects the cluster's controllers (the root CA
+// publisher) and kubectl-zoo (the API access of tenant pods) keep in tenant
+// namespaces: a copy in their place, made before them in a new namespace,
+// would be taken for theirs.
+var reservedNames = map[string]bool{"kube-root-ca.crt": true, translate.APIAccessName: true}
+
+// ReservedNames lists reservedNames, sorted (the upstream policy refuses
+// them too).
+func ReservedNames() []string {
+	out := make([]string, 0, len(reservedNames))
+	for n := range reservedNames {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Kinds are the resources whose objects may be propagated.
+var Kinds = []string{"configmaps", "secrets"}
+
+// Object is a source or copy: an upstream Secret or ConfigMap.
+type Object struct {
+	Resource string // "configmaps" or "secrets"
+	*unstructured.Unstructured
+}
+
+// key names an object upstream.
+type key struct{ resource, namespace, name string }
+
+func keyOf(o Object) key { return key{o.Resource, o.GetNamespace(), o.GetName()} }
+
+// Namespace is an upstream namespace of the tenant.
+type Namespace struct {
+	Name        string
+	Labels      map[string]string
+	Terminating bool
+}
+
+// Skip is a marked object that is not propagated (or not everywhere), and why.
+type Skip struct {
+	Source Object
+	Reason string
+}
+
+// Plan is what a reconcile writes.
+type Plan struct {
+	Create []Object // new copies
+	Update []Object // copies whose content follows the source (resourceVersion set)
+	Delete []Object // copies without a source
+	Skips  []Skip
+}
+
+// Compute plans the copies of tenant t. existing holds every object of the
+// propagated kinds in the tenant's namespaces that compute must not clobber:
+// the copies (with translate.PropagatedFromLabel) and the sources; an
+// object absent from it is created, and the API server refuses the create
+// if an object of that name exists, which the caller reports (never
+// overwrites). namespaces are the tenant's (labeled and prefixed).
+func Compute(t translate.Tenant, namespaces []Namespace, sources, copies []Object) Plan {
+	var p Plan
+	sort.Slice(sources, func(i, j int) bool { return less(keyOf(sources[i]), keyOf(sources[j])) })
+	if len(sources) > MaxSources {
+		for _, s := range sources[MaxSources:] {
+			p.Skips = append(p.Skips, Skip{s, fmt.Sprintf("tenant %s marks more than %d objects for propagation; this one is not propagated", t, MaxSources)})
+		}
+		sources = sources[:MaxSources]
+	}
+	isSource := map[key]bool{}
+	for _, s := range sources {
+		isSource[keyOf(s)] = true
+	}
+	have := map[key]Object{}
+	for _, c := range copies {
+		have[keyOf(c)] = c
+	}
+	want := map[key]Object{}
+	for _, s := range sources {
+		if reason := refuse(s); reason != "" {
+			p.Skips = append(p.Skips, Skip{s, reason})
+			continue
+		}
+		sel, err := selectorOf(s)
+		if err != nil {
+			p.Skips = append(p.Skips, Skip{s, err.Error()})
+			continue
+		}
+		from, _ := t.TenantNamespace(s.GetNamespace())
+		if from == translate.PropagatedFromPolicy {
+			p.Skips = append(p.Skips, Skip{s, fmt.Sprintf("objects of namespace %s are not propagated: its copies would look like policy objects", from)})
+			continue
+		}
+		for _, ns := range namespaces {
+			if ns.Name == s.GetNamespace() || ns.Terminating || !sel.Matches(labels.Set(tenantLabels(t, ns))) {
+				continue
+			}
+			k := key{s.Resource, ns.Name, s.GetName()}
+			if isSource[k] {
+				continue // an object the tenant marked itself: never a copy's place
+			}
+			if other, taken := want[k]; taken {
+				p.Skips = append(p.Skips, Skip{s, fmt.Sprintf("not copied into namespace %s: the marked object of namespace %s has the same name", tenantNS(t, ns.Name), other.GetLabels()[translate.PropagatedFromLabel])})
+				continue
+			}
+			c, ok := have[k]
+			if ok && c.GetLabels()[translate.PropagatedFromLabel] != from {
+				p.Skips = append(p.Skips, Skip{s, fmt.Sprintf("not copied into namespace %s: a copy from namespace %s is there", tenantNS(t, ns.Name), c.GetLabels()[translate.PropagatedFromLabel])})
+				continue
+			}
+			desired := copyOf(s, ns.Name, from)
+			want[k] = desired
+			switch {
+			case !ok:
+				p.Create = append(p.Create, desired)
+			case !sameContent(c, desired):
+				desired.SetResourceVersion(c.GetResourceVersion())
+				desired.SetUID(c.GetUID())
+				p.Update = append(p.Update, desired)
+			}
+		}
+	}
+	for _, c := range copies {
+		if w, ok := want[keyOf(c)]; ok && w.GetLabels()[translate.PropagatedFromLabel] == c.GetLabels()[translate.PropagatedFromLabel] {
+			continue
+		}
+		p.Delete = append(p.Delete, c)
+	}
+	return p
+}
+
+// refuse says why a marked object is never propagated ("" if it may be).
+func refuse(s Object) string {
+	if s.GetLabels()[MarkerLabel] != "true" {
+		return fmt.Sprintf("the label %s must be \"true\"", MarkerLabel)
+	}
+	if reservedNames[s.GetName()] {
+		return fmt.Sprintf("%s is kept in every namespace by the cluster or kubectl-zoo; it is never propagated", s.GetName())
+	}
+	if s.Resource == "secrets" {
+		if typ, _, _ := unstructured.NestedString(s.Object, "type"); typ == string(corev1.SecretTypeServiceAccountToken) {
+			return "a ServiceAccount token Secret is never propagated (the token controller would fill its copies)"
+		}
+	}
+	if n := dataBytes(s); n > MaxSourceBytes {
+		return fmt.Sprintf("its data has %d bytes; at most %d are propagated", n, MaxSourceBytes)
+	}
+	return ""
+}
+
+// selectorOf parses the source's SelectAnnotation (everything without it).
+func selectorOf(s Object) (labels.Selector, error) {
+	raw, ok := s.GetAnnotations()[SelectAnnotation]
+	if !ok {
+		return labels.Everything(), nil
+	}
+	sel, err := labels.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("the annotation %s is not a label selector: %w", SelectAnnotation, err)
+	}
+	return sel, nil
+}
+
+// tenantLabels are a namespace's labels as the tenant sees them.
+func tenantLabels(t translate.Tenant, ns Namespace) map[string]string {
+	out := maps.Clone(ns.Labels)
+	if out == nil {
+		out = map[string]string{}
+	}
+	if _, ok := out[corev1.LabelMetadataName]; ok {
+		out[corev1.LabelMetadataName] = tenantNS(t, ns.Name)
+	}
+	return out
+}
+
+func tenantNS(t translate.Tenant, upstream string) string {
+	local, _ := t.TenantNamespace(upstream)
+	return local
+}
+
+// copyOf is the copy of s in namespace ns: its content, its labels and
+// annotations but the marker, the selector and platform-owned keys, labeled
+// with its source's tenant-side namespace.
+func copyOf(s Object, ns, from string) Object {
+	c := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1",
+		"kind":       s.GetKind(),
+	}}
+	c.SetNamespace(ns)
+	c.SetName(s.GetName())
+	fields := []string{"data", "binaryData", "immutable"}
+	if s.Resource == "secrets" {
+		fields = []string{"data", "type", "immutable"}
+	}
+	for _, f := range fields {
+		if v, ok := s.Object[f]; ok {
+			c.Object[f] = runtimeDeepCopy(v)
+		}
+	}
+	l := map[string]string{}
+	for k, v := range s.GetLabels() {
+		if !ownedKey(k) {
+			l[k] = v
+		}
+	}
+	l[translate.PropagatedFromLabel] = from
+	c.SetLabels(l)
+	a := map[string]string{}
+	for k, v := range s.GetAnnotations() {
+		if !ownedKey(k) && k != "kubectl.kubernetes.io/last-applied-configuration" && !strings.HasPrefix(k, "kubernetes.io/service-account.") {
+			a[k] = v
+		}
+	}
+	if len(a) > 0 {
+		c.SetAnnotations(a)
+	}
+	return Object{Resource: s.Resource, Unstructured: c}
+}
+
+// ownedKey is a label or annotation key a copy does not take from its
+// source: propagation's own, and kubectl-zoo's.
+func ownedKey(k string) bool {
+	return strings.HasPrefix(k, "propagate.kubectl-zoo.io/") || strings.HasPrefix(k, translate.APIGroup+"/")
+}
+
+// sameContent compares what copyOf sets.
+func sameContent(have, want Object) bool {
+	for _, f := range []string{"data", "binaryData", "type", "immutable"} {
+		if !reflect.DeepEqual(have.Object[f], want.Object[f]) {
+			return false
+		}
+	}
+	return maps.Equal(have.GetLabels(), want.GetLabels()) && maps.Equal(nonNil(have.GetAnnotations()), nonNil(want.GetAnnotations()))
+}
+
+func nonNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+// dataBytes is the size of an object's data.
+func dataBytes(s Object) int {
+	n := 0
+	for _, f := range []string{"data", "binaryData"} {
+		m, _ := s.Object[f].(map[string]any)
+		for k, v := range m {
+			str, _ := v.(string)
+			n += len(k) + len(str)
+		}
+	}
+	return n
+}
+
+func runtimeDeepCopy(v any) any {
+	return (&unstructured.Unstructured{Object: map[string]any{"v": v}}).DeepCopy().Object["v"]
+}
+
+func less(a, b key) bool {
+	if a.namespace != b.namespace {
+		return a.namespace < b.namespace
+	}
+	if a.resource != b.resource {
+		return a.resource < b.resource
+	}
+	return a.name < b.name
+}
