@@ -131,10 +131,6 @@ func Compute(t translate.Tenant, namespaces []Namespace, sources, copies []Objec
 			continue
 		}
 		from, _ := t.TenantNamespace(s.GetNamespace())
-		if from == translate.PropagatedFromPolicy {
-			p.Skips = append(p.Skips, Skip{s, fmt.Sprintf("objects of namespace %s are not propagated: its copies would look like policy objects", from)})
-			continue
-		}
 		for _, ns := range namespaces {
 			if ns.Name == s.GetNamespace() || ns.Terminating || !sel.Matches(labels.Set(tenantLabels(t, ns))) {
 				continue

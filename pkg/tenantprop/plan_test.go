@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -89,10 +90,6 @@ func TestCompute(t *testing.T) {
 		sources: []Object{obj("configmaps", "acme-default", "big", marked, map[string]any{"data": map[string]any{"k": strings.Repeat("x", MaxSourceBytes)}})},
 		skips:   []string{"at most"},
 	}, {
-		name:    "a namespace named like the policy engine's label value is no source",
-		sources: []Object{obj("configmaps", "acme-policy", "c", marked, data)},
-		skips:   []string{"would look like policy objects"},
-	}, {
 		name:    "what the platform keeps in every namespace is never propagated",
 		sources: []Object{obj("configmaps", "acme-default", "zoo-kube-api-access", marked, data), obj("configmaps", "acme-default", "kube-root-ca.crt", marked, data)},
 		skips:   []string{"never propagated", "never propagated"},
@@ -129,4 +126,10 @@ func TestComputeBoundsSources(t *testing.T) {
 	p := Compute(acme, []Namespace{{Name: "acme-default"}, {Name: "acme-a"}}, sources, nil)
 	assert.Len(t, p.Create, MaxSources)
 	assert.Len(t, p.Skips, 5)
+}
+
+// No namespace is named like the policy objects' label value, so no copy
+// (labelled with its source's namespace) can pass for a policy object.
+func TestNoNamespaceIsNamedLikeThePolicyLabelValue(t *testing.T) {
+	assert.NotEmpty(t, validation.IsDNS1123Label(translate.PropagatedFromPolicy))
 }

@@ -8,5 +8,6 @@ package translate
 const PropagatedFromLabel = APIGroup + "/propagated-from"
 
 // PropagatedFromPolicy is the PropagatedFromLabel value of objects a
-// tenant's policy implies.
-const PropagatedFromPolicy = "policy"
+// tenant's policy implies. It holds a dot, which no namespace name does, so
+// no copy of a tenant's object can pass for a policy object.
+const PropagatedFromPolicy = "zoo.policy"
