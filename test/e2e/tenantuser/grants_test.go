@@ -59,6 +59,10 @@ func TestTenantUserGrantsGoWithTheTenant(t *testing.T) {
 	mustZoo(t, "tenant", "user", "add", "tugone", "--upstream-user", "carol@corp", "--as", "carol")
 	mustZoo(t, "tenant", "user", "add", "tugone", "--upstream-user", "dave@corp", "--as", "dev")
 	assert.Equal(t, "tugone/carol@corp\ntugone/dave@corp\n", mustZoo(t, "tenant", "user", "list", "tugone", "-o", "name"))
+	// Completion offers the tenants, and the upstream users of one.
+	assert.Contains(t, mustZoo(t, "__complete", "tenant", "user", "add", "tug"), "tugone\n")
+	assert.Contains(t, mustZoo(t, "__complete", "tenant", "user", "remove", "tugone", "--upstream-user", "d"), "dave@corp\n")
+	assert.NotContains(t, mustZoo(t, "__complete", "tenant", "user", "remove", "tugone", "--upstream-user", "d"), "carol@corp")
 	grants, err := rbac.ClusterRoleBindings().List(t.Context(), metav1.ListOptions{LabelSelector: tenantctl.UserGrantTenantLabel + "=tugone"})
 	require.NoError(t, err)
 	require.Len(t, grants.Items, 2)
@@ -131,6 +135,8 @@ func TestTenantAdminCannotTouchGrants(t *testing.T) {
 	binding.Subjects[0].Name = "zoo:acme:admin"
 	_, err = rbac.ClusterRoleBindings().Update(t.Context(), binding, metav1.UpdateOptions{})
 	assert.True(t, refused(err), "rebind the grant: %v", err)
+	_, err = rbac.ClusterRoleBindings().Get(t.Context(), name, metav1.GetOptions{})
+	require.NoError(t, err, "documented: tenant administrators read ClusterRoleBindings upstream, and so the granted upstream users' names")
 	got, err := framework.AdminClient(t).RbacV1().ClusterRoles().Get(t.Context(), name, metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"zoo:acme:frank"}, got.Rules[0].ResourceNames)

@@ -52,6 +52,11 @@ func TestUpstreamUserServesExactlyItsIdentity(t *testing.T) {
 		require.NoError(t, got.Err, got.Stderr)
 		assert.Equal(t, "default/v", got.Stdout)
 		framework.Kubectl(t, "get", "configmap", "tu-alice", "-n", "acme-default")
+		// All-namespaces requests need serve's own identity to list
+		// namespaces cluster-wide, which the grant does not give.
+		all := p.kubectl(t, "get", "configmaps", "-A")
+		require.Error(t, all.Err, all.Stdout)
+		assert.Contains(t, all.Stderr, `User \"alice@corp\" cannot list resource \"namespaces\"`)
 		del := p.kubectl(t, "delete", "configmap", "tu-alice", "-n", "default")
 		require.NoError(t, del.Err, del.Stderr)
 	})
