@@ -13,6 +13,7 @@ import (
 	"slices"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/keyutil"
 
@@ -93,7 +94,12 @@ func Issue(ctx context.Context, c *tenantctl.Client, r Request) (*Issued, error)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := getTenant(ctx, c.Dynamic, r.Tenant); err != nil {
+	u, err := getTenant(ctx, c.Dynamic, r.Tenant)
+	if err != nil {
+		return nil, err
+	}
+	before, err := CertificatesOf(u)
+	if err != nil {
 		return nil, err
 	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -101,12 +107,13 @@ func Issue(ctx context.Context, c *tenantctl.Client, r Request) (*Issued, error)
 		return nil, fmt.Errorf("generate a key: %w", err)
 	}
 	cn, orgs := Subject(tenant, r.User, r.Groups)
+	subject := pkix.Name{CommonName: cn, Organization: orgs, OrganizationalUnit: []string{TenantUIDUnit(u.GetUID())}}
 	var certPEM []byte
 	switch r.Signer {
 	case SignerZoo:
-		certPEM, err = signZoo(ctx, c, cn, orgs, key.Public(), r.TTL)
+		certPEM, err = signZoo(ctx, c, subject, key.Public(), r.TTL)
 	default:
-		certPEM, err = signKubernetes(ctx, c, r, cn, orgs, key)
+		certPEM, err = signKubernetes(ctx, c, r, subject, key)
 	}
 	if err != nil {
 		return nil, err
@@ -115,18 +122,12 @@ func Issue(ctx context.Context, c *tenantctl.Client, r Request) (*Issued, error)
 	if err != nil {
 		return nil, err
 	}
-	// DER sorts the members of a SET: compare the groups as sets.
-	if cert.Subject.CommonName != cn || !slices.Equal(slices.Sorted(slices.Values(cert.Subject.Organization)), slices.Sorted(slices.Values(orgs))) {
-		return nil, fmt.Errorf("the signer returned a certificate for %q in %v, not for %q in %v", cert.Subject.CommonName, cert.Subject.Organization, cn, orgs)
+	if err := checkSubject(cert, subject); err != nil {
+		return nil, err
 	}
-	rec := Record{Serial: SerialString(cert.SerialNumber), User: r.User, Groups: r.Groups, Signer: r.Signer, NotAfter: cert.NotAfter.UTC()}
-	now := time.Now()
-	err = updateCertificates(ctx, c.Dynamic, r.Tenant, func(cur Certificates) (Certificates, error) {
-		return cur.withRecord(rec, now), nil
-	})
+	rec, err := record(ctx, c, r, cert, u.GetUID(), before.userRevocations(r.User))
 	if err != nil {
-		// The key is dropped with this process: the certificate is unusable.
-		return nil, fmt.Errorf("certificate %s was signed but not recorded, so its key is discarded: %w", rec.Serial, err)
+		return nil, err
 	}
 	keyPEM, err := keyutil.MarshalPrivateKeyToPEM(key)
 	if err != nil {
@@ -135,9 +136,49 @@ func Issue(ctx context.Context, c *tenantctl.Client, r Request) (*Issued, error)
 	return &Issued{Record: rec, Tenant: r.Tenant, CertPEM: certPEM, KeyPEM: keyPEM}, nil
 }
 
-// csrPEM is a certificate request for cn in orgs signed by key.
-func csrPEM(cn string, orgs []string, key crypto.Signer) ([]byte, error) {
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: cn, Organization: orgs}}, key)
+// checkSubject checks that the signer certified what was asked: the CN, the
+// O (DER sorts the members of a SET: compared as sets) and, when the signer
+// kept it, the OU that names the tenant record.
+func checkSubject(cert *x509.Certificate, want pkix.Name) error {
+	got := cert.Subject
+	if got.CommonName != want.CommonName || !slices.Equal(slices.Sorted(slices.Values(got.Organization)), slices.Sorted(slices.Values(want.Organization))) {
+		return fmt.Errorf("the signer returned a certificate for %q in %v, not for %q in %v", got.CommonName, got.Organization, want.CommonName, want.Organization)
+	}
+	if len(got.OrganizationalUnit) > 0 && !slices.Equal(got.OrganizationalUnit, want.OrganizationalUnit) {
+		return fmt.Errorf("the signer returned a certificate with the OU %v, not %v", got.OrganizationalUnit, want.OrganizationalUnit)
+	}
+	return nil
+}
+
+// record records an issued certificate in the record with uid. When all of
+// the user's certificates were revoked since the issue began (revocations
+// is the count it read then), the certificate is recorded revoked and
+// record fails: the revocation meant it too.
+func record(ctx context.Context, c *tenantctl.Client, r Request, cert *x509.Certificate, uid types.UID, revocations int64) (Record, error) {
+	rec := Record{Serial: SerialString(cert.SerialNumber), User: r.User, Groups: r.Groups, Signer: r.Signer, NotAfter: cert.NotAfter.UTC()}
+	now := time.Now()
+	err := updateCertificates(ctx, c.Dynamic, r.Tenant, uid, func(cur Certificates) (Certificates, error) {
+		rec.Revoked = nil
+		if cur.userRevocations(r.User) != revocations {
+			at := now.UTC().Truncate(time.Second)
+			rec.Revoked = &at
+		}
+		return cur.withRecord(rec, now), nil
+	})
+	switch {
+	case err != nil:
+		// The key is dropped with this process: the certificate is unusable.
+		return rec, fmt.Errorf("certificate %s was signed but not recorded, so its key is discarded: %w", rec.Serial, err)
+	case rec.Revoked != nil:
+		return rec, fmt.Errorf("certificate %s is recorded revoked and its key discarded: all certificates of user %q were revoked while it was being issued; issue it again",
+			rec.Serial, r.User)
+	}
+	return rec, nil
+}
+
+// csrPEM is a certificate request for subject signed by key.
+func csrPEM(subject pkix.Name, key crypto.Signer) ([]byte, error) {
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: subject}, key)
 	if err != nil {
 		return nil, fmt.Errorf("certificate request: %w", err)
 	}

@@ -2,37 +2,15 @@ package certs
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
-// maxNameLength bounds a tenant-local user or group name.
-const maxNameLength = 64
-
-// nameRE is what a tenant-local user or group name in a certificate may be:
-// letters, digits and . _ @ -, starting and ending with a letter or digit
-// (an e-mail address fits). No ':' — it separates the parts of identities.
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._@-]*[A-Za-z0-9])?$`)
-
 // ValidateUser checks a tenant-local user name for a certificate.
-func ValidateUser(user string) error {
-	switch {
-	case user == "":
-		return fmt.Errorf("--user must not be empty")
-	case strings.HasPrefix(user, "system:"):
-		return fmt.Errorf("user %q is refused: system: names belong to the cluster", user)
-	case strings.HasPrefix(user, translate.IdentityPrefix):
-		return fmt.Errorf("user %q is refused: give the tenant-local name (alice), not the upstream one", user)
-	case len(user) > maxNameLength:
-		return fmt.Errorf("user %q is longer than %d characters", user, maxNameLength)
-	case !nameRE.MatchString(user):
-		return fmt.Errorf("user %q may contain only letters, digits and . _ @ -, and must start and end with a letter or digit", user)
-	}
-	return nil
-}
+func ValidateUser(user string) error { return tenantctl.ValidateLocalUser("--user", user) }
 
 // TenantGroups validates the --group values of a certificate for tenant and
 // returns them as sorted, unique tenant-local names. A group is given
@@ -70,13 +48,8 @@ func tenantGroup(tenant translate.Tenant, g string) (string, error) {
 		}
 		g = local
 	}
-	switch {
-	case g == "":
-		return "", fmt.Errorf("--group must not be empty")
-	case len(g) > maxNameLength:
-		return "", fmt.Errorf("group %q is longer than %d characters", g, maxNameLength)
-	case !nameRE.MatchString(g):
-		return "", fmt.Errorf("group %q may contain only letters, digits and . _ @ -, and must start and end with a letter or digit", g)
+	if err := tenantctl.ValidateLocalName("--group", "group", g); err != nil {
+		return "", err
 	}
 	return g, nil
 }

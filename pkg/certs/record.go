@@ -3,6 +3,7 @@ package certs
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"time"
@@ -60,6 +61,26 @@ type Certificates struct {
 	// Issued are the tenant's certificates, oldest first. A record is
 	// dropped once its certificate has been expired for recordRetention.
 	Issued []Record `json:"issued,omitempty"`
+	// RevokedUsers counts, per user, the revocations of all the user's
+	// certificates (`cert revoke --tenant T --user U`). An issue that began
+	// before such a revocation and records its certificate after it finds
+	// the count changed, and records the certificate revoked: a revocation
+	// by user never misses a certificate being issued at that moment.
+	RevokedUsers map[string]int64 `json:"revokedUsers,omitempty"`
+}
+
+// userRevocations is how often all of user's certificates were revoked.
+func (c Certificates) userRevocations(user string) int64 { return c.RevokedUsers[user] }
+
+// withUserRevoked returns c with user's count of revocations raised.
+func (c Certificates) withUserRevoked(user string) Certificates {
+	out := c
+	out.RevokedUsers = maps.Clone(c.RevokedUsers)
+	if out.RevokedUsers == nil {
+		out.RevokedUsers = map[string]int64{}
+	}
+	out.RevokedUsers[user]++
+	return out
 }
 
 // recordRetention is how long the record of an expired certificate stays
@@ -108,7 +129,7 @@ func RevokedSerials(u *unstructured.Unstructured) map[string]struct{} {
 // withRecord returns c with r added (or replacing the record of the same
 // serial) and the records expired for longer than recordRetention dropped.
 func (c Certificates) withRecord(r Record, now time.Time) Certificates {
-	out := Certificates{Issued: make([]Record, 0, len(c.Issued)+1)}
+	out := Certificates{Issued: make([]Record, 0, len(c.Issued)+1), RevokedUsers: c.RevokedUsers}
 	for _, old := range c.Issued {
 		if old.Serial == r.Serial || now.Sub(old.NotAfter) > recordRetention {
 			continue
@@ -122,7 +143,7 @@ func (c Certificates) withRecord(r Record, now time.Time) Certificates {
 // revoke marks the records match selects revoked at now and returns them;
 // records already revoked stay as they were.
 func (c Certificates) revoke(match func(Record) bool, now time.Time) (Certificates, []Record) {
-	out := Certificates{Issued: slices.Clone(c.Issued)}
+	out := Certificates{Issued: slices.Clone(c.Issued), RevokedUsers: c.RevokedUsers}
 	var revoked []Record
 	for i, r := range out.Issued {
 		if !match(r) || r.Revoked != nil {

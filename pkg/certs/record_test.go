@@ -82,3 +82,25 @@ func TestSignWithCA(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, ca.NotAfter, cert.NotAfter, "never beyond the CA's end")
 }
+
+// TestUserRevocations: revoking by user raises the user's count, which
+// withRecord and revoke carry along, without changing their input.
+func TestUserRevocations(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	cur := Certificates{Issued: []Record{{Serial: "a", User: "alice", NotAfter: now.Add(time.Hour)}}}
+	assert.Zero(t, cur.userRevocations("alice"))
+	once := cur.withUserRevoked("alice")
+	assert.Nil(t, cur.RevokedUsers, "withUserRevoked does not change its input")
+	twice := once.withUserRevoked("alice").withUserRevoked("bob")
+	assert.Equal(t, int64(1), once.userRevocations("alice"))
+	assert.Equal(t, map[string]int64{"alice": 2, "bob": 1}, twice.RevokedUsers)
+	kept := twice.withRecord(Record{Serial: "b", User: "alice", NotAfter: now.Add(time.Hour)}, now)
+	kept, _ = kept.revoke(func(r Record) bool { return r.Serial == "a" }, now)
+	assert.Equal(t, twice.RevokedUsers, kept.RevokedUsers)
+
+	u := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "acme"}}}
+	require.NoError(t, unstructured.SetNestedField(u.Object, map[string]any{"revokedUsers": map[string]any{"alice": int64(3)}}, "spec", "certificates"))
+	got, err := CertificatesOf(u)
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), got.userRevocations("alice"))
+}

@@ -47,12 +47,18 @@ func Revoke(ctx context.Context, c *tenantctl.Client, s Selector, now time.Time)
 	}
 	var revoked []Record
 	matched := false
-	err := updateCertificates(ctx, c.Dynamic, tenant, func(cur Certificates) (Certificates, error) {
+	err := updateCertificates(ctx, c.Dynamic, tenant, "", func(cur Certificates) (Certificates, error) {
+		matched = false
 		for _, r := range cur.Issued {
 			matched = matched || s.match(r)
 		}
 		var next Certificates
 		next, revoked = cur.revoke(s.match, now)
+		if s.Serial == "" {
+			// Certificates of the user being issued now are recorded
+			// revoked (Issue), even when none is recorded yet.
+			next = next.withUserRevoked(s.User)
+		}
 		return next, nil
 	})
 	if err != nil {

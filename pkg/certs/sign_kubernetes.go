@@ -3,6 +3,7 @@ package certs
 import (
 	"context"
 	"crypto"
+	"crypto/x509/pkix"
 	"errors"
 	"fmt"
 	"time"
@@ -20,8 +21,8 @@ import (
 // sign through the CSR API: it creates the CSR, approves it when the caller
 // may (else says how to and waits up to r.ApprovalTimeout), waits for the
 // certificate and deletes the CSR.
-func signKubernetes(ctx context.Context, c *tenantctl.Client, r Request, cn string, orgs []string, key crypto.Signer) ([]byte, error) {
-	req, err := csrPEM(cn, orgs, key)
+func signKubernetes(ctx context.Context, c *tenantctl.Client, r Request, subject pkix.Name, key crypto.Signer) ([]byte, error) {
+	req, err := csrPEM(subject, key)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +45,7 @@ func signKubernetes(ctx context.Context, c *tenantctl.Client, r Request, cn stri
 	}()
 	csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
 		Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: "KubectlZooCertIssue",
-		Message: fmt.Sprintf("approved by kubectl zoo cert issue for %s in %v", cn, orgs),
+		Message: fmt.Sprintf("approved by kubectl zoo cert issue for %s in %v", subject.CommonName, subject.Organization),
 	})
 	timeout := time.Minute
 	_, err = csrs.UpdateApproval(ctx, name, csr, metav1.UpdateOptions{})

@@ -19,7 +19,7 @@ import (
 
 // signZoo signs with the zoo CA, in this process: the caller must be
 // allowed to read the Secret with the CA's key (a cluster administrator).
-func signZoo(ctx context.Context, c *tenantctl.Client, cn string, orgs []string, pub crypto.PublicKey, ttl time.Duration) ([]byte, error) {
+func signZoo(ctx context.Context, c *tenantctl.Client, subject pkix.Name, pub crypto.PublicKey, ttl time.Duration) ([]byte, error) {
 	s, err := c.Kube.CoreV1().Secrets(tenantctl.ServerNamespace).Get(ctx, tenantctl.ZooCASecret, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
@@ -36,13 +36,18 @@ func signZoo(ctx context.Context, c *tenantctl.Client, cn string, orgs []string,
 	if err != nil {
 		return nil, err
 	}
-	return SignWithCA(ca, caKey, cn, orgs, pub, time.Now(), ttl)
+	return signSubjectWithCA(ca, caKey, subject, pub, time.Now(), ttl)
 }
 
 // SignWithCA issues a client certificate for cn in orgs from ca, valid from
 // a minute before now for ttl (never beyond the CA's end), with a random
 // 128-bit serial.
 func SignWithCA(ca *x509.Certificate, caKey any, cn string, orgs []string, pub crypto.PublicKey, now time.Time, ttl time.Duration) ([]byte, error) {
+	return signSubjectWithCA(ca, caKey, pkix.Name{CommonName: cn, Organization: orgs}, pub, now, ttl)
+}
+
+// signSubjectWithCA is SignWithCA for a whole Subject.
+func signSubjectWithCA(ca *x509.Certificate, caKey any, subject pkix.Name, pub crypto.PublicKey, now time.Time, ttl time.Duration) ([]byte, error) {
 	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
 	if err != nil {
 		return nil, fmt.Errorf("serial: %w", err)
@@ -53,7 +58,7 @@ func SignWithCA(ca *x509.Certificate, caKey any, cn string, orgs []string, pub c
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: cn, Organization: orgs},
+		Subject:      subject,
 		NotBefore:    now.Add(-time.Minute).UTC(),
 		NotAfter:     notAfter.UTC(),
 		KeyUsage:     x509.KeyUsageDigitalSignature,

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/retry"
@@ -42,12 +43,17 @@ var applyRetry = wait.Backoff{Steps: 30, Duration: 10 * time.Millisecond, Factor
 // updateCertificates changes spec.certificates of a Tenant record with
 // change, by a server-side apply (FieldManager) that carries the
 // resourceVersion it read: a concurrent writer makes it fail with a
-// Conflict, and it reads and applies again, so no update is lost.
-func updateCertificates(ctx context.Context, dyn dynamic.Interface, tenant string, change func(Certificates) (Certificates, error)) error {
+// Conflict, and it reads and applies again, so no update is lost. A
+// non-empty uid must be the record's: a record deleted and made again
+// since the caller read it is not written.
+func updateCertificates(ctx context.Context, dyn dynamic.Interface, tenant string, uid types.UID, change func(Certificates) (Certificates, error)) error {
 	return retry.RetryOnConflict(applyRetry, func() error {
 		u, err := getTenant(ctx, dyn, tenant)
 		if err != nil {
 			return err
+		}
+		if uid != "" && u.GetUID() != uid {
+			return fmt.Errorf("tenant %q was deleted and made again meanwhile", tenant)
 		}
 		cur, err := CertificatesOf(u)
 		if err != nil {

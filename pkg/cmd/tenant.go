@@ -14,7 +14,7 @@ import (
 )
 
 // NewCmdTenant returns `kubectl zoo tenant` with its subcommands create,
-// list, get and delete.
+// list, get, delete and user.
 func NewCmdTenant(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tenant",
@@ -28,6 +28,7 @@ Everything a tenant owns carries the prefix <tenant>- upstream.`,
 	cmd.AddCommand(NewCmdTenantList(getter, streams))
 	cmd.AddCommand(NewCmdTenantGet(getter, streams))
 	cmd.AddCommand(NewCmdTenantDelete(getter, streams))
+	cmd.AddCommand(NewCmdTenantUser(getter, streams))
 	return cmd
 }
 

@@ -35,7 +35,8 @@ type DeleteResult struct {
 
 // DeleteTenant removes everything tenant name owns: its namespaces (and so
 // their contents), its cluster-scoped objects (CRDs and so their custom
-// resources), its RBAC, and its record (which ends its admission checks). An object
+// resources), its RBAC, the grants of its identities to upstream users
+// (AddUserGrant), and its record (which ends its admission checks). An object
 // belongs to the tenant only if it carries the label TenantLabel=<name> AND
 // its name (for a CRD, its group) starts with "<name>-": never a bare
 // prefix, never the label alone. kubectl-zoo's own per-tenant objects are
@@ -66,6 +67,12 @@ func (c *Client) DeleteTenant(ctx context.Context, name string, opts DeleteOptio
 		return nil, err
 	}
 	found = found || revoked
+	// Then the upstream users' grants of its identities (users.go).
+	grants, err := c.deleteUserGrants(ctx, t, progress)
+	res.Objects = append(res.Objects, grants...)
+	if err != nil {
+		return res, err
+	}
 
 	namespaces, err := c.tenantNamespaces(ctx, t)
 	if err != nil {
@@ -83,7 +90,7 @@ func (c *Client) DeleteTenant(ctx context.Context, name string, opts DeleteOptio
 	}
 
 	objects, err := c.sweepClusterScoped(ctx, t, progress)
-	res.Objects = objects
+	res.Objects = append(res.Objects, objects...)
 	if err != nil {
 		return res, err
 	}

@@ -1,6 +1,7 @@
 package zooserver
 
 import (
+	"crypto/x509"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -11,7 +12,6 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/certs"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/localproxy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -73,9 +73,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.unauthorized(w, "Unauthorized: tenant "+strconv.Quote(id.Tenant.Name())+" does not exist")
 		return
 	}
-	if serial, ok := clientCertSerial(r); ok && s.tenants.revoked(id.Tenant.Name(), serial) {
-		s.unauthorized(w, "Unauthorized: certificate "+serial+" is revoked")
-		return
+	if leaf, ok := clientCert(r); ok {
+		if why := s.tenants.refusesCertificate(id.Tenant.Name(), leaf); why != "" {
+			s.unauthorized(w, "Unauthorized: "+why)
+			return
+		}
 	}
 	info := translate.ParseRequestInfo(r.Method, r.URL.Path, r.URL.Query())
 	ticket, ok := s.admit(w, r, id.Tenant.Name(), info, start) // fairshare.go
@@ -111,15 +113,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// clientCertSerial is the serial (certs.SerialString) of the client
-// certificate the caller presented, if any. When it presented one the
+// clientCert is the client certificate the caller presented, if any. When it presented one the
 // authenticator verified, that certificate is the credential; one it did not
 // verify (a token authenticated instead) can only get the caller refused.
-func clientCertSerial(r *http.Request) (string, bool) {
+func clientCert(r *http.Request) (*x509.Certificate, bool) {
 	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
-		return "", false
+		return nil, false
 	}
-	return certs.SerialString(r.TLS.PeerCertificates[0].SerialNumber), true
+	return r.TLS.PeerCertificates[0], true
 }
 
 // unauthorized answers 401 with a Status, as the API server does.

@@ -2,6 +2,7 @@ package zooserver
 
 import (
 	"context"
+	"crypto/x509"
 	"slices"
 	"time"
 
@@ -21,7 +22,8 @@ const tenantResync = 0 * time.Second
 // tenantIndex follows the Tenant records with an informer: a caller whose
 // tenant has no record is refused, spec.admins says which users act as the
 // tenant's administrators, and a client certificate whose serial the record
-// says is revoked (spec.certificates, `kubectl zoo cert revoke`) is refused.
+// says is revoked (spec.certificates, `kubectl zoo cert revoke`), or that was
+// issued under an earlier record of the same name, is refused.
 type tenantIndex struct {
 	informer cache.SharedIndexInformer
 }
@@ -112,14 +114,26 @@ func transformTenant(obj any) (any, error) {
 // beside the API fields, in the informer's copy only.
 const revokedField = "zooRevokedSerials"
 
-// revoked reports whether tenant's record says the certificate with serial
-// is revoked.
-func (t *tenantIndex) revoked(tenant, serial string) bool {
+// refusesCertificate says why tenant's record refuses a client certificate
+// of the tenant's, or "" when it does not: the record says it is revoked,
+// or it was issued under an earlier record of the name
+// (certs.CheckIssuedUnder: the tenant was deleted and made again since, and
+// with the old record went its revocations).
+func (t *tenantIndex) refusesCertificate(tenant string, leaf *x509.Certificate) string {
 	obj, ok, err := t.informer.GetStore().GetByKey(tenant)
 	if err != nil || !ok {
-		return false
+		return "" // no record: lookup refuses the caller
 	}
-	return revokedIn(obj, serial)
+	serial := certs.SerialString(leaf.SerialNumber)
+	if revokedIn(obj, serial) {
+		return "certificate " + serial + " is revoked"
+	}
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		if err := certs.CheckIssuedUnder(leaf, u.GetUID()); err != nil {
+			return err.Error()
+		}
+	}
+	return ""
 }
 
 // revokedIn reports whether a transformed record lists serial as revoked.

@@ -32,6 +32,45 @@ func TestCertIssueWithoutApprovalRights(t *testing.T) {
 	ctx := context.Background()
 	admin := framework.AdminClient(t)
 	const name = "zoo-e2e-cert-operator"
+	operator := certOperator(t, name)
+	issueAs := func(args ...string) framework.Result {
+		return framework.Run(t.Context(), nil, framework.ZooPath(t), append([]string{"--kubeconfig", operator, "cert", "issue",
+			"--tenant", "acme", "--user", "dora", "--kubeconfig-out", filepath.Join(t.TempDir(), "kc")}, args...)...)
+	}
+
+	res := issueAs()
+	require.Error(t, res.Err)
+	line := strings.TrimSuffix(res.Stderr, "\n")
+	assert.NotContains(t, line, "\n")
+	assert.Regexp(t, `you may not approve CertificateSigningRequest zoo-acme-[a-z0-9]+ \(signer kubernetes.io/kube-apiserver-client\); have it approved with `+
+		"`kubectl certificate approve zoo-acme-[a-z0-9]+`", line)
+	_, err := admin.CertificatesV1().CertificateSigningRequests().Get(ctx, csrNameRE.FindStringSubmatch(line)[1], metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "the unapproved CSR is deleted: %v", err)
+
+	// The zoo signer is no way around: the operator may not read its key.
+	res = issueAs("--signer", "zoo")
+	require.Error(t, res.Err)
+	assert.Equal(t, "error: --signer zoo signs with the zoo CA's key, which you may not read (get secret zoo-system/zoo-client-ca)\n", res.Stderr)
+
+	// With a timeout the command waits; an administrator approves.
+	done := make(chan framework.Result, 1)
+	go func() { done <- issueAs("--approval-timeout", "90s") }()
+	approvePending(t, name)
+	res = <-done
+	require.NoError(t, res.Err, res.Stderr)
+	assert.Regexp(t, csrNameRE, res.Stderr, "it said whom it waits for")
+	assert.Contains(t, res.Stdout, "certificate ")
+	assert.Contains(t, res.Stdout, "for user dora of tenant acme")
+
+	removeCertOperator(t, name)
+}
+
+// certOperator makes an operator named name who may create CSRs and record
+// certificates but not approve them, and returns its kubeconfig.
+func certOperator(t *testing.T, name string) string {
+	t.Helper()
+	ctx := context.Background()
+	admin := framework.AdminClient(t)
 	_, err := admin.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Rules: []rbacv1.PolicyRule{
@@ -48,47 +87,39 @@ func TestCertIssueWithoutApprovalRights(t *testing.T) {
 	}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	auth := framework.ClusterCert(t, name)
-	operator := framework.WriteClientKubeconfig(t, auth.ClientCertificateData, auth.ClientKeyData)
-	issueAs := func(args ...string) framework.Result {
-		return framework.Run(t.Context(), nil, framework.ZooPath(t), append([]string{"--kubeconfig", operator, "cert", "issue",
-			"--tenant", "acme", "--user", "dora", "--kubeconfig-out", filepath.Join(t.TempDir(), "kc")}, args...)...)
-	}
+	return framework.WriteClientKubeconfig(t, auth.ClientCertificateData, auth.ClientKeyData)
+}
 
-	res := issueAs()
-	require.Error(t, res.Err)
-	line := strings.TrimSuffix(res.Stderr, "\n")
-	assert.NotContains(t, line, "\n")
-	assert.Regexp(t, `you may not approve CertificateSigningRequest zoo-acme-[a-z0-9]+ \(signer kubernetes.io/kube-apiserver-client\); have it approved with `+
-		"`kubectl certificate approve zoo-acme-[a-z0-9]+`", line)
-	_, err = admin.CertificatesV1().CertificateSigningRequests().Get(ctx, csrNameRE.FindStringSubmatch(line)[1], metav1.GetOptions{})
-	assert.True(t, apierrors.IsNotFound(err), "the unapproved CSR is deleted: %v", err)
+// removeCertOperator deletes what certOperator made.
+func removeCertOperator(t *testing.T, name string) {
+	t.Helper()
+	admin := framework.AdminClient(t)
+	require.NoError(t, admin.RbacV1().ClusterRoleBindings().Delete(context.Background(), name, metav1.DeleteOptions{}))
+	require.NoError(t, admin.RbacV1().ClusterRoles().Delete(context.Background(), name, metav1.DeleteOptions{}))
+}
 
-	// The zoo signer is no way around: the operator may not read its key.
-	res = issueAs("--signer", "zoo")
-	require.Error(t, res.Err)
-	assert.Equal(t, "error: --signer zoo signs with the zoo CA's key, which you may not read (get secret zoo-system/zoo-client-ca)\n", res.Stderr)
-
-	// With a timeout the command waits; an administrator approves.
-	done := make(chan framework.Result, 1)
-	go func() { done <- issueAs("--approval-timeout", "90s") }()
-	approved := false
+// approvePending approves the first pending CSR of tenant acme that
+// operator asked for, once there is one.
+func approvePending(t *testing.T, operator string) {
+	t.Helper()
+	csr := ""
 	require.Eventually(t, func() bool {
-		csrs, err := admin.CertificatesV1().CertificateSigningRequests().List(ctx, metav1.ListOptions{})
-		require.NoError(t, err)
-		for _, csr := range csrs.Items {
-			if strings.HasPrefix(csr.Name, "zoo-acme-") && len(csr.Status.Conditions) == 0 && csr.Spec.Username == name {
-				framework.Kubectl(t, "certificate", "approve", csr.Name)
-				approved = true
-			}
-		}
-		return approved
+		csr = pendingCSR(t, operator)
+		return csr != ""
 	}, time.Minute, 100*time.Millisecond)
-	res = <-done
-	require.NoError(t, res.Err, res.Stderr)
-	assert.Regexp(t, csrNameRE, res.Stderr, "it said whom it waits for")
-	assert.Contains(t, res.Stdout, "certificate ")
-	assert.Contains(t, res.Stdout, "for user dora of tenant acme")
+	framework.Kubectl(t, "certificate", "approve", csr)
+}
 
-	require.NoError(t, admin.RbacV1().ClusterRoleBindings().Delete(ctx, name, metav1.DeleteOptions{}))
-	require.NoError(t, admin.RbacV1().ClusterRoles().Delete(ctx, name, metav1.DeleteOptions{}))
+// pendingCSR is the name of a pending CSR of tenant acme that operator
+// asked for, or "".
+func pendingCSR(t *testing.T, operator string) string {
+	t.Helper()
+	csrs, err := framework.AdminClient(t).CertificatesV1().CertificateSigningRequests().List(context.Background(), metav1.ListOptions{})
+	require.NoError(t, err)
+	for _, csr := range csrs.Items {
+		if strings.HasPrefix(csr.Name, "zoo-acme-") && len(csr.Status.Conditions) == 0 && csr.Spec.Username == operator {
+			return csr.Name
+		}
+	}
+	return ""
 }
