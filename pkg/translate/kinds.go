@@ -136,6 +136,15 @@ const (
 	AccessRead
 	// AccessWrite grants reads and writes.
 	AccessWrite
+	// AccessProxy grants nothing to tenant identities upstream: Kubernetes
+	// runs no admission on the kind (admission configuration), or none could
+	// confine its effect, so no upstream policy could hold a tenant identity
+	// that wrote it. The proxy reads and writes the tenant's objects of the
+	// kind with its own identity instead, once the translator has confined
+	// them, and only for the tenant's admins (pkg/localproxy/confined.go);
+	// objects without the tenant's label are not the tenant's, whatever
+	// their name.
+	AccessProxy
 )
 
 // UpstreamAccess is what the tenant's admins may do with the kind upstream:

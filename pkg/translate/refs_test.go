@@ -116,7 +116,7 @@ func TestCrossReferencesOut(t *testing.T) {
 			`{"status":{"authenticated":true,"user":{"username":"zoo:beta:dev"}}}`,
 			`{"status":{"authenticated":false,"error":"the token does not belong to this cluster"}}`},
 		{"webhook selector and condition stripped", gr(admissionGroup, "mutatingwebhookconfigurations"),
-			`{"metadata":{"name":"acme-w"},"webhooks":[{"namespaceSelector":{"matchExpressions":[{"key":"zoo.kubectl-zoo.io/tenant","operator":"In","values":["acme"]}]},"matchConditions":[{"name":"zoo.kubectl-zoo.io/tenant","expression":"x"}]}]}`,
+			`{"metadata":{"name":"acme-w","labels":{"zoo.kubectl-zoo.io/tenant":"acme"}},"webhooks":[{"namespaceSelector":{"matchExpressions":[{"key":"zoo.kubectl-zoo.io/tenant","operator":"In","values":["acme"]}]},"matchConditions":[{"name":"zoo.kubectl-zoo.io/tenant","expression":"x"}]}]}`,
 			`{"metadata":{"name":"w"},"webhooks":[{"namespaceSelector":{}}]}`},
 	}
 	for _, tc := range cases {
