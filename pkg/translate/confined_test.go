@@ -24,6 +24,7 @@ func TestConfinedKindsRefusals(t *testing.T) {
 		{"flow schema outranking the exempt one", grFS, `{"metadata":{"name":"f"},"spec":{"matchingPrecedence":1}}`, "at least 1000"},
 		{"flow schema at the floor", grFS, `{"metadata":{"name":"f"},"spec":{"matchingPrecedence":1000}}`, ""},
 		{"flow schema with the default precedence", grFS, `{"metadata":{"name":"f"},"spec":{}}`, ""},
+		{"flow schema with precedence 0 (the API defaults it to 1000; protobuf always sends it)", grFS, `{"metadata":{"name":"f"},"spec":{"matchingPrecedence":0}}`, ""},
 		{"priority level with huge shares", grPLC, `{"metadata":{"name":"p"},"spec":{"type":"Limited","limited":{"nominalConcurrencyShares":1000000}}}`, "at most 10"},
 		{"priority level with shares just over the cap", grPLC, `{"metadata":{"name":"p"},"spec":{"type":"Limited","limited":{"nominalConcurrencyShares":11}}}`, "at most 10"},
 		{"priority level with null shares (defaulted to 30)", grPLC, `{"metadata":{"name":"p"},"spec":{"type":"Limited","limited":{"nominalConcurrencyShares":null}}}`, "at most 10"},

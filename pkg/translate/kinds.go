@@ -105,6 +105,11 @@ type KindRule struct {
 	Complete func(m *mapper, obj map[string]any) error
 	// Annotations a tenant may not set on the kind (403 naming the key).
 	Annotations []AnnotationRule
+	// MaxPerTenant bounds how many objects of an AccessProxy kind one
+	// tenant may have (the proxy counts them before a create): every
+	// request of the shared cluster is matched against every admission
+	// policy, webhook and FlowSchema, so their number is everyone's cost.
+	MaxPerTenant int
 }
 
 // AnnotationRule is an annotation a tenant may not set on a kind at all,
