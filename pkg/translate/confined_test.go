@@ -72,7 +72,7 @@ func TestConfinedKindsIn(t *testing.T) {
 			`{"metadata":{"name":"acme-b","labels":{"zoo.kubectl-zoo.io/tenant":"acme"}},"spec":{"policyName":"acme-beta-p","paramRef":{"namespace":"acme-beta-default","name":"x"}}}`},
 		{"policy matching every namespace and cluster-scoped request", grVAP,
 			`{"metadata":{"name":"p"},"spec":{"matchConstraints":{"resourceRules":[{"apiGroups":["*"],"apiVersions":["*"],"resources":["*"],"operations":["*"]}]}}}`,
-			`{"metadata":{"name":"acme-p","labels":{"zoo.kubectl-zoo.io/tenant":"acme"}},"spec":{"matchConstraints":{"resourceRules":[{"apiGroups":["*"],"apiVersions":["*"],"resources":["*"],"operations":["*"]}],"namespaceSelector":{"matchExpressions":[{"key":"zoo.kubectl-zoo.io/tenant","operator":"In","values":["acme"]}]}},"matchConditions":[{"name":"zoo.kubectl-zoo.io/tenant","expression":"request.namespace != '' || request.name.startsWith('acme-') || 'zoo:tenant:acme' in request.userInfo.groups"}]}}`},
+			`{"metadata":{"name":"acme-p","labels":{"zoo.kubectl-zoo.io/tenant":"acme"}},"spec":{"matchConstraints":{"resourceRules":[{"apiGroups":["*"],"apiVersions":["*"],"resources":["*"],"operations":["*"]}],"namespaceSelector":{"matchExpressions":[{"key":"zoo.kubectl-zoo.io/tenant","operator":"In","values":["acme"]}]}},"matchConditions":[{"name":"zoo.kubectl-zoo.io/tenant","expression":"(has(request.namespace) \u0026\u0026 request.namespace != '') || (has(request.name) \u0026\u0026 request.name.startsWith('acme-')) || (has(request.userInfo.groups) \u0026\u0026 'zoo:tenant:acme' in request.userInfo.groups)"}]}}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,10 +13,16 @@ const TenantMatchCondition = "zoo.kubectl-zoo.io/tenant"
 
 // tenantMatchExpression is the CEL expression of TenantMatchCondition:
 // namespaced requests are already confined by the namespaceSelector;
-// cluster-scoped ones must be about the tenant's objects or by its identities.
+// cluster-scoped ones must be about the tenant's objects or by its
+// identities. Every term is guarded with has(): a cluster-scoped request has
+// no namespace key, and a condition that fails to evaluate counts as a
+// failure of the webhook or policy, which failurePolicy Fail turns into a
+// denial of every other tenant's and the platform's cluster-scoped
+// requests. (A condition that evaluates to false skips the request even when
+// the tenant's own conditions fail.)
 func (t Tenant) tenantMatchExpression() string {
-	return fmt.Sprintf("request.namespace != '' || request.name.startsWith('%s') || '%s' in request.userInfo.groups",
-		t.Prefix(), t.TenantGroup())
+	return fmt.Sprintf("(has(request.namespace) && request.namespace != '') || (has(request.name) && request.name.startsWith('%s')) || "+
+		"(has(request.userInfo.groups) && '%s' in request.userInfo.groups)", t.Prefix(), t.TenantGroup())
 }
 
 // matchConditionsRef adds (in) or strips (out) TenantMatchCondition in the

@@ -61,7 +61,7 @@ func TestCrossReferencesIn(t *testing.T) {
 			`{"endpoints":[{"targetRef":{"kind":"Pod","namespace":"acme-default","name":"p"}}]}`},
 		{"webhook without selector is confined", gr(admissionGroup, "validatingwebhookconfigurations"),
 			`{"webhooks":[{"name":"a"}]}`,
-			`{"webhooks":[{"name":"a","namespaceSelector":{"matchExpressions":[{"key":"zoo.kubectl-zoo.io/tenant","operator":"In","values":["acme"]}]},"matchConditions":[{"name":"zoo.kubectl-zoo.io/tenant","expression":"request.namespace != '' || request.name.startsWith('acme-') || 'zoo:tenant:acme' in request.userInfo.groups"}]}]}`},
+			`{"webhooks":[{"name":"a","namespaceSelector":{"matchExpressions":[{"key":"zoo.kubectl-zoo.io/tenant","operator":"In","values":["acme"]}]},"matchConditions":[{"name":"zoo.kubectl-zoo.io/tenant","expression":"(has(request.namespace) \u0026\u0026 request.namespace != '') || (has(request.name) \u0026\u0026 request.name.startsWith('acme-')) || (has(request.userInfo.groups) \u0026\u0026 'zoo:tenant:acme' in request.userInfo.groups)"}]}]}`},
 		{"network policy peer without namespaceSelector stays", gr("networking.k8s.io", "networkpolicies"),
 			`{"spec":{"ingress":[{"from":[{"podSelector":{}}]}]}}`, `{"spec":{"ingress":[{"from":[{"podSelector":{}}]}]}}`},
 		{"network policy empty namespaceSelector is all tenant namespaces", gr("networking.k8s.io", "networkpolicies"),
