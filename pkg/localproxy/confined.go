@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 
@@ -76,12 +77,19 @@ func (p *Proxy) asConfinedWriter(r *http.Request, u *translate.UpstreamRequest) 
 		if u.Info.Name == "" {
 			return nil, &apierrors.NewMethodNotSupported(gr, u.Info.Verb).ErrStatus
 		}
-		owned, err := p.ownsConfined(ctx, u)
+		owned, exists, err := p.ownsConfined(ctx, u)
 		if err != nil {
 			return nil, &apierrors.NewServiceUnavailable(fmt.Sprintf("kubectl-zoo cannot read %s %q: %v", gr, u.Info.Name, err)).ErrStatus
 		}
 		if !owned {
 			return nil, &apierrors.NewNotFound(gr, u.Info.Name).ErrStatus
+		}
+		if !exists && u.Info.Verb == "patch" && u.Info.Subresource == "" {
+			// A server-side apply of an object that does not exist
+			// creates it: it counts as a create.
+			if st := p.underTenantLimit(ctx, u, gr); st != nil {
+				return nil, st
+			}
 		}
 	}
 	return own, nil
@@ -104,24 +112,30 @@ func (p *Proxy) selectsTenant(selector string) bool {
 }
 
 // ownsConfined reads the object a named request addresses with ctx's
-// identity and reports whether it carries the tenant's label. An object that
-// does not exist is reported as owned: the upstream answers the request
-// with its own NotFound.
-func (p *Proxy) ownsConfined(ctx context.Context, u *translate.UpstreamRequest) (bool, error) {
-	path := u.Path
-	if u.Info.Subresource != "" {
-		path = strings.TrimSuffix(path, "/"+u.Info.Subresource)
-	}
+// identity and reports whether it carries the tenant's label, and whether it
+// exists. An object that does not exist is reported as owned: the upstream
+// answers the request with its own NotFound (or a server-side apply creates
+// it, labelled by the translator).
+func (p *Proxy) ownsConfined(ctx context.Context, u *translate.UpstreamRequest) (owned, exists bool, err error) {
 	var obj objectMeta
-	err := p.tenantJSON(ctx, http.MethodGet, path, nil, nil, &obj)
+	err = p.tenantJSON(ctx, http.MethodGet, confinedObjectPath(u), nil, nil, &obj)
 	var se *statusError
 	if errors.As(err, &se) && se.code == http.StatusNotFound {
-		return true, nil
+		return true, false, nil
 	}
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
-	return obj.Metadata.Labels[translate.TenantLabel] == p.tenant.Name(), nil
+	return obj.Metadata.Labels[translate.TenantLabel] == p.tenant.Name(), true, nil
+}
+
+// confinedObjectPath is the upstream path of the object a named request
+// addresses (without its subresource).
+func confinedObjectPath(u *translate.UpstreamRequest) string {
+	if u.Info.Subresource != "" {
+		return strings.TrimSuffix(u.Path, "/"+u.Info.Subresource)
+	}
+	return u.Path
 }
 
 // underTenantLimit refuses a create when the tenant already has
@@ -135,8 +149,12 @@ func (p *Proxy) underTenantLimit(ctx context.Context, u *translate.UpstreamReque
 	var list struct {
 		Items []struct{} `json:"items"`
 	}
+	collection := u.Path
+	if u.Info.Name != "" {
+		collection = path.Dir(confinedObjectPath(u))
+	}
 	query := url.Values{"labelSelector": {p.tr.TenantSelector()}, "limit": {strconv.Itoa(limit)}}
-	if err := p.tenantJSON(ctx, http.MethodGet, u.Path, query, nil, &list); err != nil {
+	if err := p.tenantJSON(ctx, http.MethodGet, collection, query, nil, &list); err != nil {
 		return &apierrors.NewServiceUnavailable(fmt.Sprintf("kubectl-zoo cannot count the tenant's %s: %v", gr, err)).ErrStatus
 	}
 	if len(list.Items) >= limit {

@@ -412,6 +412,9 @@ spec: {type: Exempt}
 			made = append(made, name)
 		}
 		assert.Len(t, made, 4, "mine and 4 more")
+		res := acme.run(t, level("applied", "1"), "apply", "--server-side", "-f", "-")
+		require.Error(t, res.Err, "a server-side apply that creates counts as a create")
+		assert.Contains(t, res.Stderr, "at most 5")
 		acme.k(t, append([]string{"delete", "prioritylevelconfiguration"}, made...)...)
 	})
 
