@@ -79,7 +79,7 @@ func (p *Proxy) asConfinedWriter(r *http.Request, u *translate.UpstreamRequest) 
 		}
 		owned, exists, err := p.ownsConfined(ctx, u)
 		if err != nil {
-			return nil, &apierrors.NewServiceUnavailable(fmt.Sprintf("kubectl-zoo cannot read %s %q: %v", gr, u.Info.Name, err)).ErrStatus
+			return nil, &apierrors.NewServiceUnavailable(fmt.Sprintf("kubectl-zoo cannot read %s %q: %v", gr, u.Info.Name, ownReadError(err))).ErrStatus
 		}
 		if !owned {
 			return nil, &apierrors.NewNotFound(gr, u.Info.Name).ErrStatus
@@ -155,7 +155,7 @@ func (p *Proxy) underTenantLimit(ctx context.Context, u *translate.UpstreamReque
 	}
 	query := url.Values{"labelSelector": {p.tr.TenantSelector()}, "limit": {strconv.Itoa(limit)}}
 	if err := p.tenantJSON(ctx, http.MethodGet, collection, query, nil, &list); err != nil {
-		return &apierrors.NewServiceUnavailable(fmt.Sprintf("kubectl-zoo cannot count the tenant's %s: %v", gr, err)).ErrStatus
+		return &apierrors.NewServiceUnavailable(fmt.Sprintf("kubectl-zoo cannot count the tenant's %s: %v", gr, ownReadError(err))).ErrStatus
 	}
 	if len(list.Items) >= limit {
 		return &apierrors.NewForbidden(gr, "", fmt.Errorf(
@@ -173,4 +173,15 @@ func (p *Proxy) confinedForbidden(w http.ResponseWriter, u *translate.UpstreamRe
 		"path", u.Path, "upstream", string(upstream))
 	writeStatus(w, &apierrors.NewForbidden(schema.GroupResource{Group: u.Info.APIGroup, Resource: u.Info.Resource}, u.Info.Name,
 		fmt.Errorf("kubectl-zoo writes %s for tenants with its own identity, and the shared cluster does not let it %s them", u.Info.Resource, u.Info.Verb)).ErrStatus)
+}
+
+// ownReadError is err for the tenant's eyes: a refusal of the proxy's own
+// identity would name that identity (the server's ServiceAccount is none of
+// the tenant's business).
+func ownReadError(err error) error {
+	var se *statusError
+	if errors.As(err, &se) && se.code == http.StatusForbidden {
+		return errors.New("the shared cluster does not let kubectl-zoo read them")
+	}
+	return err
 }
