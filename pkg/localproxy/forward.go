@@ -71,6 +71,10 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusForbidden && ctx.Value(ownIdentityKey{}) != nil {
 		upstream, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		if isConfinedKind(u) {
+			p.confinedForbidden(w, u, upstream) // confined.go
+			return
+		}
 		p.ownIdentityForbidden(w, r, u, upstream) // tenant_group_role.go
 		return
 	}

@@ -342,7 +342,7 @@ func newFuzzProxy(t testing.TB) (*Proxy, *fuzzUpstream) {
 	up := &fuzzUpstream{gets: map[string][]byte{}}
 	ts := httptest.NewServer(up)
 	t.Cleanup(ts.Close)
-	p, err := New(Config{Upstream: &rest.Config{Host: ts.URL, BearerToken: "upstream-secret"}, Tenant: "acme", Token: testToken})
+	p, err := New(Config{Upstream: &rest.Config{Host: ts.URL, BearerToken: "upstream-secret"}, Tenant: "acme", Admin: true, Token: testToken})
 	require.NoError(t, err)
 	return p, up
 }

@@ -116,6 +116,14 @@ func (p *Proxy) serve(rec http.ResponseWriter, r *http.Request, upgrade bool, yw
 		}
 		r = own
 	}
+	if isConfinedKind(u) && !upgrade {
+		own, st := p.asConfinedWriter(r, u) // confined.go
+		if st != nil {
+			writeStatus(rec, st)
+			return u, body
+		}
+		r = own
+	}
 	if !upgrade && p.serveClusterRoleBindings(rec, r, u, body) { // crb.go
 		return u, body
 	}

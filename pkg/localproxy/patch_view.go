@@ -57,6 +57,10 @@ func (p *Proxy) patchInView(w http.ResponseWriter, r *http.Request, u *translate
 // own identity, which ownIdentityForbidden answers without naming it.
 func (p *Proxy) answerRefusal(w http.ResponseWriter, r *http.Request, u *translate.UpstreamRequest, a *upstreamAnswer, warnings []string) {
 	if a.code == http.StatusForbidden && r.Context().Value(ownIdentityKey{}) != nil {
+		if isConfinedKind(u) {
+			p.confinedForbidden(w, u, a.body) // confined.go
+			return
+		}
 		p.ownIdentityForbidden(w, r, u, a.body) // tenant_group_role.go
 		return
 	}

@@ -86,7 +86,7 @@ func newWalkProxy(t *testing.T, extra ...walkFixture) (*Proxy, *fuzzUpstream) {
 	up := &fuzzUpstream{gets: map[string][]byte{}, store: store}
 	ts := httptest.NewServer(up)
 	t.Cleanup(ts.Close)
-	p, err := New(Config{Upstream: &rest.Config{Host: ts.URL, BearerToken: "upstream-secret"}, Tenant: "acme", Token: testToken})
+	p, err := New(Config{Upstream: &rest.Config{Host: ts.URL, BearerToken: "upstream-secret"}, Tenant: "acme", Admin: true, Token: testToken})
 	require.NoError(t, err)
 	return p, up
 }

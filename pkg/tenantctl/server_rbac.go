@@ -97,6 +97,10 @@ func ServerBaseClusterRole() *rbacv1.ClusterRole {
 	// class) are read one by one to learn whose they are (shared.go,
 	// platform.go's priority class values).
 	rules = append(rules, sharedKindRules()...)
+	// Admission configuration and flow control of tenants are written with
+	// the server's own identity once the translator has confined them
+	// (pkg/localproxy/confined.go): no tenant identity may write them.
+	rules = append(rules, confinedKindRules()...)
 	// A tenant CRD group is served with the server's own identity only when
 	// its CustomResourceDefinition carries the tenant's label (a prefix
 	// alone is no ownership: cert-manager.io starts with a tenant "cert"),
@@ -134,6 +138,34 @@ func sharedKindRules() []rbacv1.PolicyRule {
 		res := byGroup[g]
 		slices.Sort(res)
 		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: slices.Compact(res), Verbs: []string{"get"}})
+	}
+	return rules
+}
+
+// confinedKindRules grant every verb on the kinds the proxy serves with its
+// own identity (translate.AccessProxy) and their status, one rule per API
+// group, derived (never copied) from the kinds table.
+func confinedKindRules() []rbacv1.PolicyRule {
+	byGroup := map[string][]string{}
+	for _, k := range translate.Kinds() {
+		if k.Access != translate.AccessProxy {
+			continue
+		}
+		byGroup[k.Resource.Group] = append(byGroup[k.Resource.Group], k.Resource.Resource)
+		if k.HasStatus() {
+			byGroup[k.Resource.Group] = append(byGroup[k.Resource.Group], k.Resource.Resource+"/status")
+		}
+	}
+	groups := make([]string, 0, len(byGroup))
+	for g := range byGroup {
+		groups = append(groups, g)
+	}
+	slices.SortFunc(groups, strings.Compare)
+	rules := make([]rbacv1.PolicyRule, 0, len(groups))
+	for _, g := range groups {
+		res := byGroup[g]
+		slices.Sort(res)
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: res, Verbs: writeVerbs})
 	}
 	return rules
 }

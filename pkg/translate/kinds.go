@@ -105,6 +105,11 @@ type KindRule struct {
 	Complete func(m *mapper, obj map[string]any) error
 	// Annotations a tenant may not set on the kind (403 naming the key).
 	Annotations []AnnotationRule
+	// MaxPerTenant bounds how many objects of an AccessProxy kind one
+	// tenant may have (the proxy counts them before a create): every
+	// request of the shared cluster is matched against every admission
+	// policy, webhook and FlowSchema, so their number is everyone's cost.
+	MaxPerTenant int
 }
 
 // AnnotationRule is an annotation a tenant may not set on a kind at all,
@@ -136,6 +141,15 @@ const (
 	AccessRead
 	// AccessWrite grants reads and writes.
 	AccessWrite
+	// AccessProxy grants nothing to tenant identities upstream: Kubernetes
+	// runs no admission on the kind (admission configuration), or none could
+	// confine its effect, so no upstream policy could hold a tenant identity
+	// that wrote it. The proxy reads and writes the tenant's objects of the
+	// kind with its own identity instead, once the translator has confined
+	// them, and only for the tenant's admins (pkg/localproxy/confined.go);
+	// objects without the tenant's label are not the tenant's, whatever
+	// their name.
+	AccessProxy
 )
 
 // UpstreamAccess is what the tenant's admins may do with the kind upstream:

@@ -24,11 +24,16 @@ const (
 // subresource (the kubelet API) is refused.
 const nodesReason = "nodes belong to the shared cluster: tenants may read them but not change them"
 
-// Admission configuration, flow control and CSRs are tenant-owned for the
-// proxy, but no tenant identity may write them upstream (AccessNone):
-// Kubernetes never runs admission policies on admission configuration, so
-// nothing upstream could confine such a write. A tenant's PriorityClasses
-// are written upstream too: zoo-tenant-priority caps their value there.
+// Admission configuration and flow control are tenant-owned for the proxy,
+// but no tenant identity may write them upstream: Kubernetes never runs
+// admission policies on admission configuration, so nothing upstream could
+// confine such a write, and a FlowSchema or priority level changes how the
+// shared API server serves everyone. The proxy writes them with its own
+// identity once the translator has confined them (AccessProxy,
+// refs_admission.go, refs_flowcontrol.go). Mutating admission policies (not
+// served by default at v1.34) and CSRs stay refused (AccessNone). A
+// tenant's PriorityClasses are written upstream too: zoo-tenant-priority
+// caps their value there.
 
 // PlatformStatus: a pod's addresses (PlatformStatusFields: scrapers and the
 // API server's pods/proxy dial them; its conditions stay writable, readiness
@@ -112,10 +117,10 @@ var kindTable = []KindRule{
 	{Resource: gr("resource.k8s.io", "resourceclaims"), Kind: "ResourceClaim", Treatment: Namespaced},
 	{Resource: gr("resource.k8s.io", "resourceclaimtemplates"), Kind: "ResourceClaimTemplate", Treatment: Namespaced},
 	// admission
-	{Resource: gr(admissionGroup, "mutatingwebhookconfigurations"), Kind: "MutatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs("mutatingwebhookconfigurations"), Access: AccessNone},
-	{Resource: gr(admissionGroup, "validatingwebhookconfigurations"), Kind: "ValidatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs("validatingwebhookconfigurations"), Access: AccessNone},
-	{Resource: grVAP, Kind: "ValidatingAdmissionPolicy", Treatment: TenantOwned, Refs: admissionPolicyRefs, Access: AccessNone},
-	{Resource: gr(admissionGroup, "validatingadmissionpolicybindings"), Kind: "ValidatingAdmissionPolicyBinding", Treatment: TenantOwned, Refs: policyBindingRefs("validating"), Access: AccessNone},
+	{Resource: gr(admissionGroup, "mutatingwebhookconfigurations"), Kind: "MutatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs("mutatingwebhookconfigurations"), Access: AccessProxy, MaxPerTenant: 10},
+	{Resource: gr(admissionGroup, "validatingwebhookconfigurations"), Kind: "ValidatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs("validatingwebhookconfigurations"), Access: AccessProxy, MaxPerTenant: 10},
+	{Resource: grVAP, Kind: "ValidatingAdmissionPolicy", Treatment: TenantOwned, Refs: admissionPolicyRefs, Check: checkParamKind, Access: AccessProxy, MaxPerTenant: 20},
+	{Resource: gr(admissionGroup, "validatingadmissionpolicybindings"), Kind: "ValidatingAdmissionPolicyBinding", Treatment: TenantOwned, Refs: policyBindingRefs("validating"), Access: AccessProxy, MaxPerTenant: 20},
 	{Resource: grMAP, Kind: "MutatingAdmissionPolicy", Treatment: TenantOwned, Refs: admissionPolicyRefs, Access: AccessNone},
 	{Resource: gr(admissionGroup, "mutatingadmissionpolicybindings"), Kind: "MutatingAdmissionPolicyBinding", Treatment: TenantOwned, Refs: policyBindingRefs("mutating"), Access: AccessNone},
 	// API extension
@@ -123,8 +128,8 @@ var kindTable = []KindRule{
 	{Resource: gr("apiregistration.k8s.io", "apiservices"), Kind: "APIService", Treatment: Forbidden,
 		Reason: "APIService registration serves an API group to the whole shared cluster and cannot be confined to a tenant"},
 	// flow control
-	{Resource: gr(flowGroup, "flowschemas"), Kind: "FlowSchema", Treatment: TenantOwned, Refs: flowSchemaRefs, Access: AccessNone},
-	{Resource: grPLC, Kind: "PriorityLevelConfiguration", Treatment: TenantOwned, Check: checkPriorityLevel, Access: AccessNone},
+	{Resource: gr(flowGroup, "flowschemas"), Kind: "FlowSchema", Treatment: TenantOwned, Refs: flowSchemaRefs, Check: checkFlowSchema, Access: AccessProxy, MaxPerTenant: 10},
+	{Resource: grPLC, Kind: "PriorityLevelConfiguration", Treatment: TenantOwned, Check: checkPriorityLevel, Complete: completePriorityLevel, Access: AccessProxy, MaxPerTenant: 5},
 	// certificates
 	{Resource: grCSR, Kind: "CertificateSigningRequest", Treatment: TenantOwned, Check: checkCSR, Access: AccessNone},
 	{Resource: gr("certificates.k8s.io", "clustertrustbundles"), Kind: "ClusterTrustBundle", Treatment: Forbidden,

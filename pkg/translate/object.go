@@ -182,6 +182,12 @@ func (t *Translator) metadataOut(rule *KindRule, meta map[string]any) error {
 		if labelled && owner != t.tenant.Name() {
 			return notFound(rule.Resource, name)
 		}
+		if !labelled && rule.Access == AccessProxy {
+			// The proxy serves these with its own identity: an object
+			// without the tenant's label is not the tenant's, even when
+			// its name has the prefix (the platform may have made it).
+			return notFound(rule.Resource, name)
+		}
 		if rule.Treatment == TenantOwned || labelled {
 			local, err := m.objectNameOwned(rule, name)
 			if err != nil {

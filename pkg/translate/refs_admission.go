@@ -2,6 +2,8 @@ package translate
 
 import (
 	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // TenantMatchCondition names the matchCondition the proxy adds to a tenant's
@@ -11,10 +13,16 @@ const TenantMatchCondition = "zoo.kubectl-zoo.io/tenant"
 
 // tenantMatchExpression is the CEL expression of TenantMatchCondition:
 // namespaced requests are already confined by the namespaceSelector;
-// cluster-scoped ones must be about the tenant's objects or by its identities.
+// cluster-scoped ones must be about the tenant's objects or by its
+// identities. Every term is guarded with has(): a cluster-scoped request has
+// no namespace key, and a condition that fails to evaluate counts as a
+// failure of the webhook or policy, which failurePolicy Fail turns into a
+// denial of every other tenant's and the platform's cluster-scoped
+// requests. (A condition that evaluates to false skips the request even when
+// the tenant's own conditions fail.)
 func (t Tenant) tenantMatchExpression() string {
-	return fmt.Sprintf("request.namespace != '' || request.name.startsWith('%s') || '%s' in request.userInfo.groups",
-		t.Prefix(), t.TenantGroup())
+	return fmt.Sprintf("(has(request.namespace) && request.namespace != '') || (has(request.name) && request.name.startsWith('%s')) || "+
+		"(has(request.userInfo.groups) && '%s' in request.userInfo.groups)", t.Prefix(), t.TenantGroup())
 }
 
 // matchConditionsRef adds (in) or strips (out) TenantMatchCondition in the
@@ -99,4 +107,29 @@ var crdRefs = []Ref{
 	namespaceRef("spec.conversion.webhook.clientConfig.service", "namespace"),
 	refusedField(TargetURL, grCRD, "spec.conversion.webhook.clientConfig", "url",
 		"the API server would dial that address; serve the conversion webhook from a Service of the tenant"),
+}
+
+// checkParamKind refuses a policy whose parameters are of a built-in
+// cluster-scoped kind: a binding's paramRef would then name objects the
+// translator cannot confine to the tenant (other tenants' ClusterRoles, the
+// cluster's nodes), and the policy's messages could show them. Parameters of
+// a namespaced kind are read in the tenant's namespaces only (the binding's
+// paramRef.namespace is mapped, and without one the request's namespace,
+// which the selectors confine, is used); those of the tenant's own API
+// groups are the tenant's whatever their scope.
+func checkParamKind(_ *mapper, obj map[string]any) error {
+	pk := child(child(obj, "spec"), "paramKind")
+	if str(pk, "kind") == "" {
+		return nil // no parameters (the API server requires a kind)
+	}
+	gv, err := schema.ParseGroupVersion(str(pk, "apiVersion"))
+	if err != nil || !IsBuiltinGroup(gv.Group) {
+		return nil // the API server validates it; another group is mapped into the tenant's
+	}
+	if rule, ok := LookupKindByKind(schema.GroupKind{Group: gv.Group, Kind: str(pk, "kind")}); ok && rule.Treatment == Namespaced {
+		return nil
+	}
+	return forbidden(grVAP, str(child(obj, "metadata"), "name"), fmt.Sprintf(
+		"a tenant's admission policy may take its parameters only from a namespaced kind or one of its own API groups, not %s %s",
+		str(pk, "apiVersion"), str(pk, "kind")))
 }

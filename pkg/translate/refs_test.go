@@ -61,7 +61,7 @@ func TestCrossReferencesIn(t *testing.T) {
 			`{"endpoints":[{"targetRef":{"kind":"Pod","namespace":"acme-default","name":"p"}}]}`},
 		{"webhook without selector is confined", gr(admissionGroup, "validatingwebhookconfigurations"),
 			`{"webhooks":[{"name":"a"}]}`,
-			`{"webhooks":[{"name":"a","namespaceSelector":{"matchExpressions":[{"key":"zoo.kubectl-zoo.io/tenant","operator":"In","values":["acme"]}]},"matchConditions":[{"name":"zoo.kubectl-zoo.io/tenant","expression":"request.namespace != '' || request.name.startsWith('acme-') || 'zoo:tenant:acme' in request.userInfo.groups"}]}]}`},
+			`{"webhooks":[{"name":"a","namespaceSelector":{"matchExpressions":[{"key":"zoo.kubectl-zoo.io/tenant","operator":"In","values":["acme"]}]},"matchConditions":[{"name":"zoo.kubectl-zoo.io/tenant","expression":"(has(request.namespace) \u0026\u0026 request.namespace != '') || (has(request.name) \u0026\u0026 request.name.startsWith('acme-')) || (has(request.userInfo.groups) \u0026\u0026 'zoo:tenant:acme' in request.userInfo.groups)"}]}]}`},
 		{"network policy peer without namespaceSelector stays", gr("networking.k8s.io", "networkpolicies"),
 			`{"spec":{"ingress":[{"from":[{"podSelector":{}}]}]}}`, `{"spec":{"ingress":[{"from":[{"podSelector":{}}]}]}}`},
 		{"network policy empty namespaceSelector is all tenant namespaces", gr("networking.k8s.io", "networkpolicies"),
@@ -116,7 +116,7 @@ func TestCrossReferencesOut(t *testing.T) {
 			`{"status":{"authenticated":true,"user":{"username":"zoo:beta:dev"}}}`,
 			`{"status":{"authenticated":false,"error":"the token does not belong to this cluster"}}`},
 		{"webhook selector and condition stripped", gr(admissionGroup, "mutatingwebhookconfigurations"),
-			`{"metadata":{"name":"acme-w"},"webhooks":[{"namespaceSelector":{"matchExpressions":[{"key":"zoo.kubectl-zoo.io/tenant","operator":"In","values":["acme"]}]},"matchConditions":[{"name":"zoo.kubectl-zoo.io/tenant","expression":"x"}]}]}`,
+			`{"metadata":{"name":"acme-w","labels":{"zoo.kubectl-zoo.io/tenant":"acme"}},"webhooks":[{"namespaceSelector":{"matchExpressions":[{"key":"zoo.kubectl-zoo.io/tenant","operator":"In","values":["acme"]}]},"matchConditions":[{"name":"zoo.kubectl-zoo.io/tenant","expression":"x"}]}]}`,
 			`{"metadata":{"name":"w"},"webhooks":[{"namespaceSelector":{}}]}`},
 	}
 	for _, tc := range cases {

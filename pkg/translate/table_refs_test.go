@@ -72,6 +72,9 @@ func TestTableReferenceCells(t *testing.T) {
 			if rule.Treatment == Namespaced {
 				meta["namespace"] = "acme-default"
 			}
+			if rule.Treatment == TenantOwned { // as every tenant-owned object upstream is
+				meta["labels"] = map[string]any{TenantLabel: "acme"}
+			}
 			doc := map[string]any{"kind": "Table", "apiVersion": "meta.k8s.io/v1", "columnDefinitions": defs,
 				"rows": []any{map[string]any{"cells": append([]any(nil), tc.cells...),
 					"object": map[string]any{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": meta}}}}

@@ -25,12 +25,13 @@ func setUp(ctx context.Context, c config) (e *env, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("start the upstream: %w", err)
 	}
-	e = &env{cluster: cluster}
+	started := &env{cluster: cluster}
 	defer func() {
-		if err != nil {
-			e.close()
+		if err != nil { // e is nil then: stop what was started
+			started.close()
 		}
 	}()
+	e = started
 	if err := zoo(ctx, c, cluster.Kubeconfig, "install"); err != nil {
 		return nil, err
 	}
@@ -40,10 +41,10 @@ func setUp(ctx context.Context, c config) (e *env, err error) {
 	if err := setPodSecurityLevel(ctx, c, cluster.Kubeconfig); err != nil {
 		return nil, err
 	}
-	if e.serve, err = startServe(ctx, c, cluster.Kubeconfig, tenant, filepath.Join(c.work, "serve")); err != nil {
+	if started.serve, err = startServe(ctx, c, cluster.Kubeconfig, tenant, filepath.Join(c.work, "serve")); err != nil {
 		return nil, err
 	}
-	return e, nil
+	return started, nil
 }
 
 // setPodSecurityLevel gives the tenant the level c.podSecurity as the

@@ -11,8 +11,10 @@ import (
 // waits on no controller timing. Together they cover discovery (also of a
 // CRD being registered), watches from a resource version, resource quota,
 // namespaces, field validation of typed objects and custom resources
-// (repeated keys included), a CRD's status, Table output and the garbage
-// collector.
+// (repeated keys included), a CRD's status, Table output, the garbage
+// collector, and the API operations of FlowSchemas, priority levels,
+// ValidatingAdmissionPolicies and their bindings (which the proxy writes with
+// its own identity, pkg/localproxy/confined.go).
 var fastSpecs = []string{
 	"[sig-api-machinery] server version should find the server version [Conformance]",
 	"[sig-api-machinery] Discovery should validate PreferredVersion for each APIGroup [Conformance]",
@@ -29,6 +31,10 @@ var fastSpecs = []string{
 	"[sig-api-machinery] AggregatedDiscovery should support raw aggregated discovery request for CRDs [Conformance]",
 	"[sig-api-machinery] Servers with support for Table transformation should return a 406 for a backend which does not implement metadata [Conformance]",
 	"[sig-api-machinery] Garbage collector should delete RS created by deployment when not orphaning [Conformance]",
+	"[sig-api-machinery] API priority and fairness should support FlowSchema API operations [Conformance]",
+	"[sig-api-machinery] API priority and fairness should support PriorityLevelConfiguration API operations [Conformance]",
+	"[sig-api-machinery] ValidatingAdmissionPolicy [Privileged:ClusterAdmin] should support ValidatingAdmissionPolicy API operations [Conformance]",
+	"[sig-api-machinery] ValidatingAdmissionPolicy [Privileged:ClusterAdmin] should support ValidatingAdmissionPolicyBinding API operations [Conformance]",
 }
 
 // fastFocus is a ginkgo focus matching exactly fastSpecs. Ginkgo matches the
