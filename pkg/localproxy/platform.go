@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 	"time"
 
@@ -70,8 +71,8 @@ func (l *platformLookup) CurrentMetadata(path string) (translate.Metadata, bool,
 	return translate.Metadata{Labels: obj.Metadata.Labels, Annotations: obj.Metadata.Annotations}, true, nil
 }
 
-// PodSecurityLevel implements translate.PlatformLookup: the level the
-// tenant's record names (translate.PodSecurityLevelAnnotation), cached.
+// PodSecurityLevel implements translate.PlatformLookup: the level of the
+// tenant's policy (tenantctl.PodSecurityLevel), cached.
 func (l *platformLookup) PodSecurityLevel() (string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -123,20 +124,30 @@ func (l *platformLookup) PriorityClassValue(name string) (int64, bool, error) {
 	return pc.Value, found, nil
 }
 
-// AllowedPriorityClasses implements translate.PlatformLookup. It is asked
-// only for a class of positive value, so it is not cached.
+// AllowedPriorityClasses implements translate.PlatformLookup: the classes
+// of the tenant's policy and those of the namespace's platform annotation.
+// It is asked only for a class of positive value, so it is not cached: a
+// `policy set --priority-classes` holds at once.
 func (l *platformLookup) AllowedPriorityClasses(ns string) ([]string, error) {
 	ctx, cancel := l.lookupCtx()
 	defer cancel()
+	rec, err := l.p.tenantRecord(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p, err := tenantctl.EffectivePolicy(rec)
+	if err != nil {
+		return nil, err
+	}
 	var obj objectMeta
 	if err := l.ownJSON(ctx, "/api/v1/namespaces/"+url.PathEscape(ns), &obj); err != nil {
 		var se *statusError
 		if errors.As(err, &se) && se.code == http.StatusNotFound {
-			return nil, nil
+			return p.PriorityClasses, nil
 		}
 		return nil, err
 	}
-	return translate.ParsePriorityClasses(obj.Metadata.Annotations[translate.PriorityClassesAnnotation]), nil
+	return append(slices.Clone(p.PriorityClasses), translate.ParsePriorityClasses(obj.Metadata.Annotations[translate.PriorityClassesAnnotation])...), nil
 }
 
 // ownJSON GETs path with the caller's own identity.
