@@ -23,9 +23,9 @@ func TestChangeApply(t *testing.T) {
 		wantErr string
 	}{
 		"nothing given changes nothing": {change: Change{}, want: func(*Policy) {}},
-		"one field": {change: Change{PodSecurity: ptr.To("baseline")}, want: func(p *Policy) { p.PodSecurity = "baseline" }},
-		"quota cleared": {change: Change{Quota: ptr.To("")}, want: func(p *Policy) { p.Quota = nil }},
-		"max namespaces cleared": {change: Change{MaxNamespaces: ptr.To[int32](0)}, want: func(p *Policy) { p.MaxNamespaces = nil }},
+		"one field":                     {change: Change{PodSecurity: ptr.To("baseline")}, want: func(p *Policy) { p.PodSecurity = "baseline" }},
+		"quota cleared":                 {change: Change{Quota: ptr.To("")}, want: func(p *Policy) { p.Quota = nil }},
+		"max namespaces cleared":        {change: Change{MaxNamespaces: ptr.To[int32](0)}, want: func(p *Policy) { p.MaxNamespaces = nil }},
 		"classes sorted, deduplicated": {change: Change{PriorityClasses: ptr.To("silver, gold,silver")},
 			want: func(p *Policy) { p.PriorityClasses = []string{"gold", "silver"} }},
 		"classes cleared": {change: Change{PriorityClasses: ptr.To("")}, want: func(p *Policy) { p.PriorityClasses = nil }},
@@ -35,7 +35,9 @@ func TestChangeApply(t *testing.T) {
 		"rate limit removed": {change: Change{QPS: ptr.To[int32](0), Burst: ptr.To[int32](0), MaxInflight: ptr.To[int32](0)},
 			want: func(p *Policy) { p.RateLimit = nil }},
 		"limit range": {change: Change{LimitRange: ptr.To("default-cpu=100m")},
-			want: func(p *Policy) { p.LimitRange = &LimitRange{Default: corev1.ResourceList{"cpu": resource.MustParse("100m")}} }},
+			want: func(p *Policy) {
+				p.LimitRange = &LimitRange{Default: corev1.ResourceList{"cpu": resource.MustParse("100m")}}
+			}},
 		"bad level":     {change: Change{PodSecurity: ptr.To("lax")}, wantErr: `pod security level "lax"`},
 		"bad quota":     {change: Change{Quota: ptr.To("pods")}, wantErr: `"pods" is not NAME=QUANTITY`},
 		"bad isolation": {change: Change{NetworkIsolation: ptr.To("some")}, wantErr: "networkIsolation"},
