@@ -13,8 +13,7 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
-// platformTTL bounds how stale a cached Pod Security level or PriorityClass
-// value may be. The upstream's admission judges every write anyway; the
+// platformTTL bounds how stale a cached PriorityClass value may be. The upstream's admission judges every write anyway; the
 // proxy's answers only come first, with clearer messages.
 const platformTTL = 30 * time.Second
 
@@ -30,8 +29,6 @@ type platformLookup struct {
 	p *Proxy
 
 	mu        sync.Mutex
-	level     string
-	levelAt   time.Time
 	classes   map[string]classValue
 	lookupCtx func() (context.Context, context.CancelFunc)
 }
@@ -72,25 +69,17 @@ func (l *platformLookup) CurrentMetadata(path string) (translate.Metadata, bool,
 }
 
 // PodSecurityLevel implements translate.PlatformLookup: the level of the
-// tenant's policy (tenantctl.PodSecurityLevel), cached.
+// tenant's policy (tenantctl.PodSecurityLevel). It is asked only when the
+// tenant creates a namespace, so it is not cached: a `policy set
+// --pod-security` holds for the next namespace at once.
 func (l *platformLookup) PodSecurityLevel() (string, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.level != "" && time.Since(l.levelAt) < platformTTL {
-		return l.level, nil
-	}
 	ctx, cancel := l.lookupCtx()
 	defer cancel()
 	rec, err := l.p.tenantRecord(ctx)
 	if err != nil {
 		return "", err
 	}
-	level, err := tenantctl.PodSecurityLevel(rec)
-	if err != nil {
-		return "", err
-	}
-	l.level, l.levelAt = level, time.Now()
-	return level, nil
+	return tenantctl.PodSecurityLevel(rec)
 }
 
 // PriorityClassValue implements translate.PlatformLookup, cached.

@@ -260,13 +260,19 @@ func psRankCEL() string {
 // psFloorCEL is the rank of the tenant's Pod Security level for a zoo:
 // identity: the loosest level the registry identity may `use`
 // (PodSecurityLevelResource) in the tenant's membership namespace, loosest
-// first. It is one past the strictest (no level may be set) when the tenant
-// is no member, and for a tenant's ServiceAccounts, which may change no Pod
-// Security label.
+// first, and the strictest when it may use none of the others. It asks the
+// authorizer at most len(PodSecurityLevels)-1 times: CEL's cost budget of
+// one expression allows two authorization checks, and a third (a tenant at
+// restricted) failed every namespace label write of that tenant with "actual
+// cost limit exceeded". A zoo: identity of no member tenant gets the
+// strictest level: IdentityPolicy refuses all its writes anyway. A tenant's
+// ServiceAccounts, which may change no Pod Security label, get one past the
+// strictest.
 func psFloorCEL() string {
 	none := fmt.Sprint(len(translate.PodSecurityLevels))
-	out := none
-	for i := len(translate.PodSecurityLevels) - 1; i >= 0; i-- {
+	last := len(translate.PodSecurityLevels) - 1
+	out := fmt.Sprint(last)
+	for i := last - 1; i >= 0; i-- {
 		out = fmt.Sprintf("%s ? %d : (%s)", memberCheck("variables.tenant", PodSecurityLevelResource, quote(translate.PodSecurityLevels[i]), "use"), i, out)
 	}
 	return "!variables.isZoo ? " + none + " : (" + out + ")"
