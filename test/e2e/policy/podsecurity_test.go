@@ -97,7 +97,7 @@ func TestPodSecurityFromPolicy(t *testing.T) {
 	res = kubectl(t, "", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: acme-loose\n  labels: {"+translate.TenantLabel+": acme, pod-security.kubernetes.io/enforce: baseline}\n",
 		append(as, "create", "-f", "-")...)
 	require.Error(t, res.Err)
-	assert.Contains(t, res.Stderr, "at the tenant's Pod Security level or a stricter one, not baseline")
+	assert.Contains(t, res.Stderr, "ValidatingAdmissionPolicy 'zoo-tenant-metadata'")
 
 	// A namespace acme creates now gets the new level, through serve
 	// and directly upstream (at most two authorization checks decide).
