@@ -29,7 +29,7 @@ func classDeployment(name, ns, class string) string {
 // as acme's identity directly upstream, and for the pods a Deployment's
 // ReplicaSet creates (refused before: the ReplicaSet reports ReplicaFailure
 // with the admission's denial) — in a namespace acme created after the
-// change too; beta's pods still may not use it; `--priority-classes ''`
+// change too; beta's pods still may not use it; `--priority-classes ”`
 // takes it away again.
 func TestPriorityFromPolicy(t *testing.T) {
 	acme := serve(t, "acme")
