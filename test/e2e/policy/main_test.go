@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
@@ -122,4 +124,22 @@ func resetPolicy(t *testing.T, tenant string) {
 		framework.Run(context.Background(), nil, framework.ZooPath(t), "--kubeconfig", framework.Cluster().Kubeconfig,
 			"policy", "set", tenant, "--pod-security", "", "--priority-classes", "")
 	})
+}
+
+// saKubeconfig makes ServiceAccount name in the upstream namespace ns with
+// every right there (zoo-tenant-admin), as a tenant admin would, and returns
+// a kubeconfig with its token: a tenant pod's credentials.
+func saKubeconfig(t *testing.T, ns, name string) string {
+	t.Helper()
+	framework.Kubectl(t, "create", "serviceaccount", name, "-n", ns)
+	framework.Kubectl(t, "create", "rolebinding", name, "-n", ns, "--clusterrole=zoo-tenant-admin", "--serviceaccount="+ns+":"+name)
+	token := strings.TrimSpace(framework.Kubectl(t, "create", "token", name, "-n", ns))
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["c"] = &clientcmdapi.Cluster{Server: framework.Cluster().Server, CertificateAuthorityData: framework.Cluster().CACertPEM()}
+	cfg.AuthInfos["sa"] = &clientcmdapi.AuthInfo{Token: token}
+	cfg.Contexts["c"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "sa"}
+	cfg.CurrentContext = "c"
+	path := filepath.Join(t.TempDir(), name+".kubeconfig")
+	require.NoError(t, clientcmd.WriteToFile(*cfg, path))
+	return path
 }

@@ -37,13 +37,15 @@ func levels(t *testing.T, tenant string) []string {
 // EVERY acme namespace (also one acme made itself): a privileged pod is
 // refused under baseline through serve and as acme's identity directly
 // upstream, accepted both ways after `policy set --pod-security
-// privileged`, and refused again after `--pod-security restricted`. beta
-// is never touched, and acme cannot loosen the level itself.
+// privileged`, and refused again after `--pod-security restricted` (also
+// for a ServiceAccount of acme's). beta is never touched, and acme cannot
+// loosen the level itself.
 func TestPodSecurityFromPolicy(t *testing.T) {
 	acme := serve(t, "acme")
 	resetPolicy(t, "acme")
 	mustKubectl(t, acme, "", "create", "namespace", "ps")
 	as := tenantAs("acme")
+	sa := saKubeconfig(t, "acme-ps", "builder")
 	betaBefore := levels(t, "beta")
 
 	attempt := func(name string) (viaServe, upstream framework.Result) {
@@ -54,7 +56,8 @@ func TestPodSecurityFromPolicy(t *testing.T) {
 	refused := func(level string) {
 		t.Helper()
 		viaServe, upstream := attempt("root-" + level)
-		for name, res := range map[string]framework.Result{"through serve": viaServe, "upstream as acme": upstream} {
+		bySA := kubectl(t, sa, privilegedPod("root-"+level+"-sa", "acme-ps"), "create", "-f", "-")
+		for name, res := range map[string]framework.Result{"through serve": viaServe, "upstream as acme": upstream, "acme's ServiceAccount": bySA} {
 			require.Error(t, res.Err, "%s: a privileged pod must be refused under %s; stdout: %s", name, level, res.Stdout)
 			assert.Contains(t, res.Stderr, `violates PodSecurity "`+level+`:latest"`, name)
 		}
@@ -91,6 +94,9 @@ func TestPodSecurityFromPolicy(t *testing.T) {
 	assert.Contains(t, res.Stderr, "pod-security.kubernetes.io/enforce")
 	res = kubectl(t, "", "", append(as, "label", "ns", "acme-ps", "pod-security.kubernetes.io/enforce=baseline", "--overwrite")...)
 	require.Error(t, res.Err)
+	assert.Contains(t, res.Stderr, "ValidatingAdmissionPolicy 'zoo-tenant-metadata'")
+	res = kubectl(t, sa, "", "label", "ns", "acme-ps", "pod-security.kubernetes.io/enforce=baseline", "--overwrite")
+	require.Error(t, res.Err, "acme's ServiceAccount may not loosen it either")
 	assert.Contains(t, res.Stderr, "ValidatingAdmissionPolicy 'zoo-tenant-metadata'")
 	// Nor create a namespace below it, directly upstream (the proxy labels
 	// what it creates; the grant of the level changed with the policy).
