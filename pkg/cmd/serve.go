@@ -2,11 +2,9 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"syscall"
 
@@ -38,7 +36,11 @@ type ServeOptions struct {
 	Server ServerFlags
 
 	upstream *rest.Config
-	getter   genericclioptions.RESTClientGetter
+	// userSet says --user was given; direct, that the credential is the
+	// tenant user's own (serve_identity.go).
+	userSet bool
+	direct  bool
+	getter  genericclioptions.RESTClientGetter
 	genericiooptions.IOStreams
 }
 
@@ -51,11 +53,17 @@ func NewServeOptions(getter genericclioptions.RESTClientGetter, streams generici
 func NewCmdServe(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewServeOptions(getter, streams)
 	cmd := &cobra.Command{
-		Use:   "serve (--tenant NAME [--user USER] [--port PORT] [--kubeconfig-out FILE] | --listen ADDR --tls-cert-file F --tls-private-key-file F)",
+		Use:   "serve ([--tenant NAME] [--user USER] [--port PORT] [--kubeconfig-out FILE] | --listen ADDR --tls-cert-file F --tls-private-key-file F)",
 		Short: "Serve a tenant's view of the cluster on 127.0.0.1, or every tenant's as a server",
 		Long: `Serve a tenant's view of the shared cluster on 127.0.0.1: a translating proxy
 that prefixes what the tenant names, impersonates the tenant identity toward the
 cluster of your kubeconfig, and strips the prefix on the way back.
+
+With a tenant user's own credential (a certificate from "kubectl zoo cert issue
+--signer kubernetes": user zoo:<tenant>:<user>, group zoo:tenant:<tenant>) it
+impersonates no one: it serves that user's view with that credential, --tenant
+may be omitted, and --tenant, --user and --group must agree with it. See
+docs/certificates.md for what such a view can and cannot do.
 
 It writes a kubeconfig (mode 0600) with the context zoo-<tenant> and a random
 bearer token for this run, and prints how to use it. Stop it with Ctrl-C.
@@ -68,9 +76,11 @@ token of a ServiceAccount in a tenant namespace. It writes one JSON audit line p
 mutating request to --audit-log and serves /livez, /readyz and /metrics.`,
 		Example: `  kubectl zoo serve --tenant acme
   kubectl zoo serve --tenant acme --user dev --port 8001 --kubeconfig-out acme.kubeconfig
+  KUBECONFIG=alice.kubeconfig kubectl zoo serve   # alice's own certificate, no impersonation
   kubectl zoo serve --listen :8443 --tls-cert-file tls.crt --tls-private-key-file tls.key`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.userSet = cmd.Flags().Changed("user")
 			if err := o.Complete(); err != nil {
 				return err
 			}
@@ -85,7 +95,7 @@ mutating request to --audit-log and serves /livez, /readyz and /metrics.`,
 			return o.Run(ctx)
 		},
 	}
-	cmd.Flags().StringVar(&o.Tenant, "tenant", "", "Tenant whose view to serve (required)")
+	cmd.Flags().StringVar(&o.Tenant, "tenant", "", "Tenant whose view to serve (required unless your credential is a tenant user's own)")
 	cmd.Flags().StringVar(&o.User, "user", translate.DefaultAdminUser, "Tenant user to act as")
 	cmd.Flags().StringArrayVar(&o.Groups, "group", nil, "Tenant group of the user (repeatable)")
 	cmd.Flags().IntVar(&o.Port, "port", 0, "Port on 127.0.0.1 to listen on (0 picks a free one)")
@@ -102,12 +112,6 @@ func (o *ServeOptions) Complete() error {
 		return fmt.Errorf("reading the upstream from your kubeconfig: %w", err)
 	}
 	o.upstream = cfg
-	if o.Server.Listen != "" {
-		return nil
-	}
-	if o.KubeconfigOut == "" {
-		o.KubeconfigOut = filepath.Join(os.TempDir(), "kubectl-zoo", o.Tenant+".kubeconfig")
-	}
 	return nil
 }
 
@@ -119,11 +123,10 @@ func (o *ServeOptions) Validate() error {
 	if err := o.Server.validateUnset(); err != nil {
 		return err
 	}
-	if o.Tenant == "" {
-		return errors.New("--tenant is required")
-	}
-	if err := translate.ValidateTenantName(o.Tenant); err != nil {
-		return err
+	if o.Tenant != "" { // else the credential must name it (serve_identity.go)
+		if err := translate.ValidateTenantName(o.Tenant); err != nil {
+			return err
+		}
 	}
 	if o.Port < 0 || o.Port > 65535 {
 		return fmt.Errorf("--port must be between 0 and 65535, not %d", o.Port)
@@ -138,19 +141,28 @@ func (o *ServeOptions) Validate() error {
 
 // Run serves until ctx ends (SIGINT/SIGTERM), then shuts down gracefully.
 func (o *ServeOptions) Run(ctx context.Context) error {
+	if err := o.identify(ctx); err != nil { // serve_identity.go
+		return err
+	}
+	if o.KubeconfigOut == "" {
+		o.KubeconfigOut = defaultKubeconfigOut(o.Tenant)
+	}
 	token, err := localproxy.NewToken()
 	if err != nil {
 		return err
 	}
-	zoo, err := tenantctl.NewClient(o.upstream)
-	if err != nil {
-		return err
+	admin := false
+	if !o.direct { // a tenant user's own credential carries its groups; it may not read the record
+		zoo, err := tenantctl.NewClient(o.upstream)
+		if err != nil {
+			return err
+		}
+		if admin, err = zoo.IsAdmin(ctx, o.Tenant, o.User); err != nil {
+			return err
+		}
 	}
-	admin, err := zoo.IsAdmin(ctx, o.Tenant, o.User)
-	if err != nil {
-		return err
-	}
-	p, err := localproxy.New(localproxy.Config{Upstream: o.upstream, Tenant: o.Tenant, User: o.User, Groups: o.Groups, Admin: admin, Token: token})
+	p, err := localproxy.New(localproxy.Config{Upstream: o.upstream, Tenant: o.Tenant, User: o.User, Groups: o.Groups, Admin: admin,
+		Direct: o.direct, Token: token})
 	if err != nil {
 		return err
 	}
@@ -170,8 +182,12 @@ func (o *ServeOptions) Run(ctx context.Context) error {
 		_ = srv.Shutdown(context.Background())
 		return err
 	}
+	as := o.User
+	if o.direct {
+		as += " with its own credential (no impersonation)"
+	}
 	fmt.Fprintf(o.Out, "Serving tenant %s as %s on %s; use it with: export KUBECONFIG=%s; kubectl --context %s get ns\n",
-		o.Tenant, o.User, srv.Addr(), o.KubeconfigOut, localproxy.ContextName(o.Tenant))
+		o.Tenant, as, srv.Addr(), o.KubeconfigOut, localproxy.ContextName(o.Tenant))
 	select {
 	case err := <-srv.Done():
 		return err

@@ -35,6 +35,12 @@ type Config struct {
 	Admin bool
 	// Extra is extra impersonation data passed upstream unchanged.
 	Extra map[string][]string
+	// Direct says Upstream's credential already is the identity of User
+	// (with Groups) of Tenant — a tenant user's client certificate — so the
+	// proxy impersonates no one and has no identity of its own: what it
+	// reads for itself it reads as that tenant user (direct.go). Admin and
+	// Extra must be unset.
+	Direct bool
 	// IsTenant, when set, says whether a tenant of that name exists (a
 	// server's informer of the records); else the proxy lists the records
 	// itself when it needs to know.
@@ -64,6 +70,9 @@ func (c *Config) complete() (translate.Tenant, error) {
 	}
 	if c.Token != "" && len(c.Token) < 16 {
 		return translate.Tenant{}, errors.New("the local bearer token must have at least 16 characters")
+	}
+	if c.Direct && (c.Admin || len(c.Extra) > 0) {
+		return translate.Tenant{}, errors.New("a proxy with the tenant's own credential (Direct) impersonates no one: Admin and Extra must be unset")
 	}
 	if c.Upstream.Impersonate.UserName != "" || len(c.Upstream.Impersonate.Groups) > 0 {
 		return translate.Tenant{}, errors.New("the upstream config already impersonates someone; the proxy impersonates the tenant itself")

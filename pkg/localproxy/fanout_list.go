@@ -16,7 +16,7 @@ import (
 func (p *Proxy) fanOutList(w http.ResponseWriter, r *http.Request, u *translate.UpstreamRequest) {
 	nss, nsRV, err := p.tenantNamespaces(r.Context())
 	if err != nil {
-		writeStatus(w, unavailable(p.base.Host, err))
+		writeStatus(w, p.namespacesStatus(err))
 		return
 	}
 	legs := joinedList{

@@ -22,7 +22,7 @@ func (p *Proxy) fanOutWatch(w http.ResponseWriter, r *http.Request, u *translate
 	defer cancel()
 	nss, nsRV, err := p.tenantNamespaces(ctx)
 	if err != nil {
-		writeStatus(w, unavailable(p.base.Host, err))
+		writeStatus(w, p.namespacesStatus(err))
 		return
 	}
 	var legs []*http.Response

@@ -29,7 +29,8 @@ type nsItem struct {
 // tenantNamespaces lists the tenant's upstream namespaces, sorted, and the
 // resourceVersion of the list. It uses the caller's own identity: a tenant
 // user who is not an admin may not list namespaces upstream, yet its
-// all-namespaces requests are fanned out over them.
+// all-namespaces requests are fanned out over them. With Config.Direct it
+// is the tenant's, which may not (direct.go).
 func (p *Proxy) tenantNamespaces(ctx context.Context) ([]string, string, error) {
 	q := url.Values{"labelSelector": {p.tr.TenantSelector()}}
 	var names []string
@@ -43,6 +44,10 @@ func (p *Proxy) tenantNamespaces(ctx context.Context) ([]string, string, error) 
 		resp, err := p.own.Do(req)
 		if err != nil {
 			return nil, "", err
+		}
+		if p.cfg.Direct && resp.StatusCode == http.StatusForbidden {
+			resp.Body.Close()
+			return nil, "", p.directNamespacesError() // direct.go
 		}
 		var list nsList
 		err = decodeResponse(resp, &list)

@@ -34,7 +34,7 @@ type tenantNames struct {
 // at most every otherTenantsTTL. When they cannot be read, no name is
 // another tenant's.
 func (s *sharedLookup) IsOtherTenant(name string) bool {
-	if name == s.p.tenant.Name() {
+	if name == s.p.tenant.Name() || s.p.cfg.Direct { // direct.go
 		return false
 	}
 	if s.p.cfg.IsTenant != nil {

@@ -73,6 +73,9 @@ func (l *platformLookup) CurrentMetadata(path string) (translate.Metadata, bool,
 // tenant creates a namespace, so it is not cached: a `policy set
 // --pod-security` holds for the next namespace at once.
 func (l *platformLookup) PodSecurityLevel() (string, error) {
+	if l.p.cfg.Direct {
+		return directPodSecurityLevel, nil // the record is not the tenant's to read (direct.go)
+	}
 	ctx, cancel := l.lookupCtx()
 	defer cancel()
 	rec, err := l.p.tenantRecord(ctx)
@@ -84,6 +87,9 @@ func (l *platformLookup) PodSecurityLevel() (string, error) {
 
 // PriorityClassValue implements translate.PlatformLookup, cached.
 func (l *platformLookup) PriorityClassValue(name string) (int64, bool, error) {
+	if l.p.cfg.Direct {
+		return 0, false, nil // not the tenant's to read; the upstream judges (direct.go)
+	}
 	l.mu.Lock()
 	if c, ok := l.classes[name]; ok && time.Since(c.at) < platformTTL {
 		l.mu.Unlock()

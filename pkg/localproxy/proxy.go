@@ -26,10 +26,10 @@ type Proxy struct {
 	tr     *translate.Translator
 
 	base      *url.URL          // upstream server URL (scheme, host, path prefix)
-	client    *http.Client      // impersonating the tenant identity (but see tenant_group.go)
+	client    *http.Client      // impersonating the tenant identity, or it (Config.Direct); but see tenant_group.go
 	rt        http.RoundTripper // the same, for the upgrade handler's plain path
 	upgradeRT apiproxy.UpgradeRequestRoundTripper
-	own       *http.Client     // the caller's own identity (namespace lists, discovery)
+	own       *http.Client     // the caller's own identity (namespace lists, discovery); the tenant's when Direct
 	grants    *crbstore.Grants // the RoleBindings of tenant ClusterRoleBindings (crb.go)
 	scopes    *scopeCache
 	// tenantNames caches the tenants' names (other_tenants.go).
@@ -62,7 +62,9 @@ func New(cfg Config) (*Proxy, error) {
 		return nil, fmt.Errorf("upstream client: %w", err)
 	}
 	impCfg := rest.CopyConfig(ownCfg)
-	impCfg.Impersonate = cfg.impersonation(tenant)
+	if !cfg.Direct {
+		impCfg.Impersonate = cfg.impersonation(tenant)
+	}
 	rt, err := rest.TransportFor(impCfg)
 	if err != nil {
 		return nil, fmt.Errorf("upstream transport: %w", err)

@@ -66,7 +66,8 @@ type accessAnswer struct {
 // resources of one of the tenant's CRD groups, and returns that upstream
 // group.
 func (p *Proxy) tenantGroupRequest(u *translate.UpstreamRequest) (string, bool) {
-	if !u.Info.IsResourceRequest || u.Rule == nil || u.Rule.Treatment != translate.TenantGroup || u.Info.Namespace != "" {
+	if p.cfg.Direct || !u.Info.IsResourceRequest || u.Rule == nil || // no identity of its own (direct.go)
+		u.Rule.Treatment != translate.TenantGroup || u.Info.Namespace != "" {
 		return "", false
 	}
 	parts := strings.Split(strings.TrimPrefix(u.Path, "/"), "/")

@@ -39,6 +39,9 @@ type served struct {
 	cmd        *exec.Cmd
 	stderr     *strings.Builder
 	done       chan error
+
+	// Line is what serve printed first (where it serves, as whom).
+	Line string
 }
 
 // serve starts `kubectl zoo serve --tenant` as a subprocess and stops it
@@ -55,6 +58,13 @@ func startServe(t *testing.T, tenant, kubeconfig string, port int, extra ...stri
 	t.Helper()
 	args := append([]string{"--kubeconfig", framework.Cluster().Kubeconfig, "serve", "--tenant", tenant,
 		"--kubeconfig-out", kubeconfig, "-v=2", "--port", strconv.Itoa(port)}, extra...)
+	return startServeArgs(t, tenant, kubeconfig, args)
+}
+
+// startServeArgs starts `kubectl-zoo args...`, a serve of tenant writing
+// kubeconfig, and waits for the line that says where it serves.
+func startServeArgs(t *testing.T, tenant, kubeconfig string, args []string) *served {
+	t.Helper()
 	cmd := exec.Command(framework.ZooPath(t), args...)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
@@ -77,6 +87,7 @@ func startServe(t *testing.T, tenant, kubeconfig string, port int, extra ...stri
 		require.True(t, ok, "serve printed nothing; stderr: %s", s.stderr)
 		require.Contains(t, l, "export KUBECONFIG="+kubeconfig)
 		require.Contains(t, l, "kubectl --context zoo-"+tenant+" get ns")
+		s.Line = l
 		_, rest, _ := strings.Cut(l, " on ")
 		s.Addr, _, _ = strings.Cut(rest, ";")
 	case <-time.After(30 * time.Second):

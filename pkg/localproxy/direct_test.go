@@ -1,0 +1,84 @@
+package localproxy
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/rest"
+)
+
+// newDirectProxy returns a proxy for tenant acme's user dev with the user's
+// own credential (Config.Direct) in front of handler.
+func newDirectProxy(t *testing.T, handler http.HandlerFunc) (*Proxy, *upstream) {
+	t.Helper()
+	up := &upstream{handler: handler}
+	ts := httptest.NewServer(up)
+	t.Cleanup(ts.Close)
+	p, err := New(Config{Upstream: &rest.Config{Host: ts.URL, BearerToken: "dev-own"}, Tenant: "acme", User: "dev", Groups: []string{"qa"},
+		Direct: true, Token: testToken})
+	require.NoError(t, err)
+	return p, up
+}
+
+func TestDirectConfigImpersonatesNoOne(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"admin", Config{Admin: true}},
+		{"extra", Config{Extra: map[string][]string{"scopes": {"x"}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := tc.cfg
+			cfg.Upstream, cfg.Tenant, cfg.Token, cfg.Direct = &rest.Config{Host: "https://x"}, "acme", testToken, true
+			_, err := New(cfg)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "impersonates no one")
+		})
+	}
+}
+
+// TestDirectRequests: with the user's own credential no request carries an
+// Impersonate-* header (not even one a client smuggles), an all-namespaces
+// list the identity may not fan out is Forbidden with the reason, and the
+// lookups the identity may not make are not made.
+func TestDirectRequests(t *testing.T) {
+	p, up := newDirectProxy(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/v1/namespaces" {
+			jsonHandler(403, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403}`)(w, r)
+			return
+		}
+		jsonHandler(200, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cfg","namespace":"acme-default"}}`)(w, r)
+	})
+	rec := request(p, "GET", "/api/v1/namespaces/default/configmaps/cfg",
+		map[string]string{"Impersonate-User": "system:admin", "Impersonate-Group": "system:masters"}, "")
+	require.Equal(t, 200, rec.Code, rec.Body.String())
+	assert.Contains(t, rec.Body.String(), `"namespace":"default"`)
+
+	rec = request(p, "GET", "/api/v1/configmaps", nil, "")
+	require.Equal(t, 403, rec.Code, rec.Body.String())
+	assert.Contains(t, rec.Body.String(), `"reason":"Forbidden"`)
+	assert.Contains(t, rec.Body.String(), `kubectl-zoo serves with user \"dev\"'s own credential, which may not list namespaces upstream`)
+
+	sent := len(up.requests)
+	assert.False(t, p.shared.IsOtherTenant("beta"))
+	level, err := newPlatformLookup(p).PodSecurityLevel()
+	require.NoError(t, err)
+	assert.Equal(t, "restricted", level)
+	value, found, err := newPlatformLookup(p).PriorityClassValue("high")
+	require.NoError(t, err)
+	assert.Equal(t, int64(0), value)
+	assert.False(t, found)
+	assert.Len(t, up.requests, sent, "lookups the tenant identity may not make went upstream")
+
+	require.Len(t, up.requests, 2)
+	for _, r := range up.requests {
+		assert.Equal(t, "Bearer dev-own", r.Header.Get("Authorization"), r.URL.Path)
+		for h := range r.Header {
+			assert.NotContains(t, h, "Impersonate", "%s carried %s", r.URL.Path, h)
+		}
+	}
+}
