@@ -161,8 +161,11 @@ func (o *ServeOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
+	// With the tenant user's own credential the record is not readable
+	// (direct.go), and the user reaches the upstream with that credential
+	// anyway: no share is enforced.
 	p, err := localproxy.New(localproxy.Config{Upstream: o.upstream, Tenant: o.Tenant, User: o.User, Groups: o.Groups, Admin: admin,
-		Direct: o.direct, Token: token})
+		Direct: o.direct, Token: token, FairShare: !o.direct})
 	if err != nil {
 		return err
 	}

@@ -50,6 +50,11 @@ type Config struct {
 	// server that authenticates its callers itself: ServeHTTP then refuses
 	// every request.
 	Token string
+	// FairShare makes ServeHTTP enforce the tenant's fair share
+	// (spec.policy.rateLimit of its record, read with the caller's own
+	// identity; see fairshare.go). `kubectl zoo serve` sets it; a server
+	// in front of the proxy enforces its tenants' shares itself.
+	FairShare bool
 	// APIAccess, set by the multi-tenant server, gives the pods and pod
 	// templates written through the proxy the in-cluster access of the
 	// tenant's view (apiaccess.go); nil injects nothing.

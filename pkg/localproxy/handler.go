@@ -36,6 +36,11 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Reason: metav1.StatusReasonUnauthorized, Message: "Unauthorized: present the bearer token of the kubeconfig `kubectl zoo serve` wrote"})
 		return
 	}
+	ticket, ok := p.admit(rec, r) // fairshare.go
+	if !ok {
+		return
+	}
+	defer ticket.Done()
 	p.serveAuthenticated(rec, r, &verb, &resource)
 }
 

@@ -38,6 +38,7 @@ func (p *Proxy) afterNamespaceCreate(ctx context.Context, w http.ResponseWriter,
 		} `json:"metadata"`
 	}
 	if err := json.Unmarshal(data, &ns); err == nil && ns.Metadata.Name != "" {
+		p.policyObjects(ctx, w, ns.Metadata.Name) // policy_objects.go
 		if err := p.namespaceRBAC(ctx, ns.Metadata.Name); err != nil {
 			klog.ErrorS(err, "granting the tenant's admins their rights in a new namespace", "tenant", p.tenant.Name(), "namespace", ns.Metadata.Name)
 			local, _ := p.tenant.TenantNamespace(ns.Metadata.Name)

@@ -38,6 +38,9 @@ type Proxy struct {
 	// groupAccess caches the access reviews of tenant CRD groups'
 	// cluster-scoped objects (tenant_group.go).
 	groupAccess tenantGroupAccess
+	// fair is the fair share ServeHTTP enforces (fairshare.go); nil
+	// without Config.FairShare.
+	fair *fairShare
 
 	// closing ends with Close: every watch context is derived from it
 	// with context.AfterFunc (no goroutine per watch).
@@ -86,6 +89,9 @@ func New(cfg Config) (*Proxy, error) {
 		return nil, err
 	}
 	p.closing, p.closeFunc = context.WithCancel(context.Background())
+	if cfg.FairShare {
+		p.fair = newFairShare(p.readLimits)
+	}
 	p.scopes = newScopeCache(p)
 	p.shared = newSharedLookup(p)
 	p.tr = translate.New(tenant, translate.Options{Scopes: p.scopes, Shared: p.shared, Platform: newPlatformLookup(p),

@@ -66,7 +66,8 @@ func writes() *admissionv1.MatchResources {
 func InstallPolicies() ([]*admissionv1.ValidatingAdmissionPolicy, []*admissionv1.ValidatingAdmissionPolicyBinding) {
 	policies := []*admissionv1.ValidatingAdmissionPolicy{tenantPolicy(), identityPolicy(),
 		metadataPolicy(), priorityPolicy(), // admission_platform.go
-		storagePolicy()} // admission_storage.go
+		storagePolicy(),       // admission_storage.go
+		policyObjectsPolicy()} // admission_propagated.go
 	binding := func(name string) *admissionv1.ValidatingAdmissionPolicyBinding {
 		return &admissionv1.ValidatingAdmissionPolicyBinding{
 			TypeMeta:   policyBindingType,
@@ -82,6 +83,7 @@ func InstallPolicies() ([]*admissionv1.ValidatingAdmissionPolicy, []*admissionv1
 		binding(IdentityPolicy),
 		binding(MetadataPolicy), binding(PriorityPolicy),
 		binding(StoragePolicy),
+		policyObjectsBinding(),
 	}
 }
 

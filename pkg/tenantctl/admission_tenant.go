@@ -209,6 +209,7 @@ func tenantValidations(forbidden *metav1.StatusReason) []admissionv1.Validation 
 	rules = append(rules, membershipValidations(forbidden)...)
 	rules = append(rules, refValidations(forbidden)...)
 	rules = append(rules, statusFieldValidations(forbidden)...)
+	rules = append(rules, propagatedValidations(forbidden)...) // admission_propagated.go
 	rules = append(rules, admissionv1.Validation{
 		Expression:        "variables.subres != 'status' || !((variables.reqGroup + '/' + request.resource.resource) in " + platformStatusList() + ")",
 		MessageExpression: "'the status of ' + request.resource.resource + ' is written by the shared cluster\\'s controllers; tenant ' + variables.tenant + ' may read it but not write it'",

@@ -69,6 +69,9 @@ var resources = map[schema.GroupKind]string{
 	{Group: "rbac.authorization.k8s.io", Kind: "Role"}:                                "roles",
 	{Group: "apps", Kind: "Deployment"}:                                               "deployments",
 	{Group: "policy", Kind: "PodDisruptionBudget"}:                                    "poddisruptionbudgets",
+	{Group: "", Kind: "ResourceQuota"}:                                                "resourcequotas",
+	{Group: "", Kind: "LimitRange"}:                                                   "limitranges",
+	{Group: "networking.k8s.io", Kind: "NetworkPolicy"}:                               "networkpolicies",
 }
 
 // ToUnstructured converts a typed object (with its TypeMeta set) to the form

@@ -254,6 +254,9 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tena
 	if err := c.applyPriorityGrant(ctx, t, p.PriorityClasses); err != nil { // policy_priority.go
 		return nil, err
 	}
+	if err := c.ReconcilePolicyObjects(ctx, t.Name()); err != nil { // propagate_reconcile.go
+		return nil, err
+	}
 	if err := c.applyKubernetesService(ctx, t); err != nil { // apiservice.go
 		return nil, err
 	}

@@ -104,6 +104,11 @@ func (c *Client) DeleteTenant(ctx context.Context, name string, opts DeleteOptio
 	if err != nil && !apierrors.IsNotFound(err) {
 		return res, fmt.Errorf("delete tenant record %q: %w", name, err)
 	}
+	// The policy lock (propagate_lock.go) is kept in kube-system.
+	err = c.Kube.CoordinationV1().Leases(policyLockNamespace).Delete(ctx, PolicyLockName(t), metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return res, fmt.Errorf("delete the policy lock of tenant %q: %w", name, err)
+	}
 	slices.Sort(res.Namespaces)
 	return res, nil
 }

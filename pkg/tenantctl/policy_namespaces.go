@@ -23,7 +23,8 @@ const relabelParallelism = 8
 // in line with its record (EffectivePolicy): the grants admission reads
 // (the Pod Security level of the tenant's MembershipRoleBinding, the
 // PriorityClasses of its priority grant, policy_priority.go), then the Pod
-// Security labels of EVERY namespace of the tenant. The grants come first,
+// Security labels of EVERY namespace of the tenant, then the policy objects
+// of every namespace (ReconcilePolicyObjects). The grants come first,
 // so that a namespace the tenant creates while the labels change already
 // has to carry the new level. It returns once the API server enforces the
 // new grants. It is safe to run again.
@@ -57,7 +58,10 @@ func (c *Client) ReconcilePolicy(ctx context.Context, tenant string) error {
 	if err := c.waitPriorityGrant(ctx, t, p.PriorityClasses); err != nil {
 		return err
 	}
-	return c.relabelNamespaces(ctx, t, p.PodSecurity)
+	if err := c.relabelNamespaces(ctx, t, p.PodSecurity); err != nil {
+		return err
+	}
+	return c.ReconcilePolicyObjects(ctx, tenant) // propagate_reconcile.go
 }
 
 // relabelNamespaces sets the Pod Security labels (enforce, warn, audit) of

@@ -43,6 +43,9 @@ const (
 	// ServerAuthenticationReader names the Role and RoleBinding in
 	// kube-system that let the server read ClientCAConfigMap.
 	ServerAuthenticationReader = "zoo-server-authentication-reader"
+	// ServerPolicyLocks names the Role and RoleBinding in kube-system that
+	// let the server take the tenants' policy locks.
+	ServerPolicyLocks = "zoo-server-policy-locks"
 	// ClientCAConfigMap is the ConfigMap in kube-system where the API
 	// server publishes its client CA.
 	ClientCAConfigMap = "extension-apiserver-authentication"
@@ -167,13 +170,14 @@ func ServerObjects(opts ServerOptions) ([]runtime.Object, error) {
 
 // ServerRBAC returns the server's RBAC, in apply order: ServerBaseClusterRole,
 // ServerClusterRole that aggregates it and its binding, then the Role and
-// RoleBinding in kube-system. A test that
+// RoleBinding in kube-system (client CA, policy locks). A test that
 // runs the server as a local process applies exactly these (with the
 // namespace and ServiceAccount) and uses a token of the ServiceAccount.
 func ServerRBAC() []runtime.Object {
 	return []runtime.Object{
 		ServerBaseClusterRole(), ServerClusterRole(), ServerClusterRoleBinding(),
 		ServerAuthenticationRole(), ServerAuthenticationRoleBinding(),
+		ServerPolicyLockRole(), ServerPolicyLockRoleBinding(),
 	}
 }
 

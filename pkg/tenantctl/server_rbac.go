@@ -78,6 +78,13 @@ func ServerBaseClusterRole() *rbacv1.ClusterRole {
 		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create"}},
 		{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{translate.APIAccessName}, Verbs: []string{"get", "update"}},
 	}
+	// The objects a tenant's policy implies in each tenant namespace
+	// (propagate*.go): the proxy makes them when a tenant creates a
+	// namespace, the reconcile loop watches them to repair drift, and
+	// deletes those the policy no longer implies (and an unlabeled one in
+	// their way). RBAC cannot confine them to tenant namespaces.
+	rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"resourcequotas", "limitranges"}, Verbs: policyObjectVerbs},
+		rbacv1.PolicyRule{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"networkpolicies"}, Verbs: policyObjectVerbs})
 	// Objects of shared kinds a tenant names (a storage class, a priority
 	// class) are read one by one to learn whose they are (shared.go,
 	// platform.go's priority class values).
@@ -156,6 +163,36 @@ func ServerAuthenticationRoleBinding() *rbacv1.RoleBinding {
 		TypeMeta:   roleBindingType,
 		ObjectMeta: metav1.ObjectMeta{Name: ServerAuthenticationReader, Namespace: metav1.NamespaceSystem, Labels: serverLabels()},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: ServerAuthenticationReader},
+		Subjects:   []rbacv1.Subject{serverSubject()},
+	}
+}
+
+// policyObjectVerbs are the verbs of the server on policy objects:
+// server-side apply (create, patch), the loop's informers (list, watch) and
+// deletes.
+var policyObjectVerbs = []string{"get", "list", "watch", "create", "patch", "delete"}
+
+// ServerPolicyLockRole is the Role in kube-system that lets the server take
+// a tenant's policy lock (a Lease, propagate_lock.go). RBAC cannot confine
+// create to the names zoo-policy-*; the server's impersonation right is
+// stronger anyway.
+func ServerPolicyLockRole() *rbacv1.Role {
+	return &rbacv1.Role{
+		TypeMeta:   roleType,
+		ObjectMeta: metav1.ObjectMeta{Name: ServerPolicyLocks, Namespace: policyLockNamespace, Labels: serverLabels()},
+		Rules: []rbacv1.PolicyRule{{
+			APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "create", "update"},
+		}},
+	}
+}
+
+// ServerPolicyLockRoleBinding binds ServerPolicyLockRole to the server's
+// ServiceAccount.
+func ServerPolicyLockRoleBinding() *rbacv1.RoleBinding {
+	return &rbacv1.RoleBinding{
+		TypeMeta:   roleBindingType,
+		ObjectMeta: metav1.ObjectMeta{Name: ServerPolicyLocks, Namespace: policyLockNamespace, Labels: serverLabels()},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: ServerPolicyLocks},
 		Subjects:   []rbacv1.Subject{serverSubject()},
 	}
 }

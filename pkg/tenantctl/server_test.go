@@ -40,7 +40,7 @@ func TestServerObjects(t *testing.T) {
 			deploy = d
 		}
 	}
-	assert.Equal(t, []string{"Namespace", "ServiceAccount", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding",
+	assert.Equal(t, []string{"Namespace", "ServiceAccount", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Role", "RoleBinding",
 		"Secret", "ConfigMap", "Secret", "ConfigMap", "Service", "Deployment", "PodDisruptionBudget"}, kinds)
 
 	require.NotNil(t, deploy)

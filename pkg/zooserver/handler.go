@@ -77,6 +77,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.unauthorized(w, "Unauthorized: certificate "+serial+" is revoked")
 		return
 	}
+	info := translate.ParseRequestInfo(r.Method, r.URL.Path, r.URL.Query())
+	ticket, ok := s.admit(w, r, id.Tenant.Name(), info, start) // fairshare.go
+	if !ok {
+		return
+	}
+	defer ticket.Done()
 	p, err := s.proxies.get(id, admin, judgedAt)
 	if err != nil {
 		klog.ErrorS(err, "making a tenant proxy", "tenant", id.Tenant, "user", id.User)
@@ -84,7 +90,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Reason: metav1.StatusReasonInternalError, Message: "the server could not serve this identity"})
 		return
 	}
-	info := translate.ParseRequestInfo(r.Method, r.URL.Path, r.URL.Query())
 	tenant, verb := id.Tenant.Name(), verbLabel(info)
 	inflight := s.metrics.inflight.WithLabelValues(tenant)
 	inflight.Inc()

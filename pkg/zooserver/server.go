@@ -17,6 +17,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
 // Config configures a Server.
@@ -59,9 +61,12 @@ type Server struct {
 	tenants *tenantIndex
 	// namespaces says whether a ServiceAccount's namespace is its tenant's.
 	namespaces *namespaceOwners
-	proxies    *proxies
-	metrics    *metrics
-	audit      *auditLog
+	// policy keeps the tenants' policy objects (policy_loop.go).
+	policy  *policyLoop
+	proxies *proxies
+	metrics *metrics
+	fair    *fairShare // fairshare.go
+	audit   *auditLog
 	// advertiseCA follows Config.AdvertiseCAFile (apiaccess.go).
 	advertiseCA *dynamiccertificates.DynamicFileCAContent
 
@@ -105,6 +110,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Audit != nil {
 		s.audit = &auditLog{w: cfg.Audit}
 	}
+	policies, err := tenantctl.NewClient(cfg.Upstream)
+	if err != nil {
+		return nil, fmt.Errorf("upstream client: %w", err)
+	}
+	s.policy = newPolicyLoop(client, policies, s.tenants.informer)
 	access, err := s.newAPIAccess()
 	if err != nil {
 		return nil, err
@@ -114,6 +124,7 @@ func New(cfg Config) (*Server, error) {
 	s.proxies.isTenant = s.tenants.exists
 	s.tenants.onRevoke(s.proxies.forget)
 	s.metrics = newMetrics(s.proxies.len)
+	s.fair = newFairShare(s.metrics.registry)
 	return s, nil
 }
 
@@ -142,6 +153,7 @@ func (s *Server) Start(ctx context.Context) error {
 		go s.advertiseCA.Run(runCtx, 1)
 	}
 	go s.tenants.run(runCtx)
+	go s.policy.run(runCtx)
 	ln, err := net.Listen("tcp", s.cfg.Listen)
 	if err != nil {
 		stop()

@@ -94,6 +94,7 @@ func transformTenant(obj any) (any, error) {
 		return obj, nil
 	}
 	u.SetManagedFields(nil)
+	keepRateLimit(u) // tenants_ratelimit.go
 	revoked := certs.RevokedSerials(u)
 	unstructured.RemoveNestedField(u.Object, "spec", "certificates")
 	if len(revoked) > 0 {

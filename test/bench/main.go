@@ -47,6 +47,8 @@ type config struct {
 	spreadConfigMaps       int
 	spreadLists            int
 	spreadInformers        int
+	floodRequests          int
+	floodClients           int
 	only                   map[string]bool
 	profiles               string
 }
@@ -65,6 +67,8 @@ func main() {
 	flag.IntVar(&c.creates, "creates", 2000, "ConfigMaps created in the CREATE workload")
 	flag.IntVar(&c.watchEvents, "watch-events", 1000, "events in the WATCH latency workload")
 	flag.IntVar(&c.openWatches, "open-watches", 1000, "watches held open at once")
+	flag.IntVar(&c.floodRequests, "flood-requests", 3000, "tenant B's sequential GETs per phase of the flood workload")
+	flag.IntVar(&c.floodClients, "flood-clients", 64, "tenant A's concurrent clients in the flood workload")
 	flag.IntVar(&c.tenantCreates, "tenant-creates", 10, "`kubectl zoo tenant create` runs")
 	flag.IntVar(&c.tenants, "tenants", 1000, "tenants in the scale workload")
 	flag.IntVar(&c.scaleWrites, "scale-writes", 300, "create+delete rounds per writer in the scale workload, at each tenant count")
@@ -77,7 +81,7 @@ func main() {
 	flag.IntVar(&c.spreadLists, "spread-lists", 20, "all-namespaces LISTs (and one-namespace LISTs) of those ConfigMaps")
 	flag.IntVar(&c.spreadInformers, "spread-informers", 5, "informers started (and synced) over those ConfigMaps")
 	flag.StringVar(&c.profiles, "profiles", "", "directory to save the proxy's heap and goroutine profiles in while the watches are open")
-	only := flag.String("only", "", "comma-separated workloads to run (get, list, create, watch, watches-open, tenant-create, scale); all but scale by default")
+	only := flag.String("only", "", "comma-separated workloads to run (get, list, create, watch, watches-open, flood, tenant-create, scale); all but scale by default")
 	flag.Parse()
 	if *only != "" {
 		c.only = map[string]bool{}

@@ -28,6 +28,7 @@ var workloads = []workload{
 	{"create", runCreate},
 	{"watch", runWatch},
 	{"watches-open", runOpenWatches},
+	{"flood", runFlood},
 }
 
 // eachRep runs measure for every endpoint, reps times, interleaving the

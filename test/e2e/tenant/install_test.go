@@ -66,7 +66,7 @@ func TestInstall(t *testing.T) {
 		require.NoError(t, yaml.Unmarshal([]byte(doc), &u.Object))
 		kinds[u.GetKind()]++
 	}
-	assert.Equal(t, map[string]int{"CustomResourceDefinition": 1, "ClusterRole": 5, "ClusterRoleBinding": 1, "ValidatingAdmissionPolicy": 5, "ValidatingAdmissionPolicyBinding": 5}, kinds)
+	assert.Equal(t, map[string]int{"CustomResourceDefinition": 1, "ClusterRole": 5, "ClusterRoleBinding": 1, "ValidatingAdmissionPolicy": 6, "ValidatingAdmissionPolicyBinding": 6}, kinds)
 	mustZoo(t, "install", "--dry-run=server")
 	require.Empty(t, installed(t), "a dry run must not create anything")
 

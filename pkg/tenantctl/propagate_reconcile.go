@@ -1,0 +1,224 @@
+package tenantctl
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// policyHashAnnotation holds a hash of the spec kubectl-zoo last applied to
+// a LimitRange or NetworkPolicy of a policy, so that an unchanged object is
+// not written again (the API server defaults fields of both, so their
+// stored spec is not the applied one).
+const policyHashAnnotation = translate.APIGroup + "/policy-hash"
+
+// applyLimit bounds the writes of one reconcile in flight at once.
+const applyLimit = 8
+
+// PolicySelector selects the objects a tenant's policy implies.
+func PolicySelector(t translate.Tenant) string {
+	return labels.SelectorFromSet(labels.Set{translate.TenantLabel: t.Name(), translate.PropagatedFromLabel: translate.PropagatedFromPolicy}).String()
+}
+
+// ReconcilePolicyObjects makes the objects tenant's effective policy implies
+// exist, as implied, in every namespace of the tenant, and deletes those it
+// no longer implies: a ResourceQuota holding the namespace's share of the
+// tenant-wide quota (always, empty without a quota; see SplitQuota and
+// docs/security.md, "Policies"), a container LimitRange, and the
+// NetworkPolicy of network isolation. A tenant that has no record (or is
+// being deleted) has nothing reconciled. It holds the tenant's policy lock
+// (propagate_lock.go) throughout.
+func (c *Client) ReconcilePolicyObjects(ctx context.Context, tenant string) error {
+	t, err := translate.NewTenant(tenant)
+	if err != nil {
+		return err
+	}
+	rec, err := c.getTenant(ctx, t.Name())
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if rec.DeletionTimestamp != nil {
+		return nil
+	}
+	p, err := EffectivePolicy(rec) // policy.go
+	if err != nil {
+		return err
+	}
+	unlock, err := c.lockPolicy(ctx, t)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	nss, err := c.tenantNamespaces(ctx, t)
+	if err != nil {
+		return err
+	}
+	var active []string
+	terminating := map[string]bool{}
+	for _, ns := range nss {
+		if ns.DeletionTimestamp != nil || ns.Status.Phase == corev1.NamespaceTerminating {
+			terminating[ns.Name] = true
+		} else {
+			active = append(active, ns.Name)
+		}
+	}
+	slices.Sort(active)
+	if err := c.reconcileQuota(ctx, t, p.Quota, active, terminating); err != nil {
+		return err
+	}
+	if err := c.reconcileLimitRanges(ctx, t, p, active); err != nil {
+		return err
+	}
+	return c.reconcileNetworkPolicies(ctx, t, p, active)
+}
+
+// reconcileQuota rebalances the split of quota q among the active
+// namespaces: first every namespace whose share shrinks (or that has no
+// ResourceQuota yet, which starts at zero) is lowered, then, from a fresh
+// read of what each namespace holds and uses, the others are raised out of
+// what q leaves. At every moment Σ max(hard, used) ≤ q.
+func (c *Client) reconcileQuota(ctx context.Context, t translate.Tenant, q corev1.ResourceList, active []string, terminating map[string]bool) error {
+	shares, err := c.quotaShares(ctx, t, active, terminating)
+	if err != nil {
+		return err
+	}
+	want := SplitQuota(q, shares)
+	var lower []runtime.Object
+	for _, s := range shares {
+		if s.Fixed {
+			continue
+		}
+		if s.Hard == nil {
+			if err := c.replaceSquatter(ctx, "ResourceQuota", s.Namespace); err != nil {
+				return err
+			}
+		}
+		h := lowered(s.Hard, want[s.Namespace])
+		if s.Hard == nil || !sameList(h, s.Hard) {
+			lower = append(lower, PolicyResourceQuota(t, s.Namespace, h))
+		}
+	}
+	if err := c.applyBounded(ctx, lower); err != nil {
+		return err
+	}
+	if len(q) == 0 {
+		return nil
+	}
+	if shares, err = c.quotaShares(ctx, t, active, terminating); err != nil {
+		return err
+	}
+	var raise []runtime.Object
+	for ns, hard := range raised(q, shares, want) {
+		raise = append(raise, PolicyResourceQuota(t, ns, hard))
+	}
+	return c.applyBounded(ctx, raise)
+}
+
+// quotaShares reads the policy ResourceQuota of each namespace; a
+// terminating namespace (which no longer admits creates) keeps what it
+// holds. Namespaces without one have a nil Hard.
+func (c *Client) quotaShares(ctx context.Context, t translate.Tenant, active []string, terminating map[string]bool) ([]QuotaShare, error) {
+	list, err := c.Kube.CoreV1().ResourceQuotas("").List(ctx, metav1.ListOptions{LabelSelector: PolicySelector(t)})
+	if err != nil {
+		return nil, fmt.Errorf("list the policy ResourceQuotas of tenant %s: %w", t, err)
+	}
+	byNS := map[string]*corev1.ResourceQuota{}
+	for i := range list.Items {
+		if rq := &list.Items[i]; rq.Name == PolicyObjectName {
+			byNS[rq.Namespace] = rq
+		}
+	}
+	var shares []QuotaShare
+	for _, ns := range active {
+		s := QuotaShare{Namespace: ns}
+		if rq, ok := byNS[ns]; ok {
+			s.Hard, s.Used = rq.Spec.Hard, rq.Status.Used
+			if s.Hard == nil {
+				s.Hard = corev1.ResourceList{}
+			}
+		}
+		shares = append(shares, s)
+	}
+	for ns := range terminating {
+		if rq, ok := byNS[ns]; ok {
+			shares = append(shares, QuotaShare{Namespace: ns, Hard: rq.Spec.Hard, Used: rq.Status.Used, Fixed: true})
+		}
+	}
+	return shares, nil
+}
+
+// replaceSquatter deletes the object kind PolicyObjectName of namespace ns
+// when it exists without the policy's labels (a tenant's own, made before
+// kubectl-zoo's: applying over it would keep the tenant's other fields,
+// such as a quota scope that exempts everything).
+func (c *Client) replaceSquatter(ctx context.Context, kind, ns string) error {
+	var err error
+	switch kind {
+	case "ResourceQuota":
+		err = c.Kube.CoreV1().ResourceQuotas(ns).Delete(ctx, PolicyObjectName, metav1.DeleteOptions{})
+	case "LimitRange":
+		err = c.Kube.CoreV1().LimitRanges(ns).Delete(ctx, PolicyObjectName, metav1.DeleteOptions{})
+	case "NetworkPolicy":
+		err = c.Kube.NetworkingV1().NetworkPolicies(ns).Delete(ctx, PolicyObjectName, metav1.DeleteOptions{})
+	}
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete the unlabeled %s %s/%s in the way of the policy's: %w", kind, ns, PolicyObjectName, err)
+	}
+	if err == nil {
+		klog.InfoS("deleted an unlabeled object in the way of the policy's", "kind", kind, "namespace", ns, "name", PolicyObjectName)
+	}
+	return nil
+}
+
+// sameList reports whether a and b hold the same quantities.
+func sameList(a, b corev1.ResourceList) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || v.Cmp(w) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// specHash is the hash of what kubectl-zoo applies as an object's spec.
+func specHash(spec any) (string, error) {
+	raw, err := json.Marshal(spec)
+	if err != nil {
+		return "", fmt.Errorf("encode a policy object: %w", err)
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:8]), nil
+}
+
+// applyBounded applies objs, at most applyLimit at once.
+func (c *Client) applyBounded(ctx context.Context, objs []runtime.Object) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(applyLimit)
+	for _, obj := range objs {
+		g.Go(func() error {
+			_, err := c.apply(ctx, obj, false)
+			return err
+		})
+	}
+	return g.Wait()
+}

@@ -1,0 +1,170 @@
+package zooserver
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// Bounds of the policy reconcile loop.
+const (
+	// policyWorkers reconcile distinct tenants at once; one tenant is never
+	// reconciled twice at once (the queue), nor by two replicas (the
+	// tenant's policy lock).
+	policyWorkers = 2
+	// policyUsageDelay batches the rebalances a tenant's usage changes ask
+	// for (each admitted pod changes a ResourceQuota's status).
+	policyUsageDelay = 5 * time.Second
+	// policyResync reconciles every tenant this often, whatever happened.
+	policyResync = 10 * time.Minute
+	// policyTimeout bounds one reconcile.
+	policyTimeout = 2 * time.Minute
+)
+
+// policyReconciler is what the loop calls per tenant
+// (tenantctl.Client.ReconcilePolicyObjects).
+type policyReconciler interface {
+	ReconcilePolicyObjects(ctx context.Context, tenant string) error
+}
+
+// policyLoop keeps the objects of every tenant's policy in every tenant
+// namespace (pkg/tenantctl, propagate*.go): informers on the Tenant records
+// (a change of spec.policy), the tenant namespaces (one made or deleted
+// directly upstream) and the policy objects themselves (drift: one
+// deleted or changed; a quota's usage, which moves its tenant's split)
+// feed a rate-limited queue of tenant names, which policyWorkers workers
+// drain. A failed reconcile is retried with backoff.
+type policyLoop struct {
+	reconciler policyReconciler
+	queue      workqueue.TypedRateLimitingInterface[string]
+	factories  []informers.SharedInformerFactory
+}
+
+func newPolicyLoop(client kubernetes.Interface, reconciler policyReconciler, tenants cache.SharedIndexInformer) *policyLoop {
+	l := &policyLoop{
+		reconciler: reconciler,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "policy"}),
+	}
+	_, _ = tenants.AddEventHandlerWithResyncPeriod(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { l.enqueueName(obj) },
+		UpdateFunc: func(oldObj, newObj any) {
+			o, ok1 := oldObj.(*unstructured.Unstructured)
+			n, ok2 := newObj.(*unstructured.Unstructured)
+			// A resync (same object) or a change of the spec.
+			if !ok1 || !ok2 || o.GetResourceVersion() == n.GetResourceVersion() || o.GetGeneration() != n.GetGeneration() {
+				l.enqueueName(newObj)
+			}
+		},
+	}, policyResync)
+	byTenant := func(sel string) informers.SharedInformerFactory {
+		f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = sel }))
+		l.factories = append(l.factories, f)
+		return f
+	}
+	nsFactory := byTenant(translate.TenantLabel)
+	objFactory := byTenant(labels.SelectorFromSet(labels.Set{translate.PropagatedFromLabel: translate.PropagatedFromPolicy}).String())
+	strip := func(obj any) (any, error) {
+		if m, ok := obj.(metav1.Object); ok {
+			m.SetManagedFields(nil)
+		}
+		return obj, nil
+	}
+	now, later := l.enqueueLabel(0), l.enqueueLabel(policyUsageDelay)
+	handler := cache.ResourceEventHandlerFuncs{AddFunc: now, DeleteFunc: now, UpdateFunc: func(_, n any) { now(n) }}
+	for _, inf := range []cache.SharedIndexInformer{
+		nsFactory.Core().V1().Namespaces().Informer(),
+		objFactory.Core().V1().LimitRanges().Informer(),
+		objFactory.Networking().V1().NetworkPolicies().Informer(),
+	} {
+		_ = inf.SetTransform(strip)
+		_, _ = inf.AddEventHandler(handler)
+	}
+	rq := objFactory.Core().V1().ResourceQuotas().Informer()
+	_ = rq.SetTransform(strip)
+	_, _ = rq.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: now, DeleteFunc: now, UpdateFunc: func(oldObj, newObj any) {
+		o, ok1 := oldObj.(*corev1.ResourceQuota)
+		n, ok2 := newObj.(*corev1.ResourceQuota)
+		if ok1 && ok2 && o.Generation == n.Generation && o.Labels[translate.TenantLabel] == n.Labels[translate.TenantLabel] {
+			later(newObj) // only the usage moved
+			return
+		}
+		now(newObj)
+	}})
+	return l
+}
+
+// enqueueName queues the tenant a Tenant record names.
+func (l *policyLoop) enqueueName(obj any) {
+	if m, ok := obj.(metav1.Object); ok {
+		l.queue.Add(m.GetName())
+	}
+}
+
+// enqueueLabel returns a handler that queues, after delay, the tenant an
+// object's TenantLabel names.
+func (l *policyLoop) enqueueLabel(delay time.Duration) func(obj any) {
+	return func(obj any) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		m, ok := obj.(metav1.Object)
+		if !ok {
+			return
+		}
+		tenant, ok := m.GetLabels()[translate.TenantLabel]
+		if !ok || translate.ValidateTenantName(tenant) != nil {
+			return
+		}
+		if delay == 0 {
+			l.queue.Add(tenant)
+		} else {
+			l.queue.AddAfter(tenant, delay)
+		}
+	}
+}
+
+// run starts the informers and workers until ctx ends.
+func (l *policyLoop) run(ctx context.Context) {
+	defer l.queue.ShutDown()
+	for _, f := range l.factories {
+		f.Start(ctx.Done())
+		f.WaitForCacheSync(ctx.Done())
+	}
+	for range policyWorkers {
+		go func() {
+			for l.work(ctx) {
+			}
+		}()
+	}
+	<-ctx.Done()
+}
+
+// work reconciles one queued tenant; false once the queue shuts down.
+func (l *policyLoop) work(ctx context.Context) bool {
+	tenant, shutdown := l.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer l.queue.Done(tenant)
+	rctx, cancel := context.WithTimeout(ctx, policyTimeout)
+	defer cancel()
+	if err := l.reconciler.ReconcilePolicyObjects(rctx, tenant); err != nil {
+		klog.ErrorS(err, "reconciling the policy objects", "tenant", tenant)
+		l.queue.AddRateLimited(tenant)
+		return true
+	}
+	l.queue.Forget(tenant)
+	return true
+}

@@ -1,0 +1,124 @@
+package propagate_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
+)
+
+// readOnly is the reason the refusals name.
+const readOnly = "are propagated by kubectl-zoo"
+
+// TestPolicyObjectsAreReadOnlyForTheTenant attacks the policy objects of a
+// tenant namespace through the proxy, with the tenant's identity directly
+// upstream and with a tenant pod's ServiceAccount token: none can be
+// deleted, changed (opening the NetworkPolicy to every peer, lifting the
+// quota), relabeled, or forged; the tenant still makes its own quotas and
+// NetworkPolicies.
+func TestPolicyObjectsAreReadOnlyForTheTenant(t *testing.T) {
+	createTenant(t, "pro")
+	s := serve(t, "pro")
+	ns := "pro-default"
+	requirePolicyObjects(t, "pro", ns, true, false)
+
+	refused := func(args ...string) {
+		t.Helper()
+		res := kubectl(t.Context(), s.kubeconfig, "", args...)
+		require.Error(t, res.Err, "kubectl %v must be refused:\n%s", args, res.Stdout)
+		assert.Contains(t, res.Stderr, readOnly, "kubectl %v", args)
+		assert.Contains(t, res.Stderr, "Forbidden", "kubectl %v: a 403", args)
+		assert.NotContains(t, res.Stderr, "pro-default", "kubectl %v: tenant names", args)
+	}
+	t.Run("through the proxy", func(t *testing.T) {
+		refused("delete", "resourcequota", tenantctl.PolicyObjectName, "-n", "default")
+		refused("delete", "networkpolicy", tenantctl.PolicyObjectName, "-n", "default")
+		refused("delete", "resourcequotas", "--all", "-n", "default")
+		refused("patch", "resourcequota", tenantctl.PolicyObjectName, "-n", "default", "--type", "merge", "-p", `{"spec":{"hard":{"pods":"1000"}}}`)
+		refused("patch", "networkpolicy", tenantctl.PolicyObjectName, "-n", "default", "--type", "merge", "-p", `{"spec":{"ingress":[{}]}}`)
+		refused("label", "resourcequota", tenantctl.PolicyObjectName, "-n", "default", translate.PropagatedFromLabel+"-")
+		refused("label", "networkpolicy", tenantctl.PolicyObjectName, "-n", "default", "x=y")
+
+		forged := `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"forged","labels":{"` + translate.PropagatedFromLabel + `":"policy"}},"spec":{}}`
+		res := kubectl(t.Context(), s.kubeconfig, forged, "create", "-n", "default", "-f", "-")
+		require.Error(t, res.Err)
+		assert.Contains(t, res.Stderr, readOnly)
+
+		// Its own quota and NetworkPolicy (open to all: its consent for
+		// its own pods), yes; passing them off as the platform's, no.
+		res = kubectl(t.Context(), s.kubeconfig, "", "create", "quota", "mine", "-n", "default", "--hard=pods=1")
+		require.NoError(t, res.Err, res.Stderr)
+		own := `{"apiVersion":"networking.k8s.io/v1","kind":"NetworkPolicy","metadata":{"name":"open"},"spec":{"podSelector":{},"ingress":[{}]}}`
+		res = kubectl(t.Context(), s.kubeconfig, own, "create", "-n", "default", "-f", "-")
+		require.NoError(t, res.Err, res.Stderr)
+		// "Every namespace" in its own policies is every namespace of its
+		// cluster upstream: the confinement holds.
+		all := `{"apiVersion":"networking.k8s.io/v1","kind":"NetworkPolicy","metadata":{"name":"mine"},"spec":{"podSelector":{},"egress":[{"to":[{"namespaceSelector":{}}]}]}}`
+		res = kubectl(t.Context(), s.kubeconfig, all, "create", "-n", "default", "-f", "-")
+		require.NoError(t, res.Err, res.Stderr)
+		np, err := framework.AdminClient(t).NetworkingV1().NetworkPolicies(ns).Get(t.Context(), "mine", metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, []metav1.LabelSelectorRequirement{{Key: translate.TenantLabel, Operator: metav1.LabelSelectorOpIn, Values: []string{"pro"}}},
+			np.Spec.Egress[0].To[0].NamespaceSelector.MatchExpressions)
+		refused("label", "resourcequota", "mine", "-n", "default", translate.PropagatedFromLabel+"=policy")
+		res = kubectl(t.Context(), s.kubeconfig, "", "delete", "resourcequota", "mine", "-n", "default")
+		require.NoError(t, res.Err, res.Stderr)
+	})
+
+	forbidden := func(err error, what string) {
+		t.Helper()
+		require.True(t, apierrors.IsForbidden(err), "%s: %v", what, err)
+		assert.Contains(t, err.Error(), readOnly, what)
+	}
+	attack := func(t *testing.T, c kubernetes.Interface) {
+		t.Helper()
+		ctx := t.Context()
+		forbidden(c.CoreV1().ResourceQuotas(ns).Delete(ctx, tenantctl.PolicyObjectName, metav1.DeleteOptions{}), "delete the quota")
+		forbidden(c.NetworkingV1().NetworkPolicies(ns).Delete(ctx, tenantctl.PolicyObjectName, metav1.DeleteOptions{}), "delete the network policy")
+		forbidden(c.CoreV1().ResourceQuotas(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}), "delete every quota")
+		np, err := c.NetworkingV1().NetworkPolicies(ns).Get(ctx, tenantctl.PolicyObjectName, metav1.GetOptions{})
+		require.NoError(t, err, "the tenant reads its policy objects")
+		np.Spec.Ingress = append(np.Spec.Ingress, np.Spec.Ingress[0])
+		np.Spec.Ingress[1].From = nil // from everywhere
+		_, err = c.NetworkingV1().NetworkPolicies(ns).Update(ctx, np, metav1.UpdateOptions{})
+		forbidden(err, "open the network policy")
+		rq := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "forged", Labels: map[string]string{translate.PropagatedFromLabel: translate.PropagatedFromPolicy}}}
+		_, err = c.CoreV1().ResourceQuotas(ns).Create(ctx, rq, metav1.CreateOptions{})
+		forbidden(err, "forge a policy quota")
+		requirePolicyObjects(t, "pro", ns, true, false)
+	}
+	t.Run("directly upstream", func(t *testing.T) { attack(t, asTenant(t, "pro")) })
+	t.Run("with a tenant pod's ServiceAccount token", func(t *testing.T) {
+		admin := framework.AdminClient(t)
+		ctx := t.Context()
+		_, err := admin.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "bot"}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		_, err = admin.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "bot"},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "bot", Namespace: ns}},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantctl.TenantAdminClusterRole}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		tok, err := admin.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "bot", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		cfg := rest.AnonymousClientConfig(adminConfig(t))
+		cfg.BearerToken = tok.Status.Token
+		bot, err := kubernetes.NewForConfig(cfg)
+		require.NoError(t, err)
+		require.Eventually(t, func() bool { // it holds every right in the namespace
+			_, err = bot.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "bot"}}, metav1.CreateOptions{})
+			return err == nil
+		}, 30*time.Second, 200*time.Millisecond, "the ServiceAccount may write in its namespace: %v", err)
+		attack(t, bot)
+	})
+}
