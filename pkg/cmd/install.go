@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -10,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
@@ -22,6 +24,12 @@ type InstallOptions struct {
 	Replicas   int32
 	Image      string
 	PrintFlags *genericclioptions.PrintFlags
+	// DefaultPolicyFile is a YAML or JSON policy (--default-policy) that
+	// `tenant create` copies into new tenants.
+	DefaultPolicyFile string
+
+	// defaultPolicy is DefaultPolicyFile, read and validated.
+	defaultPolicy *policy.Policy
 
 	// serverFlags is set when --replicas or --image was given.
 	serverFlags bool
@@ -51,13 +59,18 @@ while tenants exist unless --force, which deletes the tenants too.
 serve --listen) in namespace zoo-system: its ServiceAccount and RBAC, a serving
 certificate, a Deployment, a PodDisruptionBudget and a Service (docs/server.md).
 Running it again keeps a still-valid certificate. --server --uninstall removes
-only these; --uninstall alone removes them too.`,
+only these; --uninstall alone removes them too.
+
+--default-policy FILE stores the cluster's default tenant policy (a YAML or JSON
+policy, as kubectl zoo policy show -o yaml prints): tenant create copies it into
+every new tenant; existing tenants keep theirs (docs/policies.md).`,
 		Example: `  kubectl zoo install
   kubectl zoo install --dry-run=client -o yaml
   kubectl zoo install --uninstall
   kubectl zoo install --server --replicas 3
   kubectl zoo install --server --dry-run=client -o yaml
-  kubectl zoo install --server --uninstall`,
+  kubectl zoo install --server --uninstall
+  kubectl zoo install --default-policy policy.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.serverFlags = cmd.Flags().Changed("replicas") || cmd.Flags().Changed("image")
@@ -78,11 +91,23 @@ only these; --uninstall alone removes them too.`,
 	cmd.Flags().BoolVar(&o.Server, "server", false, "Also install (with --uninstall: only remove) the server deployment in namespace zoo-system")
 	cmd.Flags().Int32Var(&o.Replicas, "replicas", o.Replicas, "With --server: the number of server replicas (at least 1)")
 	cmd.Flags().StringVar(&o.Image, "image", o.Image, "With --server: the server's container image")
+	cmd.Flags().StringVar(&o.DefaultPolicyFile, "default-policy", "", "A YAML or JSON tenant policy that tenant create gives every new tenant")
 	return cmd
 }
 
-// Complete builds the printer.
+// Complete builds the printer and reads --default-policy.
 func (o *InstallOptions) Complete() error {
+	if o.DefaultPolicyFile != "" {
+		data, err := os.ReadFile(o.DefaultPolicyFile)
+		if err != nil {
+			return fmt.Errorf("--default-policy: %w", err)
+		}
+		p, err := policy.Parse(data)
+		if err != nil {
+			return fmt.Errorf("--default-policy %s: %w", o.DefaultPolicyFile, joinedLines(err))
+		}
+		o.defaultPolicy = &p
+	}
 	if o.DryRun != "none" {
 		if err := o.PrintFlags.Complete("%s (dry run)"); err != nil {
 			return err
@@ -111,6 +136,9 @@ func (o *InstallOptions) Validate() error {
 	}
 	if o.Server && o.Uninstall && o.Force {
 		return fmt.Errorf("--force does not go with --server --uninstall, which deletes no tenant")
+	}
+	if o.DefaultPolicyFile != "" && o.Uninstall {
+		return fmt.Errorf("--default-policy does not go with --uninstall")
 	}
 	if o.serverFlags && (!o.Server || o.Uninstall) {
 		return fmt.Errorf("--replicas and --image only go with --server, when installing")
@@ -147,6 +175,11 @@ func (o *InstallOptions) Run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	if o.defaultPolicy != nil {
+		if err := client.SetDefaultPolicy(cmd.Context(), *o.defaultPolicy, dryRun); err != nil {
+			return err
+		}
+	}
 	if o.Server {
 		server, err := client.InstallServer(cmd.Context(), o.serverOptions(), dryRun, func(format string, args ...any) {
 			_, _ = io.WriteString(o.ErrOut, sprintfLine(format, args...)) // what a dry run left out, always said
@@ -180,6 +213,11 @@ ServiceAccount in one of their tenant's namespaces.
 // printObjects prints what install would apply (--dry-run=client).
 func (o *InstallOptions) printObjects() error {
 	objs := tenantctl.InstallObjects()
+	if o.defaultPolicy != nil {
+		if err := tenantctl.AnnotateDefaultPolicy(objs, *o.defaultPolicy); err != nil {
+			return err
+		}
+	}
 	if o.Server {
 		server, err := tenantctl.ServerObjects(o.serverOptions())
 		if err != nil {

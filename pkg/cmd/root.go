@@ -37,6 +37,7 @@ the way back; the shared cluster's RBAC and admission still decide.`,
 	root.AddCommand(NewCmdInstall(configFlags, streams))
 	root.AddCommand(NewCmdTenant(configFlags, streams))
 	root.AddCommand(NewCmdCert(configFlags, streams))
+	root.AddCommand(NewCmdPolicy(configFlags, streams))
 	root.AddCommand(NewCmdServe(configFlags, streams))
 	root.AddCommand(NewCmdExplain(configFlags, streams))
 	return root

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 	"time"
 
@@ -12,8 +13,7 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
-// platformTTL bounds how stale a cached Pod Security level or PriorityClass
-// value may be. The upstream's admission judges every write anyway; the
+// platformTTL bounds how stale a cached PriorityClass value may be. The upstream's admission judges every write anyway; the
 // proxy's answers only come first, with clearer messages.
 const platformTTL = 30 * time.Second
 
@@ -29,8 +29,6 @@ type platformLookup struct {
 	p *Proxy
 
 	mu        sync.Mutex
-	level     string
-	levelAt   time.Time
 	classes   map[string]classValue
 	lookupCtx func() (context.Context, context.CancelFunc)
 }
@@ -70,14 +68,11 @@ func (l *platformLookup) CurrentMetadata(path string) (translate.Metadata, bool,
 	return translate.Metadata{Labels: obj.Metadata.Labels, Annotations: obj.Metadata.Annotations}, true, nil
 }
 
-// PodSecurityLevel implements translate.PlatformLookup: the level the
-// tenant's record names (translate.PodSecurityLevelAnnotation), cached.
+// PodSecurityLevel implements translate.PlatformLookup: the level of the
+// tenant's policy (tenantctl.PodSecurityLevel). It is asked only when the
+// tenant creates a namespace, so it is not cached: a `policy set
+// --pod-security` holds for the next namespace at once.
 func (l *platformLookup) PodSecurityLevel() (string, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.level != "" && time.Since(l.levelAt) < platformTTL {
-		return l.level, nil
-	}
 	if l.p.cfg.Direct {
 		return directPodSecurityLevel, nil // the record is not the tenant's to read (direct.go)
 	}
@@ -87,12 +82,7 @@ func (l *platformLookup) PodSecurityLevel() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	level, err := tenantctl.PodSecurityLevel(rec)
-	if err != nil {
-		return "", err
-	}
-	l.level, l.levelAt = level, time.Now()
-	return level, nil
+	return tenantctl.PodSecurityLevel(rec)
 }
 
 // PriorityClassValue implements translate.PlatformLookup, cached.
@@ -129,20 +119,30 @@ func (l *platformLookup) PriorityClassValue(name string) (int64, bool, error) {
 	return pc.Value, found, nil
 }
 
-// AllowedPriorityClasses implements translate.PlatformLookup. It is asked
-// only for a class of positive value, so it is not cached.
+// AllowedPriorityClasses implements translate.PlatformLookup: the classes
+// of the tenant's policy and those of the namespace's platform annotation.
+// It is asked only for a class of positive value, so it is not cached: a
+// `policy set --priority-classes` holds at once.
 func (l *platformLookup) AllowedPriorityClasses(ns string) ([]string, error) {
 	ctx, cancel := l.lookupCtx()
 	defer cancel()
+	rec, err := l.p.tenantRecord(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p, err := tenantctl.EffectivePolicy(rec)
+	if err != nil {
+		return nil, err
+	}
 	var obj objectMeta
 	if err := l.ownJSON(ctx, "/api/v1/namespaces/"+url.PathEscape(ns), &obj); err != nil {
 		var se *statusError
 		if errors.As(err, &se) && se.code == http.StatusNotFound {
-			return nil, nil
+			return p.PriorityClasses, nil
 		}
 		return nil, err
 	}
-	return translate.ParsePriorityClasses(obj.Metadata.Annotations[translate.PriorityClassesAnnotation]), nil
+	return append(slices.Clone(p.PriorityClasses), translate.ParsePriorityClasses(obj.Metadata.Annotations[translate.PriorityClassesAnnotation])...), nil
 }
 
 // ownJSON GETs path with the caller's own identity.

@@ -19,7 +19,7 @@ func TestPlatformLookup(t *testing.T) {
 		case r.URL.Path == "/api/v1/namespaces/acme-prod":
 			fmt.Fprint(w, `{"metadata":{"labels":{"pod-security.kubernetes.io/enforce":"baseline"},"annotations":{"zoo.kubectl-zoo.io/priority-classes":"a,b"}}}`)
 		case r.URL.Path == "/apis/zoo.kubectl-zoo.io/v1alpha1/tenants/acme":
-			fmt.Fprint(w, `{"metadata":{"name":"acme","annotations":{"zoo.kubectl-zoo.io/pod-security":"restricted"}},"spec":{"admins":["admin"]}}`)
+			fmt.Fprint(w, `{"metadata":{"name":"acme","annotations":{"zoo.kubectl-zoo.io/pod-security":"privileged"}},"spec":{"admins":["admin"],"policy":{"podSecurity":"restricted","priorityClasses":["gold"]}}}`)
 		case r.URL.Path == "/apis/scheduling.k8s.io/v1/priorityclasses/system-node-critical":
 			fmt.Fprint(w, `{"metadata":{"name":"system-node-critical"},"value":2000001000}`)
 		case r.URL.Path == "/api/v1/namespaces/acme-broken":
@@ -55,13 +55,13 @@ func TestPlatformLookup(t *testing.T) {
 		_, _, err = l.CurrentMetadata("/api/v1/namespaces/acme-broken")
 		require.Error(t, err, "a failed read must refuse the write, never let it through unjudged")
 	})
-	t.Run("the level comes from the tenant record, cached", func(t *testing.T) {
+	t.Run("the level comes from the tenant record's policy, read each time", func(t *testing.T) {
 		for range 3 {
 			level, err := l.PodSecurityLevel()
 			require.NoError(t, err)
-			assert.Equal(t, "restricted", level)
+			assert.Equal(t, "restricted", level, "spec.policy wins over the legacy annotation")
 		}
-		assert.Equal(t, 1, count("/apis/zoo.kubectl-zoo.io/"))
+		assert.Equal(t, 3, count("/apis/zoo.kubectl-zoo.io/"), "a policy set holds for the next namespace at once")
 	})
 	t.Run("priority class values are cached, also when absent", func(t *testing.T) {
 		for range 3 {
@@ -87,9 +87,9 @@ func TestPlatformLookup(t *testing.T) {
 	t.Run("the namespace's allowed classes", func(t *testing.T) {
 		allowed, err := l.AllowedPriorityClasses("acme-prod")
 		require.NoError(t, err)
-		assert.Equal(t, []string{"a", "b"}, allowed)
+		assert.Equal(t, []string{"gold", "a", "b"}, allowed, "the policy's classes and the namespace's")
 		allowed, err = l.AllowedPriorityClasses("acme-gone")
 		require.NoError(t, err)
-		assert.Empty(t, allowed)
+		assert.Equal(t, []string{"gold"}, allowed)
 	})
 }

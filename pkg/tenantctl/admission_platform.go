@@ -30,17 +30,14 @@ const (
 )
 
 // PodSecurityLevel returns the Pod Security level of a tenant's namespaces:
-// translate.PodSecurityLevelAnnotation on its record, or
+// spec.policy.podSecurity of its record (EffectivePolicy), or
 // translate.DefaultPodSecurityLevel.
 func PodSecurityLevel(t *Tenant) (string, error) {
-	level, ok := t.Annotations[translate.PodSecurityLevelAnnotation]
-	if !ok {
-		return translate.DefaultPodSecurityLevel, nil
+	p, err := EffectivePolicy(t)
+	if err != nil {
+		return "", err
 	}
-	if err := translate.ValidatePodSecurityLevel(level); err != nil {
-		return "", fmt.Errorf("tenant %s: annotation %s: %w", t.Name, translate.PodSecurityLevelAnnotation, err)
-	}
-	return level, nil
+	return p.PodSecurity, nil
 }
 
 // quote is a CEL string literal of s (the keys of the table hold no quotes
@@ -263,13 +260,19 @@ func psRankCEL() string {
 // psFloorCEL is the rank of the tenant's Pod Security level for a zoo:
 // identity: the loosest level the registry identity may `use`
 // (PodSecurityLevelResource) in the tenant's membership namespace, loosest
-// first. It is one past the strictest (no level may be set) when the tenant
-// is no member, and for a tenant's ServiceAccounts, which may change no Pod
-// Security label.
+// first, and the strictest when it may use none of the others. It asks the
+// authorizer at most len(PodSecurityLevels)-1 times: CEL's cost budget of
+// one expression allows two authorization checks, and a third (a tenant at
+// restricted) failed every namespace label write of that tenant with "actual
+// cost limit exceeded". A zoo: identity of no member tenant gets the
+// strictest level: IdentityPolicy refuses all its writes anyway. A tenant's
+// ServiceAccounts, which may change no Pod Security label, get one past the
+// strictest.
 func psFloorCEL() string {
 	none := fmt.Sprint(len(translate.PodSecurityLevels))
-	out := none
-	for i := len(translate.PodSecurityLevels) - 1; i >= 0; i-- {
+	last := len(translate.PodSecurityLevels) - 1
+	out := fmt.Sprint(last)
+	for i := last - 1; i >= 0; i-- {
 		out = fmt.Sprintf("%s ? %d : (%s)", memberCheck("variables.tenant", PodSecurityLevelResource, quote(translate.PodSecurityLevels[i]), "use"), i, out)
 	}
 	return "!variables.isZoo ? " + none + " : (" + out + ")"
@@ -281,7 +284,10 @@ func psFloorCEL() string {
 // PriorityClass labeled as a tenant's, whoever writes it. The Priority
 // admission plugin (mutating) has resolved priorityClassName into
 // spec.priority before validating policies run, so a pod from the global
-// default class is judged too.
+// default class is judged too. A pod of positive priority is admitted when
+// its class is in the tenant's policy (the namespace's TenantLabel names the
+// tenant; one authorizer call, PriorityGrant) or in the namespace's
+// platform-owned annotation translate.PriorityClassesAnnotation.
 func priorityPolicy() *admissionv1.ValidatingAdmissionPolicy {
 	forbidden := ptr.To(metav1.StatusReasonForbidden)
 	ann := quote(translate.PriorityClassesAnnotation)
@@ -312,10 +318,13 @@ func priorityPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				Expression: `request.resource.resource != 'pods' || !has(object.spec.priority) || object.spec.priority <= ` + fmt.Sprint(translate.MaxTenantPriority) + ` ||
   (has(object.spec.priorityClassName) && namespaceObject != null && has(namespaceObject.metadata.annotations) &&
    ` + ann + ` in namespaceObject.metadata.annotations &&
-   namespaceObject.metadata.annotations[` + ann + `].split(',').exists(c, c == object.spec.priorityClassName))`,
+   namespaceObject.metadata.annotations[` + ann + `].split(',').exists(c, c == object.spec.priorityClassName)) ||
+  (has(object.spec.priorityClassName) && namespaceObject != null && has(namespaceObject.metadata.labels) &&
+   ` + cel("'$LABEL'") + ` in namespaceObject.metadata.labels &&
+   ` + memberCheck(cel("namespaceObject.metadata.labels['$LABEL']"), PriorityClassResource, "object.spec.priorityClassName", "use") + `)`,
 				MessageExpression: `'pods in tenant namespace ' + request.namespace + ' may not have a positive priority (' + string(object.spec.priority) +
   (has(object.spec.priorityClassName) ? ', PriorityClass ' + object.spec.priorityClassName : '') +
-  ') unless the platform allows the class in the namespace (annotation ` + translate.PriorityClassesAnnotation + `)'`,
+  ') unless the tenant\'s policy allows the class (kubectl zoo policy set --priority-classes) or the platform allows it in the namespace (annotation ` + translate.PriorityClassesAnnotation + `)'`,
 				Reason: forbidden,
 			}, {
 				Expression: `request.resource.resource != 'priorityclasses' ||

@@ -50,6 +50,8 @@ func TestMetadataPolicyFollowsTheTable(t *testing.T) {
 		vars[v.Name] = v.Expression
 	}
 	assert.Contains(t, vars["psFloor"], "group('"+translate.APIGroup+"').resource('"+PodSecurityLevelResource+"').namespace(variables.tenant + '-kube-system')")
+	assert.LessOrEqual(t, strings.Count(vars["psFloor"], "authorizer."), 2,
+		"CEL's cost budget of one expression allows two authorization checks (a third failed every label write of a restricted tenant)")
 	assert.Equal(t, "{'privileged': 0, 'baseline': 1, 'restricted': 2}", vars["psRank"], "loosest first, as translate.PodSecurityRank")
 	assert.Contains(t, vars["badLabels"], "variables.psRank[variables.labels[k]] >= variables.psFloor", "a stricter level is no platform key change")
 	for _, v := range p.Spec.Validations {
@@ -68,6 +70,9 @@ func TestPriorityPolicy(t *testing.T) {
 	assert.Contains(t, string(raw), translate.PriorityClassesAnnotation)
 	assert.Contains(t, string(raw), "object.preemptionPolicy == 'Never'")
 	assert.NotContains(t, string(raw), "variables.judged", "the pods of controllers carry no tenant identity")
+	assert.Contains(t, string(raw), "resource('"+PriorityClassResource+"').namespace(namespaceObject.metadata.labels['"+translate.TenantLabel+"'] + '-kube-system').name(object.spec.priorityClassName).check('use')",
+		"the tenant's policy grants classes, the tenant named by the namespace's label")
+	assert.Equal(t, 1, strings.Count(string(raw), "authorizer."), "one authorization check per pod of positive priority")
 }
 
 func TestPodSecurityLevelOfATenant(t *testing.T) {

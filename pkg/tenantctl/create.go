@@ -92,12 +92,12 @@ func (c *Client) CreateTenant(ctx context.Context, opts CreateOptions) (*CreateR
 		ObjectMeta: metav1.ObjectMeta{Name: t.Name(), Labels: managedLabels()},
 		Spec:       TenantSpec{DisplayName: opts.DisplayName, Admins: opts.Admins},
 	}
-	if existing != nil { // the Pod Security level is the platform's to change (PodSecurityLevel)
+	if existing != nil { // kept until initialPolicy moves it into spec.policy (reconcile)
 		if level, ok := existing.Annotations[translate.PodSecurityLevelAnnotation]; ok {
 			tenant.Annotations = map[string]string{translate.PodSecurityLevelAnnotation: level}
 		}
 	}
-	res, err := c.reconcile(ctx, t, tenant, rules)
+	res, err := c.reconcile(ctx, t, tenant, rules, existing == nil)
 	if err != nil && existing == nil {
 		klog.V(1).InfoS("rolling back failed tenant create", "tenant", t.Name(), "err", err)
 		if _, rbErr := c.DeleteTenant(context.WithoutCancel(ctx), t.Name(), DeleteOptions{}); rbErr != nil {
@@ -185,12 +185,13 @@ func (c *Client) preflight(ctx context.Context, t translate.Tenant) (map[string]
 }
 
 // reconcile applies everything of the tenant in an order that never leaves
-// it with rights before its confinement: the record first, then namespaces,
+// it with rights before its confinement: the record first, with its policy
+// (initialPolicy: the cluster's default policy when created), then namespaces,
 // roles and the admins' RoleBindings, the membership (TenantRBAC), without
 // which IdentityPolicy refuses every write of the tenant's zoo: identities,
 // last. The confinement itself needs nothing per tenant: the policies judge
 // by identity and labels.
-func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tenant, rules map[string][]rbacv1.PolicyRule) (*CreateResult, error) {
+func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tenant, rules map[string][]rbacv1.PolicyRule, created bool) (*CreateResult, error) {
 	record, err := tenant.ToUnstructured()
 	if err != nil {
 		return nil, err
@@ -199,10 +200,15 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tena
 	if _, err := c.apply(ctx, record, false); err != nil {
 		return nil, err
 	}
-	level, err := PodSecurityLevel(tenant)
+	p, err := c.initialPolicy(ctx, t.Name(), created) // policy_defaults.go
 	if err != nil {
 		return nil, err
 	}
+	if err := SetPolicy(tenant, p); err != nil {
+		return nil, err
+	}
+	delete(tenant.Annotations, translate.PodSecurityLevelAnnotation)
+	level := p.PodSecurity
 	var first, second []runtime.Object
 	var namespaces []string
 	for _, local := range StandardNamespaces {
@@ -243,6 +249,9 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tena
 		}
 	}
 	if err := c.applyMembership(ctx, t, tenant); err != nil { // membership.go
+		return nil, err
+	}
+	if err := c.applyPriorityGrant(ctx, t, p.PriorityClasses); err != nil { // policy_priority.go
 		return nil, err
 	}
 	if err := c.ReconcilePolicyObjects(ctx, t.Name()); err != nil { // propagate_reconcile.go

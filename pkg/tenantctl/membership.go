@@ -53,6 +53,14 @@ func (c *Client) revokeMembership(ctx context.Context, t translate.Tenant, progr
 	if found {
 		progress("rolebinding.rbac.authorization.k8s.io/%s deleted (namespace %s)", MembershipRoleBinding, MembershipNamespace(t))
 	}
+	grant, err := c.revokePriorityGrant(ctx, t) // policy_priority.go
+	if err != nil {
+		return found, err
+	}
+	if grant {
+		found = true
+		progress("clusterrole.rbac.authorization.k8s.io/%s deleted", PriorityGrantClusterRole(t))
+	}
 	legacy, err := c.deleteLegacyRBAC(ctx, t, progress)
 	return found || legacy, err
 }

@@ -7,6 +7,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // PolicyOf returns the policy stored in a tenant record's spec.policy, as
@@ -34,4 +35,26 @@ func SetPolicy(t *Tenant, p policy.Policy) error {
 	}
 	t.Spec.Policy = &apiextensionsv1.JSON{Raw: raw}
 	return nil
+}
+
+// EffectivePolicy is the policy kubectl-zoo enforces for a tenant: its
+// record's spec.policy with every unset field taken from policy.Default().
+// A record written before spec.policy held the Pod Security level keeps the
+// level of its annotation translate.PodSecurityLevelAnnotation until `policy
+// set` or `tenant create` moves it into spec.policy (the annotation is read
+// only when spec.policy names no level).
+func EffectivePolicy(t *Tenant) (policy.Policy, error) {
+	p, err := PolicyOf(t)
+	if err != nil {
+		return p, err
+	}
+	if p.PodSecurity == "" {
+		if level, ok := t.Annotations[translate.PodSecurityLevelAnnotation]; ok {
+			if err := translate.ValidatePodSecurityLevel(level); err != nil {
+				return p, fmt.Errorf("tenant %s: annotation %s: %w", t.Name, translate.PodSecurityLevelAnnotation, err)
+			}
+			p.PodSecurity = level
+		}
+	}
+	return policy.Effective(p, policy.Default()), nil
 }

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 func TestPolicyOfRoundTrips(t *testing.T) {
@@ -26,4 +27,55 @@ func TestPolicyOfRoundTrips(t *testing.T) {
 	rec.Spec.Policy = &apiextensionsv1.JSON{Raw: []byte(`{"podSecurity":"lax"}`)}
 	_, err = PolicyOf(rec)
 	assert.ErrorContains(t, err, "tenant acme: spec.policy: podSecurity")
+}
+
+func TestEffectivePolicy(t *testing.T) {
+	for name, tc := range map[string]struct {
+		rec  Tenant
+		want policy.Policy
+	}{
+		"no policy, no annotation: the built-in default": {rec: Tenant{}, want: policy.Default()},
+		"legacy annotation only": {
+			rec:  Tenant{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{translate.PodSecurityLevelAnnotation: "privileged"}}},
+			want: policy.Policy{PodSecurity: "privileged", NetworkIsolation: policy.NetworkIsolationTenant},
+		},
+		"spec.policy wins over the annotation": {
+			rec: Tenant{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{translate.PodSecurityLevelAnnotation: "privileged"}},
+				Spec: TenantSpec{Policy: &apiextensionsv1.JSON{Raw: []byte(`{"podSecurity":"restricted","priorityClasses":["gold"]}`)}}},
+			want: policy.Policy{PodSecurity: "restricted", NetworkIsolation: policy.NetworkIsolationTenant, PriorityClasses: []string{"gold"}},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tc.rec.Name = "acme"
+			got, err := EffectivePolicy(&tc.rec)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+			level, err := PodSecurityLevel(&tc.rec)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want.PodSecurity, level)
+		})
+	}
+	bad := &Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme", Annotations: map[string]string{translate.PodSecurityLevelAnnotation: "lax"}}}
+	_, err := EffectivePolicy(bad)
+	assert.ErrorContains(t, err, "annotation "+translate.PodSecurityLevelAnnotation)
+}
+
+// TestPriorityGrant: the grant names exactly the classes, is bound only to
+// the registry identity in the tenant's kube-system, and its ClusterRole
+// lies outside the tenant's prefix (so the tenant cannot change it).
+func TestPriorityGrant(t *testing.T) {
+	acme := translate.MustTenant("acme")
+	role, binding := PriorityGrant(acme, []string{"gold", "silver"})
+	assert.Equal(t, "zoo-tenant-priority-acme", role.Name)
+	assert.False(t, acme.Owns(role.Name))
+	assert.Equal(t, "acme", role.Labels[translate.TenantLabel])
+	require.Len(t, role.Rules, 1)
+	assert.Equal(t, []string{"gold", "silver"}, role.Rules[0].ResourceNames)
+	assert.Equal(t, []string{"use"}, role.Rules[0].Verbs)
+	assert.Equal(t, []string{PriorityClassResource}, role.Rules[0].Resources)
+	assert.Equal(t, MembershipNamespace(acme), binding.Namespace)
+	assert.Equal(t, role.Name, binding.RoleRef.Name)
+	require.Len(t, binding.Subjects, 1)
+	assert.Equal(t, RegistryServiceAccount, binding.Subjects[0].Name)
+	assert.Equal(t, RegistryNamespace, binding.Subjects[0].Namespace)
 }

@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -33,9 +32,6 @@ const applyLimit = 8
 func PolicySelector(t translate.Tenant) string {
 	return labels.SelectorFromSet(labels.Set{translate.TenantLabel: t.Name(), translate.PropagatedFromLabel: translate.PropagatedFromPolicy}).String()
 }
-
-// defaultPolicy is the cluster's default policy, under the tenant's own.
-func (c *Client) defaultPolicy(context.Context) (policy.Policy, error) { return policy.Default(), nil }
 
 // ReconcilePolicyObjects makes the objects tenant's effective policy implies
 // exist, as implied, in every namespace of the tenant, and deletes those it
@@ -60,15 +56,10 @@ func (c *Client) ReconcilePolicyObjects(ctx context.Context, tenant string) erro
 	if rec.DeletionTimestamp != nil {
 		return nil
 	}
-	own, err := PolicyOf(rec)
+	p, err := EffectivePolicy(rec) // policy.go
 	if err != nil {
 		return err
 	}
-	defaults, err := c.defaultPolicy(ctx)
-	if err != nil {
-		return err
-	}
-	p := policy.Effective(own, defaults)
 	unlock, err := c.lockPolicy(ctx, t)
 	if err != nil {
 		return err

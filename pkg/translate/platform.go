@@ -139,8 +139,9 @@ type PlatformLookup interface {
 	// name; found is false when it does not exist.
 	PriorityClassValue(name string) (value int64, found bool, err error)
 	// AllowedPriorityClasses returns the cluster PriorityClasses of positive
-	// value that pods in the upstream namespace ns may use
-	// (PriorityClassesAnnotation).
+	// value that pods in the upstream namespace ns may use: those of the
+	// tenant's policy, and those of the namespace's
+	// PriorityClassesAnnotation.
 	AllowedPriorityClasses(ns string) ([]string, error)
 }
 

@@ -7,8 +7,9 @@ import (
 )
 
 // Pod Security: every namespace of a tenant carries the platform's Pod
-// Security labels. The level is the tenant's (PodSecurityLevelAnnotation on
-// its Tenant record, DefaultPodSecurityLevel without it); the labels are
+// Security labels. The level is the tenant's (the podSecurity of its
+// policy, spec.policy of its Tenant record, DefaultPodSecurityLevel by
+// default); the labels are
 // platform-owned metadata (platformTable), so a tenant can neither lower nor
 // drop them.
 const (
@@ -19,14 +20,15 @@ const (
 	// DefaultPodSecurityLevel is the level of a tenant whose record names
 	// none.
 	DefaultPodSecurityLevel = "baseline"
-	// PodSecurityLevelAnnotation on a Tenant record names the Pod Security
-	// level of the tenant's namespaces (privileged, baseline, restricted).
+	// PodSecurityLevelAnnotation on a Tenant record named the Pod Security
+	// level of the tenant's namespaces before spec.policy did; it is read
+	// only when spec.policy names no level (tenantctl.EffectivePolicy).
 	// Only the platform writes Tenant records.
 	PodSecurityLevelAnnotation = APIGroup + "/pod-security"
 	// PriorityClassesAnnotation on a tenant namespace lists, comma-separated,
 	// the cluster's PriorityClasses of positive value that pods in that
-	// namespace may use. It is platform-owned metadata; without it no
-	// positive class is allowed.
+	// namespace may use beside those of the tenant's policy: a per-namespace
+	// exception of the platform. It is platform-owned metadata.
 	PriorityClassesAnnotation = APIGroup + "/priority-classes"
 )
 

@@ -61,7 +61,7 @@ func (t *Translator) checkPriority(rule *KindRule, ns string, obj map[string]any
 			return nil
 		}
 		return forbidden(grPriorityClass, name, fmt.Sprintf(
-			"the cluster's PriorityClass %s has value %d: a tenant's pods may only use classes of value %d or less (their own, or the cluster's), unless the platform allows the class in the namespace (annotation %s)",
+			"the cluster's PriorityClass %s has value %d: a tenant's pods may only use classes of value %d or less (their own, or the cluster's), unless the tenant's policy allows the class (kubectl zoo policy set --priority-classes) or the platform allows it in the namespace (annotation %s)",
 			name, value, MaxTenantPriority, PriorityClassesAnnotation))
 	})
 }

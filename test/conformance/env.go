@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 
 	"github.com/kubectl-zoo/kubectl-zoo/internal/kubecluster"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -48,19 +46,13 @@ func setUp(ctx context.Context, c config) (e *env, err error) {
 }
 
 // setPodSecurityLevel gives the tenant the level c.podSecurity as the
-// platform does: the annotation on its Tenant record, then `tenant create`
-// again (idempotent), which relabels its standard namespaces and grants the
-// tenant `use` of the level.
+// platform does: `kubectl zoo policy set --pod-security`, which relabels
+// its namespaces and grants the tenant `use` of the level.
 func setPodSecurityLevel(ctx context.Context, c config, adminKubeconfig string) error {
 	if c.podSecurity == translate.DefaultPodSecurityLevel {
 		return nil
 	}
-	cmd := exec.CommandContext(ctx, filepath.Join(c.kubeBin, "kubectl"), "--kubeconfig", adminKubeconfig, "annotate", "--overwrite",
-		tenantctl.TenantCRDName, tenant, translate.PodSecurityLevelAnnotation+"="+c.podSecurity)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("kubectl annotate tenant %s: %w\n%s", tenant, err, out)
-	}
-	return zoo(ctx, c, adminKubeconfig, "tenant", "create", tenant)
+	return zoo(ctx, c, adminKubeconfig, "policy", "set", tenant, "--pod-security", c.podSecurity)
 }
 
 // close stops serve and the upstream; their logs stay in c.work.

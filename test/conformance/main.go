@@ -55,8 +55,7 @@ func main() {
 	fast := flag.Bool("fast", false, "the few fast specs of make test (see fast.go), through the proxy only; overrides -focus and -only-proxied")
 	flag.BoolVar(&c.noSkips, "no-skips", false, "run also the specs kwok cannot pass (to review the skip list)")
 	flag.StringVar(&c.podSecurity, "pod-security", "privileged",
-		"the Pod Security level of the tenant (the platform's choice, the annotation "+translate.PodSecurityLevelAnnotation+
-			" on its record): many specs ask for privileged namespaces, which a tenant may only create at that level")
+		"the Pod Security level of the tenant (the platform's choice, set with kubectl zoo policy set --pod-security): many specs ask for privileged namespaces, which a tenant may only create at that level")
 	flag.Parse()
 	if *fast {
 		c.focus, c.onlyProxied = fastFocus(), true
