@@ -15,7 +15,8 @@ const NamespaceLimitPolicy = "zoo-tenant-namespace-limit"
 // new namespace is labeled for (RBAC gives no tenant ServiceAccount a right
 // to create namespaces today; the rule does not depend on that). It asks
 // the authorizer once whether the registry identity may `use`
-// namespacelimits/reached in the tenant's MembershipNamespace. Its message
+// namespacelimits/reached in the tenant's MembershipNamespace, for a
+// namespace in the tenant's prefix only (zoo-tenant refuses the others). Its message
 // cannot name the limit: a messageExpression may not use the authorizer
 // (whose reason names the marking RoleBinding, and so the limit), and
 // nothing else the request carries knows it. The proxy's refusal, which
@@ -49,7 +50,9 @@ func namespaceLimitPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				v("reached", memberDecision("variables.tenant", NamespaceLimitResource, quote(NamespaceLimitReached), "use")),
 			},
 			Validations: []admissionv1.Validation{{
-				Expression:        "variables.tenant == '' || !variables.reached.allowed()",
+				// A name outside the tenant's prefix is zoo-tenant's to refuse
+				// (and its refusal, not this one, is what the tenant must see).
+				Expression:        "variables.tenant == '' || !object.metadata.name.startsWith(variables.tenant + '-') || !variables.reached.allowed()",
 				MessageExpression: "'tenant ' + variables.tenant + ' has as many namespaces as its policy allows (maxNamespaces; see kubectl zoo policy show ' + variables.tenant + ')'",
 				Reason:            ptr.To(metav1.StatusReasonForbidden),
 			}},

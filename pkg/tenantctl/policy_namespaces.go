@@ -1,6 +1,8 @@
 package tenantctl
 
 import (
+	"time"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -24,7 +26,8 @@ const relabelParallelism = 8
 // (the Pod Security level of the tenant's MembershipRoleBinding, the
 // PriorityClasses of its priority grant, policy_priority.go), then the Pod
 // Security labels of EVERY namespace of the tenant, then the policy objects
-// of every namespace (ReconcilePolicyObjects). The grants come first,
+// of every namespace (ReconcilePolicyObjects), then the mark of a tenant at
+// its namespace limit. The grants come first,
 // so that a namespace the tenant creates while the labels change already
 // has to carry the new level. It returns once the API server enforces the
 // new grants. It is safe to run again.
@@ -61,7 +64,20 @@ func (c *Client) ReconcilePolicy(ctx context.Context, tenant string) error {
 	if err := c.relabelNamespaces(ctx, t, p.PodSecurity); err != nil {
 		return err
 	}
-	return c.ReconcilePolicyObjects(ctx, tenant) // propagate_reconcile.go
+	if err := c.ReconcilePolicyObjects(ctx, tenant); err != nil { // propagate_reconcile.go
+		return err
+	}
+	// The namespace limit's mark (policy_maxns.go); a mark lifted is waited
+	// for, as the grants are.
+	n, err := c.CountNamespaces(ctx, tenant)
+	if err != nil {
+		return err
+	}
+	lifted, err := c.SetNamespaceLimitReached(ctx, tenant, n)
+	if err != nil || !lifted {
+		return err
+	}
+	return c.WaitNamespaceLimitLifted(ctx, tenant, time.Minute)
 }
 
 // relabelNamespaces sets the Pod Security labels (enforce, warn, audit) of

@@ -50,7 +50,12 @@ func (c *Client) waitEnforced(ctx context.Context, t translate.Tenant, admin, le
 	tenantDenial := fmt.Sprintf("tenant %s may only write", t)
 	var last error
 	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, EnforcementTimeout, true, func(ctx context.Context) (bool, error) {
-		if last = probe(t.Prefix() + "zoo-probe"); last != nil {
+		// A tenant at its namespace limit has every namespace create refused
+		// by zoo-tenant-namespace-limit (policy_maxns.go): that refusal says
+		// nothing of the boundary this waits for, and waiting for it cannot
+		// make the tenant any less confined (its writes are refused until
+		// its membership is in force).
+		if last = probe(t.Prefix() + "zoo-probe"); last != nil && !atNamespaceLimit(last) {
 			return false, nil
 		}
 		last = probe("zoo-probe-" + t.Name())
@@ -106,4 +111,10 @@ func (c *Client) getTenant(ctx context.Context, name string) (*Tenant, error) {
 		return nil, err
 	}
 	return TenantFromUnstructured(u)
+}
+
+// atNamespaceLimit reports whether err is the refusal of a tenant at its
+// namespace limit.
+func atNamespaceLimit(err error) bool {
+	return apierrors.IsForbidden(err) && strings.Contains(err.Error(), fmt.Sprintf("ValidatingAdmissionPolicy '%s'", NamespaceLimitPolicy))
 }
