@@ -105,6 +105,9 @@ type KindRule struct {
 	Complete func(m *mapper, obj map[string]any) error
 	// Annotations a tenant may not set on the kind (403 naming the key).
 	Annotations []AnnotationRule
+	// LabelKeys are label keys of the kind stored under other keys upstream
+	// (a tenant's ClusterRole aggregation labels; labelkeys.go).
+	LabelKeys []LabelKeyMapping
 }
 
 // AnnotationRule is an annotation a tenant may not set on a kind at all,

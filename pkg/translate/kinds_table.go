@@ -93,7 +93,8 @@ var kindTable = []KindRule{
 	{Resource: gr(rbacGroup, "rolebindings"), Kind: "RoleBinding", Treatment: Namespaced, Refs: []Ref{
 		{Field: "subjects", Target: TargetIdentity, apply: rbacSubjects}, {Field: "roleRef", Target: TargetOwned, apply: roleRef}}},
 	{Resource: grClusterRole, Kind: "ClusterRole", Treatment: TenantOwned, Refs: []Ref{
-		{Field: "rules", Target: TargetRules, apply: policyRules}, {Field: "aggregationRule.clusterRoleSelectors", Target: TargetSelector, apply: aggregationRule}}},
+		{Field: "rules", Target: TargetRules, apply: policyRules}, {Field: "aggregationRule.clusterRoleSelectors", Target: TargetSelector, apply: aggregationRule}},
+		LabelKeys: aggregateLabelKeys},
 	{Resource: gr(rbacGroup, "clusterrolebindings"), Kind: "ClusterRoleBinding", Treatment: TenantOwned, Refs: []Ref{
 		{Field: "subjects", Target: TargetIdentity, apply: rbacSubjects}, {Field: "roleRef", Target: TargetOwned, apply: roleRef}}},
 	// storage
