@@ -64,4 +64,14 @@ var kwokSkips = []skipEntry{
 		Pattern: `\[sig-apps\] (ReplicaSet|ReplicationController) should serve a basic image on each replica with a public image`,
 		Reason: "asks every replica for its name over HTTP through the API server's pod proxy: a kwok pod serves nothing",
 	},
+	// sig-auth (make conformance-auth): a direct run on 2026-11-23 failed
+	// exactly these 3 of the 10.
+	{
+		Pattern: `\[sig-auth\] ServiceAccounts should mount an API token into pods`,
+		Reason:  "reads the mounted token, CA and namespace files with kubectl exec in the pod: kwok runs exec on this machine, where those files do not exist (\"exit status 1\")",
+	},
+	{
+		Pattern: `\[sig-auth\] ServiceAccounts (should mount projected service account token|ServiceAccountIssuerDiscovery should support OIDC discovery)`,
+		Reason:  "waits for a pod whose container checks the token (or the issuer's discovery document) to succeed: a kwok pod runs no container and only Job pods complete (\"expected pod ... success: Timed out after 300s\")",
+	},
 }
