@@ -62,7 +62,7 @@ var kwokSkips = []skipEntry{
 	},
 	{
 		Pattern: `\[sig-apps\] (ReplicaSet|ReplicationController) should serve a basic image on each replica with a public image`,
-		Reason: "asks every replica for its name over HTTP through the API server's pod proxy: a kwok pod serves nothing",
+		Reason:  "asks every replica for its name over HTTP through the API server's pod proxy: a kwok pod serves nothing",
 	},
 	// sig-auth (make conformance-auth): a direct run on 2026-11-23 failed
 	// exactly these 3 of the 10.
