@@ -100,6 +100,16 @@ conformance: build kube conformance-bin ## sig-api-machinery conformance directl
 	go run ./test/conformance -kube-bin $(KUBE_BIN) -e2e-bin $(CONFORMANCE_BIN) -zoo bin/kubectl-zoo \
 		-nodes $(CONFORMANCE_NODES) -work $(ROOT)/.zoo-conformance -out bench/conformance.json
 
+# sig-apps and sig-auth the same way (make conformance-apps, make
+# conformance-auth): their results go to bench/conformance-<sig>.json.
+CONFORMANCE_SIG_TIMEOUT ?= 90m
+
+.PHONY: conformance-apps conformance-auth
+conformance-apps conformance-auth: conformance-%: build kube conformance-bin ## sig-apps (sig-auth) conformance directly and through serve
+	go run ./test/conformance -kube-bin $(KUBE_BIN) -e2e-bin $(CONFORMANCE_BIN) -zoo bin/kubectl-zoo \
+		-focus '\[sig-$*\].*\[Conformance\]' -timeout $(CONFORMANCE_SIG_TIMEOUT) \
+		-nodes $(CONFORMANCE_NODES) -work $(ROOT)/.zoo-conformance-$* -out bench/conformance-$*.json
+
 .PHONY: test-conformance-fast
 test-conformance-fast: build kube conformance-bin ## A few fast sig-api-machinery conformance specs through serve (test/conformance/fast.go)
 	go run ./test/conformance -fast -kube-bin $(KUBE_BIN) -e2e-bin $(CONFORMANCE_BIN) -zoo bin/kubectl-zoo \

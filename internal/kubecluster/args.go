@@ -62,6 +62,13 @@ func controllerManagerArgs(p *pki, dir string) []string {
 		"--cluster-signing-cert-file=" + p.path("ca.crt"),
 		"--cluster-signing-key-file=" + p.path("ca.key"),
 		"--use-service-account-credentials=true",
+		// kwok heartbeats its node every 20 to 45 s (its default node
+		// stage), which on a loaded machine lands past the default grace
+		// of 50 s: the node lifecycle controller then marked the node
+		// NotReady about once a minute, and with it every pod's Ready
+		// condition False, which kwok never sets back — deployments never
+		// became available. The fake node never really goes away.
+		"--node-monitor-grace-period=10m",
 		"--leader-elect=false",
 		"--bind-address=127.0.0.1",
 		"--secure-port=0",

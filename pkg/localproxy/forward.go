@@ -69,6 +69,10 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 		return
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusForbidden && ctx.Value(ownIdentityKey{}) != nil && isProxyCreate(u) {
+		p.ownIdentityReviewForbidden(w, u) // reviews.go
+		return
+	}
 	if resp.StatusCode == http.StatusForbidden && ctx.Value(ownIdentityKey{}) != nil {
 		upstream, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 		if isConfinedKind(u) {

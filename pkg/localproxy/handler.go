@@ -124,6 +124,14 @@ func (p *Proxy) serve(rec http.ResponseWriter, r *http.Request, upgrade bool, yw
 		}
 		r = own
 	}
+	if isProxyCreate(u) && !upgrade {
+		own, st := p.reviewAsOwnIdentity(r, u) // reviews.go
+		if st != nil {
+			writeStatus(rec, st)
+			return u, body
+		}
+		r = own
+	}
 	if !upgrade && p.serveClusterRoleBindings(rec, r, u, body) { // crb.go
 		return u, body
 	}

@@ -86,7 +86,9 @@ func newWalkProxy(t *testing.T, extra ...walkFixture) (*Proxy, *fuzzUpstream) {
 	up := &fuzzUpstream{gets: map[string][]byte{}, store: store}
 	ts := httptest.NewServer(up)
 	t.Cleanup(ts.Close)
-	p, err := New(Config{Upstream: &rest.Config{Host: ts.URL, BearerToken: "upstream-secret"}, Tenant: "acme", Admin: true, Token: testToken})
+	// The tenant's admin, as `serve` acts by default: it may create every
+	// kind, the reviews the proxy creates for admins included (reviews.go).
+	p, err := New(Config{Upstream: &rest.Config{Host: ts.URL, BearerToken: "upstream-secret"}, Tenant: "acme", Token: testToken, Admin: true})
 	require.NoError(t, err)
 	return p, up
 }

@@ -84,7 +84,7 @@ func (c *Client) CreateTenant(ctx context.Context, opts CreateOptions) (*CreateR
 	case existing.DeletionTimestamp != nil:
 		return nil, fmt.Errorf("tenant %q is being deleted; wait until it is gone", t)
 	}
-	rules, err := c.preflight(ctx, t)
+	roles, err := c.preflight(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func (c *Client) CreateTenant(ctx context.Context, opts CreateOptions) (*CreateR
 			tenant.Annotations = map[string]string{translate.PodSecurityLevelAnnotation: level}
 		}
 	}
-	res, err := c.reconcile(ctx, t, tenant, rules, existing == nil)
+	res, err := c.reconcile(ctx, t, tenant, roles, existing == nil)
 	if err != nil && existing == nil {
 		klog.V(1).InfoS("rolling back failed tenant create", "tenant", t.Name(), "err", err)
 		if _, rbErr := c.DeleteTenant(context.WithoutCancel(ctx), t.Name(), DeleteOptions{}); rbErr != nil {
@@ -113,10 +113,10 @@ func (c *Client) CreateTenant(ctx context.Context, opts CreateOptions) (*CreateR
 }
 
 // preflight checks that no name the tenant needs is held by something that
-// is not the tenant's, and reads the rules of the cluster's standard roles.
-func (c *Client) preflight(ctx context.Context, t translate.Tenant) (map[string][]rbacv1.PolicyRule, error) {
+// is not the tenant's, and reads the cluster's standard roles.
+func (c *Client) preflight(ctx context.Context, t translate.Tenant) (map[string]*rbacv1.ClusterRole, error) {
 	var g errgroup.Group
-	rules := make([][]rbacv1.PolicyRule, len(StandardClusterRoles))
+	roles := make([]*rbacv1.ClusterRole, len(StandardClusterRoles))
 	for _, local := range StandardNamespaces {
 		g.Go(func() error {
 			ns, err := c.Kube.CoreV1().Namespaces().Get(ctx, t.Prefix()+local, metav1.GetOptions{})
@@ -156,12 +156,17 @@ func (c *Client) preflight(ctx context.Context, t translate.Tenant) (map[string]
 	g.Go(func() error { return c.checkGroupPrefix(ctx, t) })
 	for i, name := range StandardClusterRoles {
 		g.Go(func() error {
-			cr, err := c.Kube.RbacV1().ClusterRoles().Get(ctx, t.Prefix()+name, metav1.GetOptions{})
-			if err == nil && cr.Labels[translate.TenantLabel] != t.Name() {
-				return fmt.Errorf("ClusterRole %s already exists and does not belong to tenant %q; pick another tenant name", cr.Name, t)
-			}
-			if err != nil && !apierrors.IsNotFound(err) {
-				return fmt.Errorf("check ClusterRole %s: %w", t.Prefix()+name, err)
+			for _, own := range []string{name, AggregateBaseClusterRole(name)} {
+				if own != name && name == "cluster-admin" {
+					continue
+				}
+				cr, err := c.Kube.RbacV1().ClusterRoles().Get(ctx, t.Prefix()+own, metav1.GetOptions{})
+				if err == nil && cr.Labels[translate.TenantLabel] != t.Name() {
+					return fmt.Errorf("ClusterRole %s already exists and does not belong to tenant %q; pick another tenant name", cr.Name, t)
+				}
+				if err != nil && !apierrors.IsNotFound(err) {
+					return fmt.Errorf("check ClusterRole %s: %w", t.Prefix()+own, err)
+				}
 			}
 			if name == "cluster-admin" {
 				return nil
@@ -170,16 +175,16 @@ func (c *Client) preflight(ctx context.Context, t translate.Tenant) (map[string]
 			if err != nil {
 				return fmt.Errorf("read the cluster's ClusterRole %s: %w", name, err)
 			}
-			rules[i] = std.Rules
+			roles[i] = std
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	out := map[string][]rbacv1.PolicyRule{}
+	out := map[string]*rbacv1.ClusterRole{}
 	for i, name := range StandardClusterRoles {
-		out[name] = rules[i]
+		out[name] = roles[i]
 	}
 	return out, nil
 }
@@ -191,7 +196,7 @@ func (c *Client) preflight(ctx context.Context, t translate.Tenant) (map[string]
 // which IdentityPolicy refuses every write of the tenant's zoo: identities,
 // last. The confinement itself needs nothing per tenant: the policies judge
 // by identity and labels.
-func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tenant, rules map[string][]rbacv1.PolicyRule, created bool) (*CreateResult, error) {
+func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tenant, roles map[string]*rbacv1.ClusterRole, created bool) (*CreateResult, error) {
 	record, err := tenant.ToUnstructured()
 	if err != nil {
 		return nil, err
@@ -240,7 +245,8 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tena
 			second = append(second, rb)
 		}
 	}
-	for _, cr := range TenantClusterRoles(t, func(name string) []rbacv1.PolicyRule { return rules[name] }) {
+	standard := TenantClusterRoles(t, func(name string) *rbacv1.ClusterRole { return roles[name] })
+	for _, cr := range standard {
 		first = append(first, cr)
 	}
 	for _, batch := range [][]runtime.Object{first, second} {
@@ -261,6 +267,9 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tena
 		return nil, err
 	}
 	if err := c.waitEnforced(ctx, t, tenant.Spec.Admins[0], level); err != nil {
+		return nil, err
+	}
+	if err := c.waitStandardRoles(ctx, t, standard); err != nil {
 		return nil, err
 	}
 	if err := c.setReady(ctx, tenant, int32(len(namespaces))); err != nil {

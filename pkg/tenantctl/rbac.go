@@ -1,6 +1,7 @@
 package tenantctl
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -214,26 +215,82 @@ func NamespaceRBAC(tenant *Tenant, namespace string) ([]*rbacv1.RoleBinding, err
 
 // TenantClusterRoles returns the tenant's own copies of the standard
 // ClusterRoles (StandardClusterRoles), upstream "<tenant>-<name>", labeled as
-// the tenant's. rulesOf gives the rules of the cluster's role of that name;
-// cluster-admin is always everything.
-func TenantClusterRoles(t translate.Tenant, rulesOf func(name string) []rbacv1.PolicyRule) []*rbacv1.ClusterRole {
-	out := make([]*rbacv1.ClusterRole, 0, len(StandardClusterRoles))
+// the tenant's. clusterRole gives the cluster's role of that name (nil for
+// cluster-admin, which is always everything).
+//
+// admin, edit and view are aggregated, as the cluster's are: each collects
+// the tenant's ClusterRoles labeled, upstream,
+// translate.TenantAggregateLabelPrefix+name = "true" (in the tenant's view
+// rbac.authorization.k8s.io/aggregate-to-<name>, see translate.LabelKeyMapping),
+// never the cluster's; it carries the cluster's role's aggregation labels in
+// that form (edit aggregates into admin, view into edit). Its base rules, the
+// cluster role's (flattened: the cluster's aggregated rules included), are
+// in the tenant's "system:aggregate-to-<name>" (AggregateBaseClusterRole),
+// labeled to aggregate into it, as in a cluster of its own.
+func TenantClusterRoles(t translate.Tenant, clusterRole func(name string) *rbacv1.ClusterRole) []*rbacv1.ClusterRole {
+	out := make([]*rbacv1.ClusterRole, 0, 2*len(StandardClusterRoles))
 	for _, name := range StandardClusterRoles {
-		rules := []rbacv1.PolicyRule{
-			{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}},
-			{NonResourceURLs: []string{"*"}, Verbs: []string{"*"}},
+		if name == "cluster-admin" {
+			out = append(out, &rbacv1.ClusterRole{
+				TypeMeta:   clusterRoleType,
+				ObjectMeta: metav1.ObjectMeta{Name: t.Prefix() + name, Labels: tenantManagedLabels(t)},
+				Rules: []rbacv1.PolicyRule{
+					{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}},
+					{NonResourceURLs: []string{"*"}, Verbs: []string{"*"}},
+				},
+			})
+			continue
 		}
-		if name != "cluster-admin" {
-			rules = rulesOf(name)
+		std := clusterRole(name)
+		labels := tenantManagedLabels(t)
+		for k, v := range std.Labels {
+			if rest, ok := strings.CutPrefix(k, translate.AggregateLabelPrefix); ok {
+				labels[translate.TenantAggregateLabelPrefix+rest] = v
+			}
 		}
+		// The form the translator writes for a tenant's own selector.
+		selector := map[string]string{translate.TenantLabel: t.Name(), translate.TenantAggregateLabelPrefix + name: "true"}
+		out = append(out, &rbacv1.ClusterRole{
+			TypeMeta:        clusterRoleType,
+			ObjectMeta:      metav1.ObjectMeta{Name: t.Prefix() + name, Labels: labels},
+			AggregationRule: &rbacv1.AggregationRule{ClusterRoleSelectors: []metav1.LabelSelector{{MatchLabels: selector}}},
+		})
+		baseLabels := tenantManagedLabels(t)
+		baseLabels[translate.TenantAggregateLabelPrefix+name] = "true"
 		out = append(out, &rbacv1.ClusterRole{
 			TypeMeta:   clusterRoleType,
-			ObjectMeta: metav1.ObjectMeta{Name: t.Prefix() + name, Labels: tenantManagedLabels(t)},
-			Rules:      rules,
+			ObjectMeta: metav1.ObjectMeta{Name: t.Prefix() + AggregateBaseClusterRole(name), Labels: baseLabels},
+			Rules:      std.Rules,
 		})
 	}
 	return out
 }
+
+// waitStandardRoles waits until the cluster's aggregation controller has
+// filled the tenant's aggregated standard roles (TenantClusterRoles) with
+// the rules of their bases, so that a binding to "admin" made right after
+// create grants what it says.
+func (c *Client) waitStandardRoles(ctx context.Context, t translate.Tenant, roles []*rbacv1.ClusterRole) error {
+	byName := map[string]*rbacv1.ClusterRole{}
+	for _, r := range roles {
+		byName[r.Name] = r
+	}
+	for _, name := range StandardClusterRoles {
+		base, ok := byName[t.Prefix()+AggregateBaseClusterRole(name)]
+		if !ok {
+			continue // cluster-admin
+		}
+		if err := c.waitAggregated(ctx, t.Prefix()+name, base.Name, base.Rules); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AggregateBaseClusterRole names, tenant-local, the ClusterRole that holds
+// the base rules of the tenant's aggregated standard role name
+// (TenantClusterRoles), as "system:aggregate-to-<name>" does in a cluster.
+func AggregateBaseClusterRole(name string) string { return "system:aggregate-to-" + name }
 
 func adminSubjects(t translate.Tenant, admins []string) []rbacv1.Subject {
 	admins = slices.Clone(admins)

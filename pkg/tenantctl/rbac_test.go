@@ -130,23 +130,50 @@ func TestTenantClusterGrantsNoNamespacedReads(t *testing.T) {
 	}
 }
 
+// TestTenantClusterRoles: the tenant's admin, edit and view aggregate as
+// the cluster's do, but only the tenant's own roles (TenantLabel and the
+// tenant's aggregation keys), never carry the cluster's aggregation keys,
+// and hold the cluster's rules through their bases.
 func TestTenantClusterRoles(t *testing.T) {
-	view := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}}}
-	roles := TenantClusterRoles(translate.MustTenant("acme"), func(name string) []rbacv1.PolicyRule {
-		if name == "view" {
-			return view
-		}
-		return nil
-	})
+	rules := func(r string) []rbacv1.PolicyRule {
+		return []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{r}, Verbs: []string{"get"}}}
+	}
+	cluster := map[string]*rbacv1.ClusterRole{
+		"admin": {Rules: rules("secrets")},
+		"edit":  {ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-admin": "true", "kubernetes.io/bootstrapping": "rbac-defaults"}}, Rules: rules("pods")},
+		"view":  {ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-edit": "true"}}, Rules: rules("configmaps")},
+	}
+	roles := TenantClusterRoles(translate.MustTenant("acme"), func(name string) *rbacv1.ClusterRole { return cluster[name] })
+	byName := map[string]*rbacv1.ClusterRole{}
 	var names []string
 	for _, r := range roles {
 		names = append(names, r.Name)
+		byName[r.Name] = r
 		assert.Equal(t, "acme", r.Labels[translate.TenantLabel])
-		assert.Nil(t, r.AggregationRule)
+		for k := range r.Labels {
+			assert.NotContains(t, k, "rbac.authorization.k8s.io/", "%s: the cluster's admin, edit and view would aggregate it", r.Name)
+		}
 	}
-	assert.Equal(t, []string{"acme-cluster-admin", "acme-admin", "acme-edit", "acme-view"}, names)
-	assert.Equal(t, view, roles[3].Rules)
-	assert.Equal(t, []string{"*"}, roles[0].Rules[0].Verbs)
+	assert.Equal(t, []string{"acme-cluster-admin", "acme-admin", "acme-system:aggregate-to-admin", "acme-edit", "acme-system:aggregate-to-edit",
+		"acme-view", "acme-system:aggregate-to-view"}, names)
+	assert.Equal(t, []string{"*"}, byName["acme-cluster-admin"].Rules[0].Verbs)
+	assert.Nil(t, byName["acme-cluster-admin"].AggregationRule)
+	for _, name := range []string{"admin", "edit", "view"} {
+		t.Run(name, func(t *testing.T) {
+			agg, base := byName["acme-"+name], byName["acme-system:aggregate-to-"+name]
+			require.NotNil(t, agg.AggregationRule)
+			assert.Empty(t, agg.Rules, "the aggregation controller fills them")
+			assert.Equal(t, []metav1.LabelSelector{{MatchLabels: map[string]string{
+				translate.TenantLabel: "acme", "rbac.zoo.kubectl-zoo.io/aggregate-to-" + name: "true",
+			}}}, agg.AggregationRule.ClusterRoleSelectors)
+			assert.Equal(t, cluster[name].Rules, base.Rules)
+			assert.Nil(t, base.AggregationRule)
+			assert.Equal(t, "true", base.Labels["rbac.zoo.kubectl-zoo.io/aggregate-to-"+name], "the base aggregates into its role")
+		})
+	}
+	assert.Equal(t, "true", byName["acme-edit"].Labels["rbac.zoo.kubectl-zoo.io/aggregate-to-admin"], "edit aggregates into admin, as the cluster's")
+	assert.Equal(t, "true", byName["acme-view"].Labels["rbac.zoo.kubectl-zoo.io/aggregate-to-edit"], "view aggregates into edit, as the cluster's")
+	assert.NotContains(t, byName["acme-edit"].Labels, "kubernetes.io/bootstrapping", "only the aggregation labels are copied")
 }
 
 // TestTenantClusterStatusRights: tenant admins may read and write the status

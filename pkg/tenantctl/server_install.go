@@ -80,10 +80,15 @@ func (c *Client) InstallServer(ctx context.Context, opts ServerOptions, dryRun b
 // copied the rules of ServerBaseClusterRole into the aggregated
 // ServerClusterRole: until then the server could not even read tenants.
 func (c *Client) waitServerRights(ctx context.Context) error {
-	base := ServerBaseClusterRole().Rules
+	return c.waitAggregated(ctx, ServerName, ServerBaseName, ServerBaseClusterRole().Rules)
+}
+
+// waitAggregated waits until the aggregated ClusterRole name holds every
+// rule of base (the rules of the ClusterRole baseName).
+func (c *Client) waitAggregated(ctx context.Context, name, baseName string, base []rbacv1.PolicyRule) error {
 	var have int
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		role, err := c.Kube.RbacV1().ClusterRoles().Get(ctx, ServerName, metav1.GetOptions{})
+		role, err := c.Kube.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, nil //nolint:nilerr // retried until the timeout, which reports it
 		}
@@ -97,7 +102,7 @@ func (c *Client) waitServerRights(ctx context.Context) error {
 	})
 	if err != nil {
 		return fmt.Errorf("the aggregated ClusterRole %s holds %d of the %d rules of %s (is the clusterrole-aggregation controller of kube-controller-manager running?): %w",
-			ServerName, have, len(base), ServerBaseName, err)
+			name, have, len(base), baseName, err)
 	}
 	return nil
 }

@@ -135,13 +135,16 @@ var (
 	apiVersionKey      = []byte(`"apiVersion"`)
 	apiVersionKeyValue = []byte(`"apiVersion":"`)
 	tenantLabelBytes   = []byte(TenantLabel)
+	// The upstream keys of KindRule.LabelKeys (there is one mapping).
+	mappedLabelBytes = []byte(TenantAggregateLabelPrefix)
 )
 
 // managedFieldsUntouched reports whether outbound translation leaves these
-// managedFields as they are: no ownership label in their field sets and only
+// managedFields as they are: no ownership label nor mapped label key in
+// their field sets and only
 // built-in apiVersions (compact JSON, as the API server writes it).
 func managedFieldsUntouched(raw []byte) bool {
-	if bytes.Contains(raw, tenantLabelBytes) {
+	if bytes.Contains(raw, tenantLabelBytes) || bytes.Contains(raw, mappedLabelBytes) {
 		return false
 	}
 	if bytes.Count(raw, apiVersionKey) != bytes.Count(raw, apiVersionKeyValue) {

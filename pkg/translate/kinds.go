@@ -110,6 +110,16 @@ type KindRule struct {
 	// request of the shared cluster is matched against every admission
 	// policy, webhook and FlowSchema, so their number is everyone's cost.
 	MaxPerTenant int
+	// ProxyCreates marks a cluster-wide review that no tenant identity may
+	// create upstream, where its answer could be about every tenant's tokens
+	// and rights: the proxy creates it for the tenant's admins with its own
+	// identity, once the translator has confined it (a TokenReview's user
+	// comes back only when it is one of the tenant's; a SubjectAccessReview
+	// asks about the tenant's identities, namespaces and groups).
+	ProxyCreates bool
+	// LabelKeys are label keys of the kind stored under other keys upstream
+	// (a tenant's ClusterRole aggregation labels; labelkeys.go).
+	LabelKeys []LabelKeyMapping
 }
 
 // AnnotationRule is an annotation a tenant may not set on a kind at all,

@@ -98,7 +98,8 @@ var kindTable = []KindRule{
 	{Resource: gr(rbacGroup, "rolebindings"), Kind: "RoleBinding", Treatment: Namespaced, Refs: []Ref{
 		{Field: "subjects", Target: TargetIdentity, apply: rbacSubjects}, {Field: "roleRef", Target: TargetOwned, apply: roleRef}}},
 	{Resource: grClusterRole, Kind: "ClusterRole", Treatment: TenantOwned, Refs: []Ref{
-		{Field: "rules", Target: TargetRules, apply: policyRules}, {Field: "aggregationRule.clusterRoleSelectors", Target: TargetSelector, apply: aggregationRule}}},
+		{Field: "rules", Target: TargetRules, apply: policyRules}, {Field: "aggregationRule.clusterRoleSelectors", Target: TargetSelector, apply: aggregationRule}},
+		LabelKeys: aggregateLabelKeys},
 	{Resource: gr(rbacGroup, "clusterrolebindings"), Kind: "ClusterRoleBinding", Treatment: TenantOwned, Refs: []Ref{
 		{Field: "subjects", Target: TargetIdentity, apply: rbacSubjects}, {Field: "roleRef", Target: TargetOwned, apply: roleRef}}},
 	// storage
@@ -135,10 +136,10 @@ var kindTable = []KindRule{
 	{Resource: gr("certificates.k8s.io", "clustertrustbundles"), Kind: "ClusterTrustBundle", Treatment: Forbidden,
 		Reason: "cluster trust bundles are published to every pod of the shared cluster"},
 	// reviews (virtual, create-only)
-	{Resource: gr(authnGroup, "tokenreviews"), Kind: "TokenReview", Treatment: Virtual, Refs: []Ref{userInfoRef("status", "user")}},
+	{Resource: gr(authnGroup, "tokenreviews"), Kind: "TokenReview", Treatment: Virtual, Refs: []Ref{userInfoRef("status", "user")}, ProxyCreates: true},
 	{Resource: gr(authnGroup, "selfsubjectreviews"), Kind: "SelfSubjectReview", Treatment: Virtual, Refs: []Ref{userInfoRef("status", "userInfo")}},
 	{Resource: gr(authzGroup, "subjectaccessreviews"), Kind: "SubjectAccessReview", Treatment: Virtual, Refs: []Ref{
-		resourceAttributesRef("spec.resourceAttributes"), {Field: "spec.user", Target: TargetIdentity, apply: reviewUser}}},
+		resourceAttributesRef("spec.resourceAttributes"), {Field: "spec.user", Target: TargetIdentity, apply: reviewUser}}, ProxyCreates: true},
 	{Resource: gr(authzGroup, "selfsubjectaccessreviews"), Kind: "SelfSubjectAccessReview", Treatment: Virtual, Refs: []Ref{
 		resourceAttributesRef("spec.resourceAttributes")}},
 	{Resource: gr(authzGroup, "localsubjectaccessreviews"), Kind: "LocalSubjectAccessReview", Treatment: Namespaced, Refs: []Ref{

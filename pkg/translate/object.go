@@ -67,6 +67,9 @@ func (t *Translator) metadataIn(rule *KindRule, meta map[string]any) error {
 	if _, set := labels[TenantLabel]; set {
 		return forbidden(rule.Resource, str(meta, "name"), fmt.Sprintf("the label %s is managed by kubectl-zoo and may not be set", TenantLabel))
 	}
+	if err := m.mapLabelKeys(rule, str(meta, "name"), labels); err != nil {
+		return err
+	}
 	if rule.Treatment != Namespaced {
 		// The API server clears the namespace of a cluster-scoped object;
 		// the proxy does not forward it untranslated either.
@@ -94,7 +97,7 @@ func (t *Translator) metadataIn(rule *KindRule, meta map[string]any) error {
 	if err := m.ownerReferences(meta); err != nil {
 		return err
 	}
-	return m.managedFields(meta)
+	return m.managedFields(rule, meta)
 }
 
 // checkAnnotations refuses the annotations the kind's row does not allow.
@@ -207,6 +210,9 @@ func (t *Translator) metadataOut(rule *KindRule, meta map[string]any) error {
 			delete(meta, "labels")
 		}
 	}
+	if err := m.mapLabelKeys(rule, name, labels); err != nil {
+		return err
+	}
 	if rule.NameIsNamespace {
 		if err := m.mapString(child(meta, "labels"), MetadataNameLabel, m.namespace); err != nil {
 			return err
@@ -215,7 +221,7 @@ func (t *Translator) metadataOut(rule *KindRule, meta map[string]any) error {
 	if err := m.ownerReferences(meta); err != nil {
 		return err
 	}
-	return m.managedFields(meta)
+	return m.managedFields(rule, meta)
 }
 
 // objectNameOwned maps an outbound name of the tenant's own object.
@@ -248,9 +254,10 @@ func applyRefs(m *mapper, rule *KindRule, obj map[string]any) error {
 	return nil
 }
 
-// managedFields maps managedFields[].apiVersion and hides TenantLabel from the
-// recorded field sets.
-func (m *mapper) managedFields(meta map[string]any) error {
+// managedFields maps managedFields[].apiVersion and the kind's mapped label
+// keys (KindRule.LabelKeys), and hides TenantLabel from the recorded field
+// sets.
+func (m *mapper) managedFields(rule *KindRule, meta map[string]any) error {
 	entries, ok := meta["managedFields"].([]any)
 	if !ok {
 		return nil
@@ -263,10 +270,12 @@ func (m *mapper) managedFields(meta map[string]any) error {
 		if err := m.mapString(entry, "apiVersion", m.apiVersion); err != nil {
 			return err
 		}
-		if !m.in {
-			if labels := child(child(child(entry, "fieldsV1"), "f:metadata"), "f:labels"); labels != nil {
-				delete(labels, "f:"+TenantLabel)
-			}
+		labels := child(child(child(entry, "fieldsV1"), "f:metadata"), "f:labels")
+		if labels != nil && !m.in {
+			delete(labels, "f:"+TenantLabel)
+		}
+		if err := m.mapManagedLabelKeys(rule, labels); err != nil {
+			return err
 		}
 	}
 	return nil

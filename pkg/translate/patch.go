@@ -108,6 +108,14 @@ func (t *Translator) jsonPatchOp(rule *KindRule, ns string, op map[string]any) e
 			return t.labelPatchError(rule)
 		}
 	}
+	// The value is translated at the tenant's path, then read back from,
+	// and sent to, the upstream path.
+	for _, field := range []string{"path", "from"} {
+		if err := t.patchLabelKey(rule, op, field); err != nil {
+			return err
+		}
+	}
+	upTokens := pointerTokens(str(op, "path"))
 	owned := rule.Treatment == TenantOwned || rule.Treatment == Shared
 	if str(op, "op") == "remove" && owned && (path == "/metadata" || path == "/metadata/labels") {
 		return t.labelPatchError(rule)
@@ -132,7 +140,26 @@ func (t *Translator) jsonPatchOp(rule *KindRule, ns string, op map[string]any) e
 			return err
 		}
 	}
-	op["value"] = readSkeleton(obj, tokens)
+	op["value"] = readSkeleton(obj, upTokens)
+	return nil
+}
+
+// patchLabelKey maps the label key a json-patch pointer (op[field]) names,
+// /metadata/labels/<key>, by the kind's LabelKeys.
+func (t *Translator) patchLabelKey(rule *KindRule, op map[string]any, field string) error {
+	tk := pointerTokens(str(op, field))
+	if len(rule.LabelKeys) == 0 || len(tk) < 3 || tk[0] != "metadata" || tk[1] != "labels" {
+		return nil
+	}
+	key, err := rule.labelKeyIn("", tk[2])
+	if err != nil || key == tk[2] {
+		return err
+	}
+	tk[2] = key
+	for i, s := range tk {
+		tk[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+	}
+	op[field] = "/" + strings.Join(tk, "/")
 	return nil
 }
 

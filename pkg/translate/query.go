@@ -65,6 +65,15 @@ func (t *Translator) labelSelectorQuery(rule *KindRule, s string, addTenant bool
 		if r.Key() == TenantLabel {
 			return "", forbidden(rule.Resource, "", fmt.Sprintf("the label %s is managed by kubectl-zoo and may not be selected on", TenantLabel))
 		}
+		if key, err := rule.labelKeyIn("", r.Key()); err != nil {
+			return "", err
+		} else if key != r.Key() {
+			nr, err := labels.NewRequirement(key, r.Operator(), r.ValuesUnsorted())
+			if err != nil {
+				return "", badRequest("invalid labelSelector %q: %w", s, err)
+			}
+			r = *nr
+		}
 		if r.Key() == MetadataNameLabel && rule.NameIsNamespace {
 			values := r.ValuesUnsorted()
 			for i, v := range values {

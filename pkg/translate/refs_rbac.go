@@ -193,7 +193,9 @@ func shallowCopy(in map[string]any) map[string]any {
 // TenantLabel=<tenant> on the way in (the form the zoo-tenant admission
 // policy demands, as it cannot read matchExpressions), which is stripped on
 // the way out. A selector that names TenantLabel itself is refused; on the
-// way out, a selector of another tenant's roles is left out.
+// way out, a selector of another tenant's roles is left out. Aggregation
+// label keys (AggregateLabelPrefix) are the tenant's upstream keys
+// (TenantAggregateLabelPrefix), as on the roles they select.
 func aggregationRule(m *mapper, obj map[string]any) error {
 	agg := child(obj, "aggregationRule")
 	if agg == nil {
@@ -224,6 +226,10 @@ func aggregationRule(m *mapper, obj map[string]any) error {
 		// Namespace names in values; on the way out also the
 		// matchExpressions form of the confinement of older versions.
 		if err := m.labelSelector(sel, !m.in); err != nil {
+			return err
+		}
+		// Aggregation labels select the tenant's own roles' upstream keys.
+		if err := m.mapSelectorKeys(kindsByResource[grClusterRole], sel); err != nil {
 			return err
 		}
 		if m.in {

@@ -72,7 +72,7 @@ aggregationRule:
   clusterRoleSelectors:
   - matchExpressions: [{key: zoo.kubectl-zoo.io/tenant, operator: Exists}]
 `},
-		{"aggregating into the cluster's admin role", aggregatedRole("into-admin", "rbac.authorization.k8s.io/aggregate-to-admin", "secrets")},
+		{"a label in the tenant's upstream aggregation keys", aggregatedRole("into-admin", "rbac.zoo.kubectl-zoo.io/aggregate-to-admin", "secrets")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := acme.run(t, tc.stdin, "create", "-f", "-")
