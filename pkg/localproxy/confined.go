@@ -51,6 +51,13 @@ func isConfinedKind(u *translate.UpstreamRequest) bool {
 // (see above); else the Status to answer.
 func (p *Proxy) asConfinedWriter(r *http.Request, u *translate.UpstreamRequest) (*http.Request, *metav1.Status) {
 	gr := schema.GroupResource{Group: u.Info.APIGroup, Resource: u.Info.Resource}
+	if p.cfg.Direct {
+		// No identity of its own to write with (direct.go), and a
+		// certificate never carries the admins' group.
+		return nil, &apierrors.NewForbidden(gr, u.Info.Name, fmt.Errorf(
+			"kubectl-zoo serves with user %q's own credential, and writes %s for tenants only with an identity of its own: "+
+				"use the zoo server, or serve with a credential allowed to impersonate", p.impersonatedUser(), u.Info.Resource)).ErrStatus
+	}
 	if !p.cfg.Admin {
 		return nil, &apierrors.NewForbidden(gr, u.Info.Name, fmt.Errorf(
 			"User %q cannot %s resource %q in API group %q at the cluster scope: only the tenant's administrators may",

@@ -82,3 +82,16 @@ func TestDirectRequests(t *testing.T) {
 		}
 	}
 }
+
+// TestDirectConfinedKinds: with the user's own credential the admission and
+// flow-control kinds the proxy writes with its own identity are refused
+// with the reason (not "only the tenant's administrators may"), and nothing
+// goes upstream.
+func TestDirectConfinedKinds(t *testing.T) {
+	p, up := newDirectProxy(t, jsonHandler(200, `{}`))
+	rec := request(p, "POST", "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies", nil,
+		`{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy","metadata":{"name":"p"},"spec":{}}`)
+	require.Equal(t, 403, rec.Code, rec.Body.String())
+	assert.Contains(t, rec.Body.String(), `serves with user \"dev\"'s own credential, and writes validatingadmissionpolicies for tenants only with an identity of its own`)
+	assert.Empty(t, up.requests)
+}
