@@ -125,6 +125,7 @@ func TestServerServesTenantServiceAccounts(t *testing.T) {
 	acme := framework.ServerKubeconfigFor(t, lb.URL(), framework.ClusterCert(t, "zoo:acme:admin", "zoo:tenant:acme"))
 	framework.KubectlAs(t, acme, "create", "serviceaccount", "builder", "-n", "default")
 	framework.KubectlAs(t, acme, "create", "rolebinding", "builder-edit", "-n", "default", "--clusterrole=edit", "--serviceaccount=default:builder")
+	waitAuthorized(t, "system:serviceaccount:acme-default:builder", "list", "configmaps", "acme-default")
 	framework.KubectlAs(t, acme, "create", "configmap", "sa-visible", "-n", "default")
 	beta := framework.ServerKubeconfigFor(t, lb.URL(), framework.ClusterCert(t, "zoo:beta:admin", "zoo:tenant:beta"))
 	framework.KubectlAs(t, beta, "create", "configmap", "sa-hidden", "-n", "default")

@@ -159,6 +159,7 @@ func TestTenantWorkloadsSeeTheirTenantsCluster(t *testing.T) {
 	kubectlIn(t, acme, "", "create", "namespace", "operators")
 	kubectlIn(t, acme, "", "create", "serviceaccount", "operator", "-n", "operators")
 	kubectlIn(t, acme, "", "create", "rolebinding", "operator-view", "-n", "operators", "--clusterrole=view", "--serviceaccount=operators:operator")
+	waitAuthorized(t, "system:serviceaccount:acme-operators:operator", "list", "configmaps", "acme-operators")
 	kubectlIn(t, acme, "", "create", "configmap", "op-config", "-n", "operators", "--from-literal=v=acme")
 	kubectlIn(t, beta, "", "create", "configmap", "beta-config", "-n", "default", "--from-literal=v=beta")
 	kubectlIn(t, acme, strings.Replace(operatorManifest, "%s", "", 1), "apply", "-f", "-")
