@@ -164,8 +164,17 @@ func (o *ServeOptions) Run(ctx context.Context) error {
 	// With the tenant user's own credential the record is not readable
 	// (direct.go), and the user reaches the upstream with that credential
 	// anyway: no share is enforced.
+	// The tenant's namespaces, watched rather than listed by label for
+	// every namespace list and all-namespaces request. The tenant user's
+	// own credential may not watch them.
+	var namespaces *localproxy.NamespaceIndex
+	if !o.direct {
+		if namespaces, err = localproxy.WatchNamespaces(ctx, o.upstream, o.Tenant); err != nil {
+			return err
+		}
+	}
 	p, err := localproxy.New(localproxy.Config{Upstream: o.upstream, Tenant: o.Tenant, User: o.User, Groups: o.Groups, Admin: admin,
-		Direct: o.direct, Token: token, FairShare: !o.direct})
+		Direct: o.direct, Token: token, FairShare: !o.direct, Namespaces: namespaces})
 	if err != nil {
 		return err
 	}

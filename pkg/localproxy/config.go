@@ -45,6 +45,13 @@ type Config struct {
 	// server's informer of the records); else the proxy lists the records
 	// itself when it needs to know.
 	IsTenant func(name string) bool
+	// Namespaces, when set, is the index of the tenant's upstream
+	// namespaces (WatchNamespaces) the proxy answers the tenant's
+	// namespace lists from and fans all-namespaces requests out over,
+	// instead of listing them upstream by label each time — a list that
+	// grows with the number of tenants. Its watch must be the caller's own
+	// identity's. Nil: the proxy lists them each time.
+	Namespaces *NamespaceIndex
 	// Token is the bearer token local clients must present; see NewToken.
 	// Empty means the proxy is served only through ServeAuthenticated, by a
 	// server that authenticates its callers itself: ServeHTTP then refuses
@@ -75,6 +82,9 @@ func (c *Config) complete() (translate.Tenant, error) {
 	}
 	if c.Token != "" && len(c.Token) < 16 {
 		return translate.Tenant{}, errors.New("the local bearer token must have at least 16 characters")
+	}
+	if c.Direct && c.Namespaces != nil {
+		return translate.Tenant{}, errors.New("a proxy with the tenant's own credential (Direct) cannot watch namespaces: Namespaces must be unset")
 	}
 	if c.Direct && (c.Admin || len(c.Extra) > 0) {
 		return translate.Tenant{}, errors.New("a proxy with the tenant's own credential (Direct) impersonates no one: Admin and Extra must be unset")

@@ -93,6 +93,9 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 	if isClusterRoleBindings(u) && resp.StatusCode/100 == 2 { // crb.go: subjects back from their annotation
 		resp.Body = crbstore.Restore(p.tenant, resp.Body)
 	}
+	if isNamespaceWrite(u) && resp.StatusCode/100 == 2 && p.nsIndex != nil {
+		resp.Body = p.noteNamespaceWriteBody(resp.Body) // namespace_list.go
+	}
 	if isNamespaceCreate(u) && resp.StatusCode/100 == 2 {
 		resp.Body = p.afterNamespaceCreate(ctx, w, resp.Body)
 	}

@@ -148,6 +148,7 @@ func (p *Proxy) serve(rec http.ResponseWriter, r *http.Request, upgrade bool, yw
 	switch {
 	case upgrade:
 		p.serveUpgrade(rec, r, u)
+	case isNamespaceList(u) && p.listNamespacesFromIndex(rec, r, u): // namespace_list.go
 	case u.Plan == translate.PlanFanOut && u.Info.Verb == "watch":
 		p.fanOutWatch(rec, r, u)
 	case u.Plan == translate.PlanFanOut:

@@ -31,7 +31,21 @@ type nsItem struct {
 // user who is not an admin may not list namespaces upstream, yet its
 // all-namespaces requests are fanned out over them. With Config.Direct it
 // is the tenant's, which may not (direct.go).
+//
+// With a namespace index (Config.Namespaces) it asks the index, and the
+// upstream only when the index cannot answer (namespace_index.go).
 func (p *Proxy) tenantNamespaces(ctx context.Context) ([]string, string, error) {
+	if p.nsIndex != nil {
+		if nss, rv, ok := p.nsIndex.Namespaces(ctx, p.tenant.Name()); ok {
+			names := make([]string, 0, len(nss))
+			for _, ns := range nss {
+				if p.tenant.Owns(ns.Name) {
+					names = append(names, ns.Name)
+				}
+			}
+			return names, rv, nil
+		}
+	}
 	q := url.Values{"labelSelector": {p.tr.TenantSelector()}}
 	var names []string
 	rv := ""

@@ -42,6 +42,9 @@ func (p *Proxy) patchInView(w http.ResponseWriter, r *http.Request, u *translate
 		if a.code == http.StatusConflict && vp.Retry && attempt < patchRetries {
 			continue
 		}
+		if a.code/100 == 2 && isNamespaceWrite(u) {
+			p.noteNamespaceWrite(a.body) // namespace_list.go
+		}
 		if askedForProtobuf(u) && strings.HasPrefix(a.header.Get("Content-Type"), translate.MediaProtobuf) {
 			copyHeaders(w.Header(), a.header)
 			addWarnings(w.Header(), vp.Warnings)

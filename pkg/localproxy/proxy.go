@@ -41,6 +41,9 @@ type Proxy struct {
 	// fair is the fair share ServeHTTP enforces (fairshare.go); nil
 	// without Config.FairShare.
 	fair *fairShare
+	// nsIndex is Config.Namespaces (namespace_index.go); nil lists them
+	// upstream.
+	nsIndex *NamespaceIndex
 	// policies are the clients of the tenant policy hooks (tenantpolicy.go).
 	policies policyClients
 
@@ -86,6 +89,7 @@ func New(cfg Config) (*Proxy, error) {
 		rt:        rt,
 		upgradeRT: upgradeRT,
 		own:       own,
+		nsIndex:   cfg.Namespaces,
 	}
 	if p.grants, err = p.newGrants(impCfg, ownCfg); err != nil { // astenant.go
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -262,6 +263,29 @@ func TestQueryEdgeCases(t *testing.T) {
 	assert.Equal(t, "involvedObject.namespace=acme-d,type!=Normal", got)
 	_, err = tr.labelSelectorQuery(ns, "kubernetes.io/metadata.name="+strings.Repeat("x", 60), false)
 	assert.Equal(t, int32(422), ToStatus(err).Code)
+}
+
+// TestTableRowsKeepTheirObjects: a Table asked for with includeObject=None
+// is asked of the upstream with the rows' metadata, through which the
+// rows are translated.
+func TestTableRowsKeepTheirObjects(t *testing.T) {
+	tr := newTestTranslator(t)
+	for _, in := range []string{"None", "Metadata", "Object", ""} {
+		t.Run(in, func(t *testing.T) {
+			q := url.Values{}
+			if in != "" {
+				q.Set("includeObject", in)
+			}
+			u, err := tr.TranslateRequest(Request{Method: "GET", Path: "/api/v1/namespaces", Query: q,
+				Header: http.Header{"Accept": {"application/json;as=Table;v=v1;g=meta.k8s.io"}}})
+			require.NoError(t, err)
+			want := in
+			if in == "None" {
+				want = "Metadata"
+			}
+			assert.Equal(t, want, u.Query.Get("includeObject"))
+		})
+	}
 }
 
 func TestReservedTenantNamesSorted(t *testing.T) {

@@ -27,6 +27,12 @@ func (t *Translator) translateQuery(rule *KindRule, verb string, q url.Values) (
 		}
 		q.Set("labelSelector", ls)
 	}
+	if q.Get("includeObject") == "None" {
+		// A Table row is translated through its object: without it, its
+		// cells would carry upstream names. The rows come with their
+		// metadata, which a client that asked for none ignores.
+		q.Set("includeObject", "Metadata")
+	}
 	if s := q.Get("fieldSelector"); s != "" {
 		fs, _, err := t.fieldSelectorQuery(rule, s, func(name string) (string, error) { return t.requestName(rule, name, verb) })
 		if err != nil {

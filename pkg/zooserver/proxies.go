@@ -32,6 +32,9 @@ type proxies struct {
 	// isTenant answers every proxy's question whether a tenant exists,
 	// from the server's informer (nil: each proxy lists the tenants).
 	isTenant func(name string) bool
+	// namespaces is every proxy's index of the tenants' namespaces (nil:
+	// each proxy lists them).
+	namespaces *localproxy.NamespaceIndex
 
 	mu      sync.Mutex
 	tenants *lru.Cache // tenant name → *lru.Cache of identity key → *localproxy.Proxy
@@ -48,6 +51,14 @@ func newProxies(perTenant int, upstream func(tenant string) *rest.Config) *proxi
 	}
 	return &proxies{upstream: upstream, perTenant: perTenant,
 		tenants: lru.NewWithEvictionFunc(maxTenants, func(_ lru.Key, v any) { v.(*lru.Cache).Clear() })}
+}
+
+// setNamespaces gives the proxies made from now on the index of the
+// tenants' namespaces.
+func (ps *proxies) setNamespaces(x *localproxy.NamespaceIndex) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.namespaces = x
 }
 
 // generation is what get's judgedAt compares with: read it before looking
@@ -75,13 +86,14 @@ func (ps *proxies) get(id Identity, admin bool, judgedAt uint64) (*localproxy.Pr
 		}
 	}
 	p, err := localproxy.New(localproxy.Config{
-		Upstream:  ps.upstream(id.Tenant.Name()),
-		Tenant:    id.Tenant.Name(),
-		User:      id.User,
-		Groups:    id.Groups,
-		Admin:     admin,
-		APIAccess: ps.apiAccess,
-		IsTenant:  ps.isTenant,
+		Upstream:   ps.upstream(id.Tenant.Name()),
+		Tenant:     id.Tenant.Name(),
+		User:       id.User,
+		Groups:     id.Groups,
+		Admin:      admin,
+		APIAccess:  ps.apiAccess,
+		IsTenant:   ps.isTenant,
+		Namespaces: ps.namespaces,
 	})
 	if err != nil {
 		return nil, err

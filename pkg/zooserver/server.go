@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/localproxy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
@@ -160,6 +161,14 @@ func (s *Server) Start(ctx context.Context) error {
 	go s.tenants.run(runCtx)
 	go s.policy.run(runCtx)
 	go s.tenantProp.run(runCtx, 2)
+	// Every tenant's namespaces, watched once for all proxies: a list of a
+	// tenant's by label filters every namespace of the cluster.
+	nss, err := localproxy.WatchNamespaces(runCtx, s.cfg.Upstream, "")
+	if err != nil {
+		stop()
+		return err
+	}
+	s.proxies.setNamespaces(nss)
 	ln, err := net.Listen("tcp", s.cfg.Listen)
 	if err != nil {
 		stop()

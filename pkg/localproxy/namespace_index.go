@@ -1,0 +1,168 @@
+package localproxy
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// NamespaceIndex holds the tenants' upstream namespaces, kept by one watch,
+// so that what a proxy needs of them (a tenant's `get namespaces`, the
+// namespaces an all-namespaces request is fanned out over) costs no LIST
+// upstream. The API server keeps no index of labels: a LIST of a tenant's
+// namespaces by label filters every namespace of the cluster, so it grows
+// with the number of tenants; the watch costs the API server a filter per
+// namespace event instead.
+//
+// What it answers is as fresh as the watch, which is milliseconds behind
+// the upstream, and never older than a namespace write a proxy sharing the
+// index has seen answered (NoteWrite, WaitFor): a client reads its own
+// writes. The resourceVersion it gives is the last one the watch reported
+// (an event or a bookmark), at which everything it holds is exact, so a
+// client can watch from it upstream.
+//
+// `kubectl zoo serve` watches its tenant's namespaces; the server watches
+// every tenant's namespace once for all its proxies (Config.Namespaces).
+type NamespaceIndex struct {
+	mu       sync.Mutex
+	byTenant map[string]map[string]*corev1.Namespace // tenant label → upstream name → namespace
+	tenantOf map[string]string                       // upstream name → tenant label
+	rv       uint64
+	rvText   string
+	synced   bool
+	// written is the highest resourceVersion of a namespace write a proxy
+	// noted (NoteWrite): answers wait until the watch has reached it.
+	written uint64
+	// changed is closed (and replaced) whenever rv moves.
+	changed chan struct{}
+}
+
+// writeWait bounds how long an answer waits for the watch to reach a
+// namespace write the proxy made; past it the proxy asks the upstream.
+const writeWait = 5 * time.Second
+
+// WatchNamespaces returns an index of tenant's upstream namespaces (every
+// tenant's when tenant is ""), watched with cfg's identity, which must list
+// and watch namespaces, until ctx ends. It returns at once, before the
+// first list (Namespaces answers not ok until then); the watch restarts by
+// itself after failures.
+func WatchNamespaces(ctx context.Context, cfg *rest.Config, tenant string) (*NamespaceIndex, error) {
+	selector := translate.TenantLabel
+	if tenant != "" {
+		t, err := translate.NewTenant(tenant)
+		if err != nil {
+			return nil, err
+		}
+		selector = translate.TenantLabel + "=" + t.Name()
+	}
+	x := newNamespaceIndex()
+	if err := x.run(ctx, cfg, selector); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+func newNamespaceIndex() *NamespaceIndex {
+	return &NamespaceIndex{byTenant: map[string]map[string]*corev1.Namespace{}, tenantOf: map[string]string{},
+		changed: make(chan struct{})}
+}
+
+// run starts the watch of the namespaces labelSelector selects.
+func (x *NamespaceIndex) run(ctx context.Context, cfg *rest.Config, labelSelector string) error {
+	cfg = rest.CopyConfig(cfg)
+	cfg.Timeout = 0
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("namespace index client: %w", err)
+	}
+	lw := cache.NewFilteredListWatchFromClient(cs.CoreV1().RESTClient(), "namespaces", metav1.NamespaceAll,
+		func(o *metav1.ListOptions) {
+			o.LabelSelector = labelSelector
+			o.FieldSelector = fields.Everything().String()
+		})
+	r := cache.NewReflectorWithOptions(lw, &corev1.Namespace{}, (*namespaceStore)(x),
+		cache.ReflectorOptions{Name: "kubectl-zoo namespace index " + labelSelector})
+	go r.RunWithContext(ctx)
+	klog.V(2).InfoS("watching namespaces", "labelSelector", labelSelector)
+	return nil
+}
+
+// Synced reports whether the index holds a complete list.
+func (x *NamespaceIndex) Synced() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.synced
+}
+
+// Namespaces returns the namespaces labeled as tenant's, sorted by name,
+// and the resourceVersion at which they are exact. ok is false when the
+// index cannot answer for the proxy's own writes within writeWait (or ctx):
+// not synced yet, or the watch is behind; the caller asks the upstream.
+// The objects are shared: never modify them.
+func (x *NamespaceIndex) Namespaces(ctx context.Context, tenant string) (nss []*corev1.Namespace, rv string, ok bool) {
+	if !x.waitWritten(ctx) {
+		return nil, "", false
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, ns := range x.byTenant[tenant] {
+		nss = append(nss, ns)
+	}
+	sort.Slice(nss, func(i, j int) bool { return nss[i].Name < nss[j].Name })
+	return nss, x.rvText, true
+}
+
+// NoteWrite records the resourceVersion of a namespace write the upstream
+// has answered, so that later answers include it. An etcd-backed API
+// server's versions are numbers; anything else cannot be compared and is
+// ignored.
+func (x *NamespaceIndex) NoteWrite(resourceVersion string) {
+	v, err := strconv.ParseUint(resourceVersion, 10, 64)
+	if err != nil {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if v > x.written {
+		x.written = v
+	}
+}
+
+// waitWritten waits until the index is synced and has reached the last
+// noted write, for at most writeWait.
+func (x *NamespaceIndex) waitWritten(ctx context.Context) bool {
+	timer := time.NewTimer(writeWait)
+	defer timer.Stop()
+	for {
+		x.mu.Lock()
+		ready := x.synced && x.rv >= x.written
+		changed := x.changed
+		x.mu.Unlock()
+		if ready {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// tenantLabel is the tenant a namespace is labeled for.
+func tenantLabel(ns *corev1.Namespace) string { return ns.Labels[translate.TenantLabel] }

@@ -1,0 +1,173 @@
+package localproxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// isNamespaceList reports whether u is a tenant's list of its namespaces.
+func isNamespaceList(u *translate.UpstreamRequest) bool {
+	i := u.Info
+	return i.IsResourceRequest && i.Verb == "list" && i.APIGroup == "" && i.Resource == "namespaces" &&
+		i.Subresource == "" && i.Name == "" && u.Plan == translate.PlanForward
+}
+
+// isNamespaceWrite reports whether u changes namespace objects (a create,
+// update, patch or delete of one, of its status or finalizers, or a
+// deletecollection).
+func isNamespaceWrite(u *translate.UpstreamRequest) bool {
+	i := u.Info
+	if !i.IsResourceRequest || i.APIGroup != "" || i.Resource != "namespaces" {
+		return false
+	}
+	switch i.Verb {
+	case "get", "list", "watch":
+		return false
+	}
+	return len(u.Query["dryRun"]) == 0
+}
+
+// indexedListParams are the query parameters of a namespace list the index
+// answers; with any other (a field selector, a continue token, a
+// resourceVersionMatch, ...) the list goes upstream.
+var indexedListParams = map[string]bool{"labelSelector": true, "limit": true, "resourceVersion": true,
+	"timeout": true, "timeoutSeconds": true, "includeObject": true}
+
+// listNamespacesFromIndex answers a tenant's list of its namespaces from the
+// namespace index (namespace_index.go), and reports whether it did; when it
+// did not, nothing was written and the caller forwards the list.
+//
+// Upstream RBAC still decides: the list is first sent upstream as the
+// tenant identity, narrowed to one name (a field selector on metadata.name,
+// which the API server answers from its watch cache by key, like a GET):
+// a refusal is the answer, as the full list would have been refused. The
+// answer is the index's namespaces that the upstream's label selector (the
+// tenant's, translated, with the tenant's label) selects, shaped as the API
+// server would have answered (a NamespaceList or a Table), then translated
+// like any upstream answer.
+func (p *Proxy) listNamespacesFromIndex(w http.ResponseWriter, r *http.Request, u *translate.UpstreamRequest) bool {
+	if p.nsIndex == nil || !indexedQuery(u.Query) {
+		return false
+	}
+	format, ok := indexAnswerFormat(u.Header.Get("Accept"), u.Query.Get("includeObject"))
+	if !ok {
+		return false
+	}
+	sel, err := labels.Parse(u.Query.Get("labelSelector"))
+	if err != nil {
+		return false // the upstream says what is wrong with it
+	}
+	nss, rv, ok := p.nsIndex.Namespaces(r.Context(), p.tenant.Name())
+	if !ok {
+		return false
+	}
+	selected := nss[:0:0]
+	for _, ns := range nss {
+		if sel.Matches(labels.Set(ns.Labels)) {
+			selected = append(selected, ns)
+		}
+	}
+	if limit, _ := strconv.Atoi(u.Query.Get("limit")); limit > 0 && len(selected) > limit {
+		return false // a page and a continue token: the upstream's
+	}
+	probe, err := p.namespaceListProbe(r, u)
+	if err != nil {
+		writeStatus(w, unavailable(p.base.Host, err))
+		return true
+	}
+	if probe.code != http.StatusOK {
+		p.answer(w, u, probe, nil)
+		return true
+	}
+	doc, err := format.encode(selected, rv)
+	if err != nil {
+		klog.ErrorS(err, "encoding the namespace list from the index", "tenant", p.tenant.Name())
+		return false
+	}
+	copyHeaders(w.Header(), probe.header)
+	addWarnings(w.Header(), u.Warnings)
+	w.Header().Set("Content-Type", translate.MediaJSON) // as the API server labels Tables too
+	lw := &lazyWriter{w: w, code: http.StatusOK}
+	if err := p.tr.TranslateList(u.Rule, bytes.NewReader(doc), lw); err != nil && !lw.wrote {
+		writeStatus(w, translate.ToStatus(err))
+	}
+	return true
+}
+
+// indexedQuery reports whether the index can answer a list with query q:
+// only the parameters it understands, and no resourceVersion asking for
+// more than "the most recent" ("") or "any" ("0").
+func indexedQuery(q url.Values) bool {
+	for k := range q {
+		if !indexedListParams[k] {
+			return false
+		}
+	}
+	rv := q.Get("resourceVersion")
+	return rv == "" || rv == "0"
+}
+
+// namespaceListProbe sends the tenant's list upstream narrowed to one name,
+// as the tenant identity: the upstream's authorization of the list.
+func (p *Proxy) namespaceListProbe(r *http.Request, u *translate.UpstreamRequest) (*upstreamAnswer, error) {
+	name, err := p.tenant.UpstreamNamespace(metav1.NamespaceDefault)
+	if err != nil {
+		return nil, err
+	}
+	up := *u
+	up.Header = http.Header{"Accept": {translate.MediaJSON}}
+	q := url.Values{"fieldSelector": {"metadata.name=" + name}}
+	return p.roundTripAsTenant(r.Context(), r, &up, u.Path, q) // crb.go
+}
+
+// noteNamespaceWrite records the resourceVersion of a namespace write's
+// answer in the namespace index, so that the tenant's next list shows it.
+func (p *Proxy) noteNamespaceWrite(body []byte) {
+	if p.nsIndex == nil {
+		return
+	}
+	obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(body, nil, nil)
+	if err != nil {
+		return // not an object the upstream changed (a Status of a gone namespace)
+	}
+	if acc, err := meta.Accessor(obj); err == nil {
+		p.nsIndex.NoteWrite(acc.GetResourceVersion())
+	} else if list, err := meta.ListAccessor(obj); err == nil {
+		p.nsIndex.NoteWrite(list.GetResourceVersion())
+	}
+}
+
+// noteNamespaceWriteBody is noteNamespaceWrite over a streamed answer: it
+// reads the body and returns it again.
+func (p *Proxy) noteNamespaceWriteBody(body io.ReadCloser) io.ReadCloser {
+	data, err := io.ReadAll(body)
+	body.Close()
+	if err == nil {
+		p.noteNamespaceWrite(data)
+	}
+	return io.NopCloser(bytes.NewReader(data))
+}
+
+// namespaceListJSON is a NamespaceList as the API server writes it.
+func namespaceListJSON(nss []*corev1.Namespace, rv string) ([]byte, error) {
+	list := corev1.NamespaceList{Items: make([]corev1.Namespace, len(nss))}
+	list.Kind, list.APIVersion = "NamespaceList", "v1"
+	list.ResourceVersion = rv
+	for i, ns := range nss {
+		list.Items[i] = *ns
+	}
+	return json.Marshal(&list)
+}
