@@ -43,9 +43,11 @@ type NamespaceIndex struct {
 	rv       uint64
 	rvText   string
 	synced   bool
-	// written is the highest resourceVersion of a namespace write a proxy
-	// noted (NoteWrite): answers wait until the watch has reached it.
-	written uint64
+	// written is, by tenant, the highest resourceVersion of a namespace
+	// write a proxy noted (NoteWrite): answers wait until the watch has
+	// reached it. By tenant, so that no tenant's writes hold another's
+	// answers up.
+	written map[string]uint64
 	// changed is closed (and replaced) whenever rv moves.
 	changed chan struct{}
 }
@@ -77,7 +79,7 @@ func WatchNamespaces(ctx context.Context, cfg *rest.Config, tenant string) (*Nam
 
 func newNamespaceIndex() *NamespaceIndex {
 	return &NamespaceIndex{byTenant: map[string]map[string]*corev1.Namespace{}, tenantOf: map[string]string{},
-		changed: make(chan struct{})}
+		written: map[string]uint64{}, changed: make(chan struct{})}
 }
 
 // run starts the watch of the namespaces labelSelector selects.
@@ -113,7 +115,7 @@ func (x *NamespaceIndex) Synced() bool {
 // not synced yet, or the watch is behind; the caller asks the upstream.
 // The objects are shared: never modify them.
 func (x *NamespaceIndex) Namespaces(ctx context.Context, tenant string) (nss []*corev1.Namespace, rv string, ok bool) {
-	if !x.waitWritten(ctx) {
+	if !x.waitWritten(ctx, tenant) {
 		return nil, "", false
 	}
 	x.mu.Lock()
@@ -125,30 +127,33 @@ func (x *NamespaceIndex) Namespaces(ctx context.Context, tenant string) (nss []*
 	return nss, x.rvText, true
 }
 
-// NoteWrite records the resourceVersion of a namespace write the upstream
-// has answered, so that later answers include it. An etcd-backed API
-// server's versions are numbers; anything else cannot be compared and is
-// ignored.
-func (x *NamespaceIndex) NoteWrite(resourceVersion string) {
+// NoteWrite records the resourceVersion of a write of tenant's namespaces
+// the upstream has answered, so that later answers include it. An
+// etcd-backed API server's versions are numbers; anything else cannot be
+// compared and is ignored. Once the watch has passed it, the note goes.
+func (x *NamespaceIndex) NoteWrite(tenant, resourceVersion string) {
 	v, err := strconv.ParseUint(resourceVersion, 10, 64)
 	if err != nil {
 		return
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if v > x.written {
-		x.written = v
+	if v > x.rv && v > x.written[tenant] {
+		x.written[tenant] = v
 	}
 }
 
-// waitWritten waits until the index is synced and has reached the last
-// noted write, for at most writeWait.
-func (x *NamespaceIndex) waitWritten(ctx context.Context) bool {
+// waitWritten waits until the index is synced and has reached tenant's
+// last noted write, for at most writeWait.
+func (x *NamespaceIndex) waitWritten(ctx context.Context, tenant string) bool {
 	timer := time.NewTimer(writeWait)
 	defer timer.Stop()
 	for {
 		x.mu.Lock()
-		ready := x.synced && x.rv >= x.written
+		ready := x.synced && x.rv >= x.written[tenant]
+		if ready {
+			delete(x.written, tenant) // the map holds only tenants waited for
+		}
 		changed := x.changed
 		x.mu.Unlock()
 		if ready {

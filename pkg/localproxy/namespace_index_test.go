@@ -78,8 +78,10 @@ func TestNamespaceIndexReadsItsWrites(t *testing.T) {
 	x := newNamespaceIndex()
 	s := (*namespaceStore)(x)
 	require.NoError(t, s.Replace([]any{indexedNamespace("acme-default", "acme", "5", nil)}, "10"))
-	x.NoteWrite("20")
-	_, _, ok := x.Namespaces(shortContext(t.Context()), "acme")
+	x.NoteWrite("acme", "20")
+	_, _, ok := x.Namespaces(shortContext(t.Context()), "beta")
+	assert.True(t, ok, "another tenant's write holds no answer up")
+	_, _, ok = x.Namespaces(shortContext(t.Context()), "acme")
 	assert.False(t, ok, "the watch has not reached the write")
 
 	done := make(chan []*corev1.Namespace)
@@ -97,7 +99,7 @@ func TestNamespaceIndexReadsItsWrites(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the answer did not follow the watch")
 	}
-	x.NoteWrite("not-a-number")
+	x.NoteWrite("acme", "not-a-number")
 	_, _, ok = x.Namespaces(t.Context(), "acme")
 	assert.True(t, ok, "a version that is no number is ignored")
 }
@@ -163,6 +165,7 @@ func TestNamespaceListFromIndex(t *testing.T) {
 		{"set-based selector", admin, "?labelSelector=team+notin+(x)", nil, 200, []string{"default"}, probe},
 		{"a Table", admin, "", table, 200, []string{"default", "team"}, probe},
 		{"limit above the count", admin, "?limit=500", nil, 200, []string{"default", "team"}, probe},
+		{"a limit that is no number", admin, "?limit=x", nil, 200, nil, "labelSelector=zoo.kubectl-zoo.io%2Ftenant%3Dacme&limit=x"},
 		{"any resourceVersion", admin, "?resourceVersion=0", nil, 200, []string{"default", "team"}, probe},
 		{"refused upstream", dev, "", nil, 403, nil, probe},
 		{"a page smaller than the list", admin, "?limit=1", nil, 200, nil, "labelSelector=zoo.kubectl-zoo.io%2Ftenant%3Dacme&limit=1"},

@@ -80,8 +80,11 @@ func (p *Proxy) listNamespacesFromIndex(w http.ResponseWriter, r *http.Request, 
 			selected = append(selected, ns)
 		}
 	}
-	if limit, _ := strconv.Atoi(u.Query.Get("limit")); limit > 0 && len(selected) > limit {
-		return false // a page and a continue token: the upstream's
+	if l := u.Query.Get("limit"); l != "" {
+		limit, err := strconv.ParseInt(l, 10, 64)
+		if err != nil || (limit > 0 && int64(len(selected)) > limit) {
+			return false // a page and a continue token (or the error): the upstream's
+		}
 	}
 	probe, err := p.namespaceListProbe(r, u)
 	if err != nil {
@@ -144,9 +147,9 @@ func (p *Proxy) noteNamespaceWrite(body []byte) {
 		return // not an object the upstream changed (a Status of a gone namespace)
 	}
 	if acc, err := meta.Accessor(obj); err == nil {
-		p.nsIndex.NoteWrite(acc.GetResourceVersion())
+		p.nsIndex.NoteWrite(p.tenant.Name(), acc.GetResourceVersion())
 	} else if list, err := meta.ListAccessor(obj); err == nil {
-		p.nsIndex.NoteWrite(list.GetResourceVersion())
+		p.nsIndex.NoteWrite(p.tenant.Name(), list.GetResourceVersion())
 	}
 }
 

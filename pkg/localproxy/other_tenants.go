@@ -2,10 +2,12 @@ package localproxy
 
 import (
 	"context"
+	"io"
 	"net/http"
-	"sync"
+	"net/url"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
@@ -19,20 +21,13 @@ var tenantsPath = "/apis/" + tenantctl.TenantGVR.Group + "/" + tenantctl.TenantG
 // as they are for at most this long.
 const otherTenantsTTL = 10 * time.Second
 
-// tenantNames caches the names of all tenants, read with the proxy's own
-// identity, when no Config.IsTenant follows them.
-type tenantNames struct {
-	mu      sync.Mutex
-	names   map[string]bool
-	fetched time.Time
-}
-
 // IsOtherTenant implements translate.OtherTenantsLister: an answer naming a
 // shared object in another tenant's prefix leaves that name out. It is
 // asked only for names with such a prefix in an answer, never per request.
-// A server passes its informer (Config.IsTenant); `serve` lists the tenants
-// at most every otherTenantsTTL. When they cannot be read, no name is
-// another tenant's.
+// A server passes its informer (Config.IsTenant); `serve` reads the one
+// Tenant record of that name (a GET, whatever the number of tenants),
+// believed for otherTenantsTTL. When it cannot be read, the name is no
+// other tenant's.
 func (s *sharedLookup) IsOtherTenant(name string) bool {
 	if name == s.p.tenant.Name() || s.p.cfg.Direct { // direct.go
 		return false
@@ -40,44 +35,36 @@ func (s *sharedLookup) IsOtherTenant(name string) bool {
 	if s.p.cfg.IsTenant != nil {
 		return s.p.cfg.IsTenant(name)
 	}
-	c := &s.p.tenantNames
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.names == nil || time.Since(c.fetched) >= otherTenantsTTL {
-		if names, ok := s.listTenants(); ok {
-			c.names, c.fetched = names, time.Now()
-		}
-	}
-	return c.names[name]
+	return s.p.tenantRecords.get(tenantRecordsGR, name, func() sharedEntry {
+		return sharedEntry{exists: s.tenantExists(name)}
+	}).exists
 }
 
-// listTenants reads the names of all tenant records.
-func (s *sharedLookup) listTenants() (map[string]bool, bool) {
+// tenantRecordsGR keys the cached reads of tenant records.
+var tenantRecordsGR = schema.GroupResource{Group: tenantctl.TenantGVR.Group, Resource: tenantctl.TenantGVR.Resource}
+
+// tenantExists reads whether the Tenant record name exists.
+func (s *sharedLookup) tenantExists(name string) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.p.upstreamURL(tenantsPath, nil).String(), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.p.upstreamURL(tenantsPath+"/"+url.PathEscape(name), nil).String(), nil)
 	if err != nil {
-		return nil, false
+		return false
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := s.p.own.Do(req)
 	if err != nil {
-		return nil, false
+		return false
 	}
-	var list struct {
-		Items []struct {
-			Metadata struct {
-				Name string `json:"name"`
-			} `json:"metadata"`
-		} `json:"items"`
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxBodyBytes))
+	switch resp.StatusCode {
+	case http.StatusOK:
+		return true
+	case http.StatusNotFound:
+	default:
+		klog.V(2).InfoS("cannot read a tenant record; another tenant's shared objects named in answers show as they are",
+			"tenant", name, "code", resp.StatusCode)
 	}
-	if err := decodeResponse(resp, &list); err != nil {
-		klog.V(2).InfoS("cannot list tenants; another tenant's shared objects named in answers show as they are", "err", err)
-		return nil, false
-	}
-	names := make(map[string]bool, len(list.Items))
-	for _, item := range list.Items {
-		names[item.Metadata.Name] = true
-	}
-	return names, true
+	return false
 }

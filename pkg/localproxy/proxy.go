@@ -32,9 +32,9 @@ type Proxy struct {
 	own       *http.Client     // the caller's own identity (namespace lists, discovery); the tenant's when Direct
 	grants    *crbstore.Grants // the RoleBindings of tenant ClusterRoleBindings (crb.go)
 	scopes    *scopeCache
-	// tenantNames caches the tenants' names (other_tenants.go).
-	tenantNames tenantNames
-	shared      *sharedLookup // references to shared kinds (shared.go)
+	// tenantRecords caches whether tenant records exist (other_tenants.go).
+	tenantRecords *sharedCache
+	shared        *sharedLookup // references to shared kinds (shared.go)
 	// groupAccess caches the access reviews of tenant CRD groups'
 	// cluster-scoped objects (tenant_group.go).
 	groupAccess tenantGroupAccess
@@ -100,6 +100,7 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	p.scopes = newScopeCache(p)
 	p.shared = newSharedLookup(p)
+	p.tenantRecords = newSharedCache(otherTenantsTTL, sharedCacheSize)
 	p.tr = translate.New(tenant, translate.Options{Scopes: p.scopes, Shared: p.shared, Platform: newPlatformLookup(p),
 		APIAccess: cfg.APIAccess != nil})
 	return p, nil
