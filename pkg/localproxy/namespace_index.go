@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -57,10 +58,12 @@ type NamespaceIndex struct {
 const writeWait = 5 * time.Second
 
 // WatchNamespaces returns an index of tenant's upstream namespaces (every
-// tenant's when tenant is ""), watched with cfg's identity, which must list
-// and watch namespaces, until ctx ends. It returns at once, before the
-// first list (Namespaces answers not ok until then); the watch restarts by
-// itself after failures.
+// tenant's when tenant is ""), watched with cfg's identity until ctx ends.
+// It returns at once, before the first list (Namespaces answers not ok
+// until then); the watch restarts by itself after failures. When that
+// identity may not list and watch namespaces cluster-wide (an upstream
+// user serving its own tenant identity), it returns nil: the proxy lists
+// them each time, and is refused as before.
 func WatchNamespaces(ctx context.Context, cfg *rest.Config, tenant string) (*NamespaceIndex, error) {
 	selector := translate.TenantLabel
 	if tenant != "" {
@@ -70,10 +73,26 @@ func WatchNamespaces(ctx context.Context, cfg *rest.Config, tenant string) (*Nam
 		}
 		selector = translate.TenantLabel + "=" + t.Name()
 	}
-	x := newNamespaceIndex()
-	if err := x.run(ctx, cfg, selector); err != nil {
-		return nil, err
+	cfg = rest.CopyConfig(cfg)
+	cfg.Timeout = 0
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("namespace index client: %w", err)
 	}
+	for _, verb := range []string{"list", "watch"} {
+		review, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Verb: verb, Resource: "namespaces"}}}, metav1.CreateOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("asking whether namespaces may be watched: %w", err)
+		}
+		if !review.Status.Allowed {
+			klog.V(1).InfoS("this identity may not "+verb+" namespaces: the tenant's are listed for each request", "tenant", tenant)
+			return nil, nil
+		}
+	}
+	x := newNamespaceIndex()
+	x.run(ctx, cs, selector)
 	return x, nil
 }
 
@@ -83,13 +102,7 @@ func newNamespaceIndex() *NamespaceIndex {
 }
 
 // run starts the watch of the namespaces labelSelector selects.
-func (x *NamespaceIndex) run(ctx context.Context, cfg *rest.Config, labelSelector string) error {
-	cfg = rest.CopyConfig(cfg)
-	cfg.Timeout = 0
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("namespace index client: %w", err)
-	}
+func (x *NamespaceIndex) run(ctx context.Context, cs kubernetes.Interface, labelSelector string) {
 	lw := cache.NewFilteredListWatchFromClient(cs.CoreV1().RESTClient(), "namespaces", metav1.NamespaceAll,
 		func(o *metav1.ListOptions) {
 			o.LabelSelector = labelSelector
@@ -99,14 +112,6 @@ func (x *NamespaceIndex) run(ctx context.Context, cfg *rest.Config, labelSelecto
 		cache.ReflectorOptions{Name: "kubectl-zoo namespace index " + labelSelector})
 	go r.RunWithContext(ctx)
 	klog.V(2).InfoS("watching namespaces", "labelSelector", labelSelector)
-	return nil
-}
-
-// Synced reports whether the index holds a complete list.
-func (x *NamespaceIndex) Synced() bool {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.synced
 }
 
 // Namespaces returns the namespaces labeled as tenant's, sorted by name,
