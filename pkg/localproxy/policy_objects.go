@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
-
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
 // policyObjects makes the objects of the tenant's policy (tenantctl
@@ -40,8 +37,7 @@ func (p *Proxy) policyObjects(ctx context.Context, w http.ResponseWriter, ns str
 }
 
 func (p *Proxy) reconcilePolicyObjects(ctx context.Context) error {
-	own := rest.CopyConfig(p.cfg.Upstream)
-	c, err := tenantctl.NewClient(own)
+	c, _, err := p.policyClients()
 	if err != nil {
 		return err
 	}

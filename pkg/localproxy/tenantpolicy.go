@@ -64,7 +64,12 @@ func (p *Proxy) policyClients() (*tenantctl.Client, *tenantprop.Propagator, erro
 		if c.tc, c.err = tenantctl.NewClient(p.cfg.Upstream); c.err != nil {
 			return
 		}
-		c.prop, c.err = tenantprop.New(p.cfg.Upstream)
+		if c.prop, c.err = tenantprop.New(p.cfg.Upstream); c.err != nil {
+			return
+		}
+		if p.nsIndex != nil { // the tenant's namespaces without a LIST by label
+			c.tc.Namespaces, c.prop.Namespaces = p.indexedNamespaces, p.indexedNamespaces
+		}
 	})
 	return c.tc, c.prop, c.err
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,6 +16,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // ErrNotInstalled is returned when the cluster lacks the Tenant CRD.
@@ -30,7 +33,16 @@ type Client struct {
 	// Dynamic applies and lists objects of any kind (Tenant records, the
 	// sweep of a tenant's cluster-scoped objects).
 	Dynamic dynamic.Interface
+	// Namespaces, when set, lists a tenant's namespaces from an index (the
+	// proxy's, localproxy.NamespaceIndex) instead of a LIST by label, which
+	// makes the API server filter every namespace of the cluster; ok false
+	// falls back to the LIST.
+	Namespaces NamespaceSource
 }
+
+// NamespaceSource lists the namespaces labeled for tenant t (ok false: it
+// cannot answer now). The caller keeps those with t's prefix.
+type NamespaceSource func(ctx context.Context, t translate.Tenant) (nss []corev1.Namespace, ok bool)
 
 // NewClient returns a Client for config, with client-side rate limits high
 // enough that `tenant create` is not throttled.

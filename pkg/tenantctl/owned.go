@@ -37,17 +37,31 @@ func Owned(t translate.Tenant, u *unstructured.Unstructured) bool {
 
 // tenantNamespaces lists the tenant's namespaces (label and prefix).
 func (c *Client) tenantNamespaces(ctx context.Context, t translate.Tenant) ([]corev1.Namespace, error) {
-	list, err := c.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: ownerSelector(t)})
-	if err != nil {
-		return nil, fmt.Errorf("list namespaces of tenant %q: %w", t, err)
+	var items []corev1.Namespace
+	if nss, ok := c.indexedNamespaces(ctx, t); ok {
+		items = nss
+	} else {
+		list, err := c.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: ownerSelector(t)})
+		if err != nil {
+			return nil, fmt.Errorf("list namespaces of tenant %q: %w", t, err)
+		}
+		items = list.Items
 	}
 	var out []corev1.Namespace
-	for _, ns := range list.Items {
+	for _, ns := range items {
 		if ns.Labels[translate.TenantLabel] == t.Name() && t.Owns(ns.Name) {
 			out = append(out, ns)
 		}
 	}
 	return out, nil
+}
+
+// indexedNamespaces asks c.Namespaces, if set.
+func (c *Client) indexedNamespaces(ctx context.Context, t translate.Tenant) ([]corev1.Namespace, bool) {
+	if c.Namespaces == nil {
+		return nil, false
+	}
+	return c.Namespaces(ctx, t)
 }
 
 // skipSweep are cluster-scoped resources the sweep leaves alone: namespaces

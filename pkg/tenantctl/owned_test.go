@@ -1,6 +1,7 @@
 package tenantctl
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -63,12 +64,28 @@ func TestTenantNamespaces(t *testing.T) {
 		ns("acme-decoy", ""), ns("acmeb-default", "acmeb"), ns("acmeb-decoy", "acme"),
 		ns("default", ""), ns("kube-system", ""), ns("acme", "acme"),
 	)
-	c := &Client{Kube: kube}
-	got, err := c.tenantNamespaces(t.Context(), translate.MustTenant("acme"))
-	require.NoError(t, err)
-	var names []string
-	for _, n := range got {
-		names = append(names, n.Name)
+	names := func(c *Client) []string {
+		got, err := c.tenantNamespaces(t.Context(), translate.MustTenant("acme"))
+		require.NoError(t, err)
+		var out []string
+		for _, n := range got {
+			out = append(out, n.Name)
+		}
+		return out
 	}
-	assert.ElementsMatch(t, []string{"acme-default", "acme-web"}, names)
+	assert.ElementsMatch(t, []string{"acme-default", "acme-web"}, names(&Client{Kube: kube}))
+
+	// From an index (the proxy's): no LIST upstream, the same filter; an
+	// index that cannot answer falls back to the LIST.
+	indexed := []corev1.Namespace{*ns("acme-default", "acme"), *ns("acme-indexed", "acme"), *ns("acme-decoy", "beta"), *ns("stray", "acme")}
+	kube.ClearActions()
+	c := &Client{Kube: kube, Namespaces: func(_ context.Context, tn translate.Tenant) ([]corev1.Namespace, bool) {
+		assert.Equal(t, "acme", tn.Name())
+		return indexed, true
+	}}
+	assert.ElementsMatch(t, []string{"acme-default", "acme-indexed"}, names(c))
+	assert.Empty(t, kube.Actions(), "the index answered, yet the upstream was asked")
+	c.Namespaces = func(context.Context, translate.Tenant) ([]corev1.Namespace, bool) { return nil, false }
+	assert.ElementsMatch(t, []string{"acme-default", "acme-web"}, names(c))
+	assert.NotEmpty(t, kube.Actions())
 }

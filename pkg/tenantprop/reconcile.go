@@ -40,6 +40,10 @@ const FieldManager = "kubectl-zoo-propagator"
 type Propagator struct {
 	dyn dynamic.Interface
 	kub kubernetes.Interface
+	// Namespaces, when set, lists a tenant's namespaces from an index
+	// instead of a LIST by label (as tenantctl.Client.Namespaces; ok false
+	// falls back to the LIST).
+	Namespaces func(ctx context.Context, t translate.Tenant) (nss []corev1.Namespace, ok bool)
 }
 
 // New returns a Propagator acting upstream as PropagatorUser through cfg,
@@ -79,6 +83,21 @@ func (p *Propagator) IsMarked(ctx context.Context, resource, namespace, name str
 	return u.GetLabels()[MarkerLabel] != "", nil
 }
 
+// tenantNamespaces lists the namespaces labeled for t, from p.Namespaces
+// when it can answer.
+func (p *Propagator) tenantNamespaces(ctx context.Context, t translate.Tenant) ([]corev1.Namespace, error) {
+	if p.Namespaces != nil {
+		if nss, ok := p.Namespaces(ctx, t); ok {
+			return nss, nil
+		}
+	}
+	list, err := p.kub.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: translate.TenantLabel + "=" + t.Name()})
+	if err != nil {
+		return nil, fmt.Errorf("list the namespaces of tenant %s: %w", t, err)
+	}
+	return list.Items, nil
+}
+
 // Result counts what a reconcile wrote.
 type Result struct {
 	Created, Updated, Deleted, Skipped int
@@ -87,13 +106,13 @@ type Result struct {
 // Reconcile makes the copies of tenant t agree with its marked objects and
 // its namespaces: 1 + 4 × (its namespaces) lists, then the writes.
 func (p *Propagator) Reconcile(ctx context.Context, t translate.Tenant) (Result, error) {
-	nsList, err := p.kub.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: translate.TenantLabel + "=" + t.Name()})
+	items, err := p.tenantNamespaces(ctx, t)
 	if err != nil {
-		return Result{}, fmt.Errorf("list the namespaces of tenant %s: %w", t, err)
+		return Result{}, err
 	}
 	var namespaces []Namespace
 	var sources, copies []Object
-	for _, ns := range nsList.Items {
+	for _, ns := range items {
 		if !t.Owns(ns.Name) || ns.Labels[translate.TenantLabel] != t.Name() {
 			continue
 		}
