@@ -107,6 +107,7 @@ func runScale(ctx context.Context, c config, few *env) ([]result, error) {
 		// After the reads: serve's RSS after it served them.
 		{"what the upstream holds", measureCost},
 		{"tenant commands", timeTenantCommands},
+		{"namespace writes through serve", timeNamespaceWrites},
 	} {
 		t0 := time.Now()
 		rs, err := step.run(ctx, c, sides)
