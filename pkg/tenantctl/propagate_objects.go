@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"golang.org/x/sync/errgroup"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -12,33 +13,20 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
-// labeledObject is a policy object found upstream: where, and the hash of
-// the spec last applied.
-type labeledObject struct {
-	namespace, name, hash string
-}
-
 // policyKind is a kind of policy object other than the ResourceQuota: how
-// to list the tenant's, build the desired one (nil: none), and delete one.
+// to read the one of a namespace, build the desired one (nil: none), and
+// delete one.
 type policyKind struct {
 	kind   string
-	list   func(ctx context.Context, c *Client, selector string) ([]labeledObject, error)
+	get    func(ctx context.Context, c *Client, ns string) (metav1.Object, error)
 	build  func(t translate.Tenant, ns string, p policy.Policy) (runtime.Object, *metav1.ObjectMeta, any)
 	delete func(ctx context.Context, c *Client, ns, name string) error
 }
 
 var limitRangeKind = policyKind{
 	kind: "LimitRange",
-	list: func(ctx context.Context, c *Client, sel string) ([]labeledObject, error) {
-		l, err := c.Kube.CoreV1().LimitRanges("").List(ctx, metav1.ListOptions{LabelSelector: sel})
-		if err != nil {
-			return nil, err
-		}
-		out := make([]labeledObject, 0, len(l.Items))
-		for _, o := range l.Items {
-			out = append(out, labeledObject{o.Namespace, o.Name, o.Annotations[policyHashAnnotation]})
-		}
-		return out, nil
+	get: func(ctx context.Context, c *Client, ns string) (metav1.Object, error) {
+		return c.Kube.CoreV1().LimitRanges(ns).Get(ctx, PolicyObjectName, metav1.GetOptions{})
 	},
 	build: func(t translate.Tenant, ns string, p policy.Policy) (runtime.Object, *metav1.ObjectMeta, any) {
 		if lr := PolicyLimitRange(t, ns, p); lr != nil {
@@ -53,16 +41,8 @@ var limitRangeKind = policyKind{
 
 var networkPolicyKind = policyKind{
 	kind: "NetworkPolicy",
-	list: func(ctx context.Context, c *Client, sel string) ([]labeledObject, error) {
-		l, err := c.Kube.NetworkingV1().NetworkPolicies("").List(ctx, metav1.ListOptions{LabelSelector: sel})
-		if err != nil {
-			return nil, err
-		}
-		out := make([]labeledObject, 0, len(l.Items))
-		for _, o := range l.Items {
-			out = append(out, labeledObject{o.Namespace, o.Name, o.Annotations[policyHashAnnotation]})
-		}
-		return out, nil
+	get: func(ctx context.Context, c *Client, ns string) (metav1.Object, error) {
+		return c.Kube.NetworkingV1().NetworkPolicies(ns).Get(ctx, PolicyObjectName, metav1.GetOptions{})
 	},
 	build: func(t translate.Tenant, ns string, p policy.Policy) (runtime.Object, *metav1.ObjectMeta, any) {
 		if np := PolicyNetworkPolicy(t, ns, p); np != nil {
@@ -73,6 +53,41 @@ var networkPolicyKind = policyKind{
 	delete: func(ctx context.Context, c *Client, ns, name string) error {
 		return c.Kube.NetworkingV1().NetworkPolicies(ns).Delete(ctx, name, metav1.DeleteOptions{})
 	},
+}
+
+// policyObjectsIn reads the policy object of kind get (named
+// PolicyObjectName) in each of namespaces, applyLimit at once, and returns
+// those labeled as tenant t's policy's, by namespace. One GET a namespace:
+// a LIST by label across the cluster would filter every tenant's.
+func policyObjectsIn[T metav1.Object](ctx context.Context, t translate.Tenant, namespaces []string, get func(ctx context.Context, ns string) (T, error)) (map[string]T, error) {
+	found := make([]T, len(namespaces))
+	ok := make([]bool, len(namespaces))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(applyLimit)
+	for i, ns := range namespaces {
+		g.Go(func() error {
+			obj, err := get(gctx, ns)
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			l := obj.GetLabels()
+			found[i], ok[i] = obj, l[translate.TenantLabel] == t.Name() && l[translate.PropagatedFromLabel] == translate.PropagatedFromPolicy
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out := make(map[string]T, len(namespaces))
+	for i, ns := range namespaces {
+		if ok[i] {
+			out[ns] = found[i]
+		}
+	}
+	return out, nil
 }
 
 func (c *Client) reconcileLimitRanges(ctx context.Context, t translate.Tenant, p policy.Policy, active []string) error {
@@ -87,17 +102,15 @@ func (c *Client) reconcileNetworkPolicies(ctx context.Context, t translate.Tenan
 // namespace whose object is missing or was applied from another spec, and
 // deletes the tenant's labeled objects of k that are not desired.
 func (c *Client) reconcileKind(ctx context.Context, t translate.Tenant, p policy.Policy, active []string, k policyKind) error {
-	found, err := k.list(ctx, c, PolicySelector(t))
+	found, err := policyObjectsIn(ctx, t, active, func(ctx context.Context, ns string) (metav1.Object, error) { return k.get(ctx, c, ns) })
 	if err != nil {
-		return fmt.Errorf("list the policy %ss of tenant %s: %w", k.kind, t, err)
+		return fmt.Errorf("read the policy %ss of tenant %s: %w", k.kind, t, err)
 	}
 	have := map[string]string{} // namespace → hash of the policy object
 	desired := map[string]bool{}
 	var apply []runtime.Object
-	for _, o := range found {
-		if o.name == PolicyObjectName {
-			have[o.namespace] = o.hash
-		}
+	for ns, o := range found {
+		have[ns] = o.GetAnnotations()[policyHashAnnotation]
 	}
 	for _, ns := range active {
 		obj, meta, spec := k.build(t, ns, p)
@@ -123,12 +136,12 @@ func (c *Client) reconcileKind(ctx context.Context, t translate.Tenant, p policy
 	if err := c.applyBounded(ctx, apply); err != nil {
 		return err
 	}
-	for _, o := range found {
-		if o.name == PolicyObjectName && desired[o.namespace] {
+	for ns := range found {
+		if desired[ns] {
 			continue
 		}
-		if err := k.delete(ctx, c, o.namespace, o.name); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("delete the %s %s/%s the policy of tenant %s no longer implies: %w", k.kind, o.namespace, o.name, t, err)
+		if err := k.delete(ctx, c, ns, PolicyObjectName); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete the %s %s/%s the policy of tenant %s no longer implies: %w", k.kind, ns, PolicyObjectName, t, err)
 		}
 	}
 	return nil

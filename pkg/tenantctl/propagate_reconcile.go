@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
 	"golang.org/x/sync/errgroup"
@@ -134,15 +135,12 @@ func (c *Client) reconcileQuota(ctx context.Context, t translate.Tenant, q corev
 // terminating namespace (which no longer admits creates) keeps what it
 // holds. Namespaces without one have a nil Hard.
 func (c *Client) quotaShares(ctx context.Context, t translate.Tenant, active []string, terminating map[string]bool) ([]QuotaShare, error) {
-	list, err := c.Kube.CoreV1().ResourceQuotas("").List(ctx, metav1.ListOptions{LabelSelector: PolicySelector(t)})
+	namespaces := slices.Concat(active, slices.Sorted(maps.Keys(terminating)))
+	byNS, err := policyObjectsIn(ctx, t, namespaces, func(ctx context.Context, ns string) (*corev1.ResourceQuota, error) {
+		return c.Kube.CoreV1().ResourceQuotas(ns).Get(ctx, PolicyObjectName, metav1.GetOptions{})
+	})
 	if err != nil {
-		return nil, fmt.Errorf("list the policy ResourceQuotas of tenant %s: %w", t, err)
-	}
-	byNS := map[string]*corev1.ResourceQuota{}
-	for i := range list.Items {
-		if rq := &list.Items[i]; rq.Name == PolicyObjectName {
-			byNS[rq.Namespace] = rq
-		}
+		return nil, fmt.Errorf("read the policy ResourceQuotas of tenant %s: %w", t, err)
 	}
 	var shares []QuotaShare
 	for _, ns := range active {
