@@ -42,6 +42,7 @@ type config struct {
 	scaleWrites            int
 	scaleParallel          int
 	scaleReads             int
+	scaleServerStarts      int
 	tenantOps, tenantLists int
 	spreadNamespaces       int
 	spreadConfigMaps       int
@@ -74,6 +75,7 @@ func main() {
 	flag.IntVar(&c.scaleWrites, "scale-writes", 300, "create+delete rounds per writer in the scale workload, at each tenant count")
 	flag.IntVar(&c.scaleParallel, "scale-parallel", 8, "`kubectl zoo tenant create` runs at once while the scale workload adds tenants")
 	flag.IntVar(&c.scaleReads, "scale-reads", 200, "rounds of the GETs and LISTs through serve in the scale workload, at each tenant count")
+	flag.IntVar(&c.scaleServerStarts, "scale-server-starts", 1, "starts of the multi-tenant server the scale workload times, at each tenant count")
 	flag.IntVar(&c.tenantOps, "scale-tenant-ops", 20, "tenants `kubectl zoo tenant create` and `tenant delete --wait` add and remove one by one, at each tenant count")
 	flag.IntVar(&c.tenantLists, "scale-tenant-lists", 10, "`kubectl zoo tenant list` runs at each tenant count")
 	flag.IntVar(&c.spreadNamespaces, "spread-namespaces", 200, "namespaces of the tenant whose ConfigMaps are spread out (the scale workload's other axis)")

@@ -45,8 +45,10 @@ type side struct {
 // admission policies), as the tenant identity directly upstream, and through
 // `kubectl zoo serve`; GETs and LISTs through serve (timeReads); what the
 // upstream holds per tenant (measureCost); the tenant commands
-// (timeTenantCommands). Then the other axis, namespaces per tenant
-// (runSpread).
+// (timeTenantCommands); namespace writes through serve
+// (timeNamespaceWrites); what the tenants cost the multi-tenant server
+// (measureServer: its start, memory and reads). Then the other axis,
+// namespaces per tenant (runSpread).
 //
 // It compares two clusters that run side by side, one with 2 tenants and one
 // with c.tenants (made with `kubectl zoo tenant create`), and the writes take
@@ -108,6 +110,10 @@ func runScale(ctx context.Context, c config, few *env) ([]result, error) {
 		{"what the upstream holds", measureCost},
 		{"tenant commands", timeTenantCommands},
 		{"namespace writes through serve", timeNamespaceWrites},
+		// After the tenant commands and namespace writes, which leave 2
+		// and N tenants again, and after the upstream's objects were
+		// counted: it adds an identity and FlowSchemas of its own.
+		{"the multi-tenant server", measureServer},
 	} {
 		t0 := time.Now()
 		rs, err := step.run(ctx, c, sides)
