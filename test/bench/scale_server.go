@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -32,16 +33,6 @@ type serverStart struct {
 	idle map[string]float64
 }
 
-// serverFigures are the figures of the running server the scale workload
-// reads, with their units: its RSS and, from its /metrics, its Go heap,
-// goroutines and the tenant identities whose proxy it holds.
-var serverFigures = []struct{ name, unit string }{
-	{"RSS", "KiB"},
-	{"Go heap in use", "KiB"},
-	{"goroutines", "count"},
-	{"identities' proxies held", "count"},
-}
-
 // serverReads are the reads through the server the scale workload times,
 // as the bench tenant's admin.
 var serverReads = []struct {
@@ -53,7 +44,10 @@ var serverReads = []struct {
 		return err
 	}},
 	{"LIST Namespaces", func(ctx context.Context, cs kubernetes.Interface) error {
-		_, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		l, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		if err == nil && !slices.ContainsFunc(l.Items, func(ns corev1.Namespace) bool { return ns.Name == "default" }) {
+			err = fmt.Errorf("the list of %d namespaces holds no default", len(l.Items))
+		}
 		return err
 	}},
 	{"GET ConfigMap", func(ctx context.Context, cs kubernetes.Interface) error {
@@ -240,27 +234,6 @@ func serverRequestsSince(ctx context.Context, e *env, before map[string]float64)
 	return now, nil
 }
 
-// serverFiguresNow reads serverFigures of the server at ep.
-func serverFiguresNow(ctx context.Context, e *env, ep *endpoint) (map[string]float64, error) {
-	out := map[string]float64{}
-	if rss, _, ok := ep.rssKiB(); ok {
-		out["RSS"] = rss
-	}
-	m, err := serverOwnMetrics(ctx, e, ep)
-	if err != nil {
-		return nil, err
-	}
-	for name, metric := range map[string]string{"goroutines": "go_goroutines", "identities' proxies held": "zoo_server_proxies"} {
-		if v, ok := metricSum(m, metric, nil); ok {
-			out[name] = v
-		}
-	}
-	if v, ok := metricSum(m, "go_memstats_heap_inuse_bytes", nil); ok {
-		out["Go heap in use"] = v / 1024
-	}
-	return out, nil
-}
-
 // serverStartRows are the rows of the starts: medians over the starts of
 // each side, with what one tenant adds.
 func serverStartRows(c config, starts [][]*serverStart) []result {
@@ -295,19 +268,6 @@ func serverStartRows(c config, starts [][]*serverStart) []result {
 		return m
 	}
 	return append(out, serverFigureRows(c, "multi-tenant server, idle after its start", idle(0), idle(1))...)
-}
-
-// serverFigureRows turns the serverFigures of both sides into rows.
-func serverFigureRows(c config, workload string, few, many map[string]float64) []result {
-	var out []result
-	for _, f := range serverFigures {
-		b, okB := few[f.name]
-		s, okS := many[f.name]
-		if okB && okS {
-			out = append(out, scaleRow(c, workload, f.name, f.unit, b, s))
-		}
-	}
-	return out
 }
 
 // scaleRow is a row of 2 against c.tenants tenants with what one tenant

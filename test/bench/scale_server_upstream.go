@@ -128,18 +128,4 @@ func serverRequests(ctx context.Context, e *env) (map[string]float64, error) {
 	return out, nil
 }
 
-// serverOwnMetrics scrapes the /metrics of the server at ep as e's cluster
-// admin (the server asks the upstream whether the caller may).
-func serverOwnMetrics(ctx context.Context, e *env, ep *endpoint) (metrics, error) {
-	cfg := &rest.Config{Host: ep.config.Host, TLSClientConfig: rest.TLSClientConfig{CAData: ep.config.CAData,
-		CertData: e.cluster.Config.CertData, KeyData: e.cluster.Config.KeyData}}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("the server's /metrics: %w", err)
-	}
-	return parseMetrics(raw)
-}
+//END
