@@ -132,6 +132,21 @@ func (x *NamespaceIndex) Namespaces(ctx context.Context, tenant string) (nss []*
 	return nss, x.rvText, true
 }
 
+// TenantNamespaces is Namespaces for t as copies, the shape of
+// tenantctl.NamespaceSource: the tenant's namespaces for the policy hooks
+// and loops without a LIST by label.
+func (x *NamespaceIndex) TenantNamespaces(ctx context.Context, t translate.Tenant) ([]corev1.Namespace, bool) {
+	nss, _, ok := x.Namespaces(ctx, t.Name())
+	if !ok {
+		return nil, false
+	}
+	out := make([]corev1.Namespace, len(nss))
+	for i, ns := range nss {
+		out[i] = *ns
+	}
+	return out, true
+}
+
 // NoteWrite records the resourceVersion of a write of tenant's namespaces
 // the upstream has answered, so that later answers include it. An
 // etcd-backed API server's versions are numbers; anything else cannot be

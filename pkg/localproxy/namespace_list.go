@@ -2,7 +2,6 @@ package localproxy
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -163,20 +162,6 @@ func (p *Proxy) noteNamespaceWriteBody(body io.ReadCloser) io.ReadCloser {
 		p.noteNamespaceWrite(data)
 	}
 	return io.NopCloser(bytes.NewReader(data))
-}
-
-// indexedNamespaces lists the namespaces labeled for t from the index,
-// for the policy hooks (tenantctl.NamespaceSource).
-func (p *Proxy) indexedNamespaces(ctx context.Context, t translate.Tenant) ([]corev1.Namespace, bool) {
-	nss, _, ok := p.nsIndex.Namespaces(ctx, t.Name())
-	if !ok {
-		return nil, false
-	}
-	out := make([]corev1.Namespace, len(nss))
-	for i, ns := range nss {
-		out[i] = *ns
-	}
-	return out, true
 }
 
 // namespaceListJSON is a NamespaceList as the API server writes it.

@@ -68,7 +68,7 @@ func (p *Proxy) policyClients() (*tenantctl.Client, *tenantprop.Propagator, erro
 			return
 		}
 		if p.nsIndex != nil { // the tenant's namespaces without a LIST by label
-			c.tc.Namespaces, c.prop.Namespaces = p.indexedNamespaces, p.indexedNamespaces
+			c.tc.Namespaces, c.prop.Namespaces = p.nsIndex.TenantNamespaces, p.nsIndex.TenantNamespaces
 		}
 	})
 	return c.tc, c.prop, c.err

@@ -60,3 +60,33 @@ func TestAuditCutsTenantChosenFields(t *testing.T) {
 	assert.Equal(t, true, got["truncated"])
 	assert.Len(t, got["name"], maxAuditField)
 }
+
+// TestForgetTenantDeletesItsSeries: a deleted tenant's series go, every
+// other tenant's stay.
+func TestForgetTenantDeletesItsSeries(t *testing.T) {
+	m := newMetrics(func() int { return 0 })
+	for _, tenant := range []string{"gone", "kept"} {
+		m.observe(tenant, "get", "configmaps", 200, 0.01)
+		m.inflight.WithLabelValues(tenant).Inc()
+		m.watches.WithLabelValues(tenant).Inc()
+		m.upstreamErrors.WithLabelValues(tenant).Inc()
+	}
+	m.deleteTenantSeries("gone")
+	families, err := m.registry.Gather()
+	require.NoError(t, err)
+	kept := 0
+	for _, f := range families {
+		for _, metric := range f.GetMetric() {
+			for _, l := range metric.GetLabel() {
+				if l.GetName() != "tenant" {
+					continue
+				}
+				assert.NotEqual(t, "gone", l.GetValue(), "series %s of the deleted tenant", f.GetName())
+				if l.GetValue() == "kept" {
+					kept++
+				}
+			}
+		}
+	}
+	assert.Equal(t, 5, kept, "requests, latency, inflight, watches, upstream errors")
+}

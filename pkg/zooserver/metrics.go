@@ -3,6 +3,7 @@ package zooserver
 import (
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -11,7 +12,8 @@ import (
 )
 
 // metrics are the server's Prometheus metrics. Label values are bounded:
-// tenants are the cluster's (records the platform makes), verbs and codes
+// tenants are the cluster's (records the platform makes; a deleted
+// tenant's series go with it, forgetTenant), verbs and codes
 // are the API's, and a resource is a built-in kind's or "custom" — a
 // tenant that makes thousands of CRDs does not make thousands of series.
 type metrics struct {
@@ -119,6 +121,30 @@ func (m *metrics) observe(tenant, verb, resource string, code int, seconds float
 	if verb != "watch" {
 		m.latency.WithLabelValues(tenant, verb).Observe(seconds)
 	}
+}
+
+// tenantSeriesGrace is how long after a tenant's record is deleted its
+// series are deleted once more: a request that was being served then ends
+// later and makes its series again.
+const tenantSeriesGrace = time.Minute
+
+// forgetTenant deletes the series of a tenant whose record was deleted, now
+// and once more after tenantSeriesGrace, so that the series a server holds
+// are those of its existing tenants, not of every tenant it ever served.
+// (A tenant made again within the grace loses its first minute's counts.)
+func (m *metrics) forgetTenant(tenant string) {
+	m.deleteTenantSeries(tenant)
+	time.AfterFunc(tenantSeriesGrace, func() { m.deleteTenantSeries(tenant) })
+}
+
+// deleteTenantSeries deletes every series labeled with tenant.
+func (m *metrics) deleteTenantSeries(tenant string) {
+	l := prometheus.Labels{"tenant": tenant}
+	m.requests.DeletePartialMatch(l)
+	m.latency.DeletePartialMatch(l)
+	m.inflight.DeletePartialMatch(l)
+	m.watches.DeletePartialMatch(l)
+	m.upstreamErrors.DeletePartialMatch(l)
 }
 
 // countingTransport counts the tenant's failed upstream requests.

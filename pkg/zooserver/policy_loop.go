@@ -49,25 +49,31 @@ type policyLoop struct {
 	reconciler policyReconciler
 	queue      workqueue.TypedRateLimitingInterface[string]
 	factories  []informers.SharedInformerFactory
+	tenants    cache.SharedIndexInformer
+	// resync is policyResync (shorter in tests).
+	resync time.Duration
 }
 
 func newPolicyLoop(client kubernetes.Interface, reconciler policyReconciler, tenants cache.SharedIndexInformer) *policyLoop {
 	l := &policyLoop{
 		reconciler: reconciler,
+		tenants:    tenants,
+		resync:     policyResync,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "policy"}),
 	}
-	_, _ = tenants.AddEventHandlerWithResyncPeriod(cache.ResourceEventHandlerFuncs{
+	// The records' informer does not resync (tenantResync): run's ticker
+	// queues every tenant each l.resync.
+	_, _ = tenants.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) { l.enqueueName(obj) },
 		UpdateFunc: func(oldObj, newObj any) {
 			o, ok1 := oldObj.(*unstructured.Unstructured)
 			n, ok2 := newObj.(*unstructured.Unstructured)
-			// A resync (same object) or a change of the spec.
-			if !ok1 || !ok2 || o.GetResourceVersion() == n.GetResourceVersion() || o.GetGeneration() != n.GetGeneration() {
+			if !ok1 || !ok2 || o.GetGeneration() != n.GetGeneration() { // a change of the spec
 				l.enqueueName(newObj)
 			}
 		},
-	}, policyResync)
+	})
 	byTenant := func(sel string) informers.SharedInformerFactory {
 		f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = sel }))
 		l.factories = append(l.factories, f)
@@ -148,7 +154,18 @@ func (l *policyLoop) run(ctx context.Context) {
 			}
 		}()
 	}
-	<-ctx.Done()
+	tick := time.NewTicker(l.resync)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			for _, name := range l.tenants.GetStore().ListKeys() {
+				l.queue.Add(name)
+			}
+		}
+	}
 }
 
 // work reconciles one queued tenant; false once the queue shuts down.

@@ -62,12 +62,14 @@ type Server struct {
 	tenants *tenantIndex
 	// namespaces says whether a ServiceAccount's namespace is its tenant's.
 	namespaces *namespaceOwners
-	// policy keeps the tenants' policy objects (policy_loop.go).
-	policy  *policyLoop
-	proxies *proxies
-	metrics *metrics
-	fair    *fairShare // fairshare.go
-	audit   *auditLog
+	// policy keeps the tenants' policy objects (policy_loop.go) with
+	// policyClient.
+	policy       *policyLoop
+	policyClient *tenantctl.Client
+	proxies      *proxies
+	metrics      *metrics
+	fair         *fairShare // fairshare.go
+	audit        *auditLog
 	// advertiseCA follows Config.AdvertiseCAFile (apiaccess.go).
 	advertiseCA *dynamiccertificates.DynamicFileCAContent
 	// tenantProp reconciles tenants' namespace limits and copies (tenantprop.go).
@@ -117,6 +119,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("upstream client: %w", err)
 	}
+	s.policyClient = policies
 	s.policy = newPolicyLoop(client, policies, s.tenants.informer)
 	access, err := s.newAPIAccess()
 	if err != nil {
@@ -127,6 +130,7 @@ func New(cfg Config) (*Server, error) {
 	s.proxies.isTenant = s.tenants.exists
 	s.tenants.onRevoke(s.proxies.forget)
 	s.metrics = newMetrics(s.proxies.len)
+	s.tenants.onDelete(s.metrics.forgetTenant)
 	s.fair = newFairShare(s.metrics.registry)
 	if s.tenantProp, err = newTenantPropLoop(own); err != nil { // tenantprop.go
 		return nil, err
@@ -159,16 +163,20 @@ func (s *Server) Start(ctx context.Context) error {
 		go s.advertiseCA.Run(runCtx, 1)
 	}
 	go s.tenants.run(runCtx)
-	go s.policy.run(runCtx)
-	go s.tenantProp.run(runCtx, 2)
-	// Every tenant's namespaces, watched once for all proxies: a list of a
-	// tenant's by label filters every namespace of the cluster.
+	// Every tenant's namespaces, watched once for all proxies and loops: a
+	// list of a tenant's by label filters every namespace of the cluster.
 	nss, err := localproxy.WatchNamespaces(runCtx, s.cfg.Upstream, "")
 	if err != nil {
 		stop()
 		return err
 	}
-	s.proxies.setNamespaces(nss)
+	if nss != nil {
+		s.proxies.setNamespaces(nss)
+		s.policyClient.Namespaces = nss.TenantNamespaces
+		s.tenantProp.tc.Namespaces, s.tenantProp.prop.Namespaces = nss.TenantNamespaces, nss.TenantNamespaces
+	}
+	go s.policy.run(runCtx)
+	go s.tenantProp.run(runCtx, 2)
 	ln, err := net.Listen("tcp", s.cfg.Listen)
 	if err != nil {
 		stop()

@@ -66,6 +66,20 @@ func (t *tenantIndex) onRevoke(revoke func(tenant string)) {
 	})
 }
 
+// onDelete calls gone with a tenant's name when its record is deleted.
+func (t *tenantIndex) onDelete(gone func(tenant string)) {
+	_, _ = t.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if u, ok := obj.(*unstructured.Unstructured); ok {
+				gone(u.GetName())
+			}
+		},
+	})
+}
+
 // run follows the records until ctx ends.
 func (t *tenantIndex) run(ctx context.Context) { t.informer.RunWithContext(ctx) }
 

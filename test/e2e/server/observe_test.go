@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -67,4 +69,29 @@ func TestServerHealthMetricsAndAudit(t *testing.T) {
 	assert.EqualValues(t, 201, l["code"])
 	assert.NotEmpty(t, l["time"])
 	assert.NotNil(t, l["latencySeconds"])
+}
+
+// TestServerForgetsADeletedTenantsSeries: the series of a tenant go with
+// its record, so a server's metrics do not grow with every tenant it ever
+// served; another tenant's stay.
+func TestServerForgetsADeletedTenantsSeries(t *testing.T) {
+	setup(t)
+	r := framework.StartReplica(t)
+	zoo := func(args ...string) {
+		res := framework.Run(t.Context(), nil, framework.ZooPath(t), append([]string{"--kubeconfig", framework.Cluster().Kubeconfig}, args...)...)
+		require.NoError(t, res.Err, res.Stderr)
+	}
+	zoo("tenant", "create", "metgone")
+	for _, tenant := range []string{"metgone", "acme"} {
+		kc := framework.ServerKubeconfigFor(t, "https://"+r.Addr, framework.ClusterCert(t, "zoo:"+tenant+":admin", "zoo:tenant:"+tenant))
+		framework.KubectlAs(t, kc, "get", "configmaps", "-n", "default")
+	}
+	admin := framework.Cluster().Config
+	metrics := r.Scrape(t, admin.CertData, admin.KeyData)
+	require.Contains(t, metrics, `tenant="metgone"`)
+	zoo("tenant", "delete", "metgone", "--wait=false")
+	require.Eventually(t, func() bool {
+		return !strings.Contains(r.Scrape(t, admin.CertData, admin.KeyData), `tenant="metgone"`)
+	}, time.Minute, 200*time.Millisecond, "the deleted tenant's series stay")
+	assert.Contains(t, r.Scrape(t, admin.CertData, admin.KeyData), `zoo_server_requests_total{code="200",resource="configmaps",tenant="acme",verb="list"}`)
 }
