@@ -148,3 +148,11 @@ func (f *fakeLegs) seen() []legSeen {
 	defer f.mu.Unlock()
 	return append([]legSeen(nil), f.legs...)
 }
+
+// concurrency returns the most legs that were in flight at once and whether the
+// first leg was alone while it was.
+func (f *fakeLegs) concurrency() (maxInflight int, firstAlone bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.maxInflight, f.firstAlone
+}

@@ -2,6 +2,7 @@ package localproxy
 
 import (
 	"context"
+	"net/http"
 	"net/url"
 	"sync"
 )
@@ -84,7 +85,7 @@ func (lr *legReader) take(i int, limit int64, ahead bool) legAnswer {
 		panic("legReader: legs taken out of order")
 	}
 	<-c.done
-	if c.limit == limit || (c.ans.err == nil && c.ans.code == 200 && !c.ans.more && c.ans.items < limit) {
+	if c.limit == limit || (c.ans.err == nil && c.ans.code == http.StatusOK && !c.ans.more && c.ans.items < limit) {
 		return c.ans
 	}
 	path, q := lr.ask(i, limit)
