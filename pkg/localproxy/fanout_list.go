@@ -142,7 +142,11 @@ legs:
 	for i := legs.first; i < legs.n; i++ {
 		// The legs after i may be read ahead once their requests do not
 		// depend on an answer still to come.
-		ans := ahead.take(i, remaining, !list || rv != "")
+		want := int64(0) // no limit: remaining counts down below 0
+		if limit > 0 {
+			want = remaining
+		}
+		ans := ahead.take(i, want, !list || rv != "")
 		for {
 			if ans.err != nil {
 				writeStatus(w, unavailable(p.base.Host, ans.err))

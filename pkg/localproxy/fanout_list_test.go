@@ -198,6 +198,9 @@ func TestJoinListReadsLegsAtOnce(t *testing.T) {
 			assert.Greater(t, most, 1, "the legs were read one after another")
 			assert.LessOrEqual(t, most, legWindow)
 			legs := f.seen()
+			if tc.query != "limit=50" {
+				assert.Len(t, legs, len(f.counts), "every leg is read once")
+			}
 			assert.Equal(t, 0, legs[0].ns)
 			assert.Equal(t, tc.firstRV, legs[0].query.Get("resourceVersion"))
 			assert.Empty(t, legs[0].query.Get("resourceVersionMatch"))
