@@ -9,15 +9,17 @@ import (
 
 // legWindow is how many legs of a joined list (fanout_list.go) are read from
 // the upstream at once. A leg is one namespace-scoped LIST, which the API
-// server answers from its watch cache in well under a millisecond of work:
-// what a list over many namespaces costs is a round trip per namespace, so
-// reading the legs one after another makes an all-namespaces list of a
-// tenant with 200 namespaces ~12x slower than one of the same objects in one
-// namespace. A few legs in flight hide most of the round trips; more than
-// that only adds goroutines, upstream requests and memory (each leg's answer
-// is held until the join reaches it), and a page that ends early discards up
-// to legWindow-1 of them. 16 was measured with the scale benchmark's
-// namespaces axis (`make bench-scale`); see the commit that set it.
+// server answers from its watch cache; what a list over many namespaces
+// costs is a round trip, and the fixed work of a request, per namespace.
+// Read one after another, 200 namespaces of 6 ConfigMaps take 13x one
+// namespace of 1200. In flight at once, the round trips overlap: with an
+// upstream 1 ms away (BenchmarkProxyListSpread), 300 ms became 65 ms at 16.
+// With the API server on the same 2 cores (the scale bench's namespaces
+// axis) the legs are bound by CPU instead and the gain is smaller: LIST p50
+// ~200 ms one after another, ~130 ms at 4 to 32 in flight, 16 a little
+// ahead. More than that only adds goroutines, upstream requests in flight
+// and memory (each leg's answer is held until the join reaches it), and a
+// page that ends early discards up to legWindow-1 of them.
 const legWindow = 16
 
 // joinWindow is the window joinList reads with: legWindow, which the tests
