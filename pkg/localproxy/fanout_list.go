@@ -1,6 +1,7 @@
 package localproxy
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/url"
@@ -84,9 +85,23 @@ type joinedList struct {
 // that answer (Exact), so the list is one snapshot the tenant can watch from,
 // across pages too. With limit, pages are full: each leg is asked for what is
 // still missing, and the next page resumes with a composite continue token.
+//
+// The legs are read legWindow at a time (fanout_window.go) but joined in
+// order, so the answer is the one of reading them one after another: the
+// first leg waits alone when the resourceVersion is still to come from it,
+// the first failing leg in order decides the answer, and the legs still in
+// flight when the answer is decided (or the client goes away) are cancelled.
+// A deletecollection's legs are read ahead too: each is the tenant's own
+// deletecollection in one of its namespaces, authorized upstream on its own,
+// and the API server's deletecollection is no transaction either (it deletes
+// with several workers and stops at the first error), so a failed one has
+// always left some objects deleted; reading ahead only means that up to
+// legWindow-1 namespaces after a failing one may be cleared too, which the
+// client asked for, while the answer is still the first failure in order.
 func (p *Proxy) joinList(w http.ResponseWriter, r *http.Request, u *translate.UpstreamRequest, legs joinedList) {
 	limit, _ := strconv.ParseInt(u.Query.Get("limit"), 10, 64)
-	if u.Info.Verb != "list" {
+	list := u.Info.Verb == "list"
+	if !list {
 		limit = 0
 	}
 	var (
@@ -97,28 +112,51 @@ func (p *Proxy) joinList(w http.ResponseWriter, r *http.Request, u *translate.Up
 		cont  = legs.cont
 		next  = ""
 	)
+	// request is leg i's upstream request resuming at the upstream continue
+	// token c and asking for n items.
+	request := func(i int, c string, n int64) (string, url.Values) {
+		path, q := legs.at(i, c)
+		if limit > 0 {
+			q.Set("limit", strconv.FormatInt(n, 10))
+		}
+		if list && c == "" && rv != "" {
+			// One consistent snapshot across legs and pages.
+			q.Set("resourceVersion", rv)
+			q.Set("resourceVersionMatch", "Exact")
+		}
+		return path, q
+	}
+	ahead := newLegReader(r.Context(), joinWindow, legs.first, legs.n,
+		func(i int, n int64) (string, url.Values) {
+			if i == legs.first {
+				return request(i, legs.cont, n)
+			}
+			return request(i, "", n)
+		},
+		func(ctx context.Context, path string, q url.Values) legAnswer {
+			return p.fetchJSON(ctx, r, u, path, q)
+		})
+	defer ahead.close()
 	remaining := limit
 legs:
 	for i := legs.first; i < legs.n; i++ {
+		// The legs after i may be read ahead once their requests do not
+		// depend on an answer still to come.
+		want := int64(0) // no limit: remaining counts down below 0
+		if limit > 0 {
+			want = remaining
+		}
+		ans := ahead.take(i, want, !list || rv != "")
 		for {
-			path, q := legs.at(i, cont)
-			if limit > 0 {
-				q.Set("limit", strconv.FormatInt(remaining, 10))
-			}
-			if u.Info.Verb == "list" && cont == "" && rv != "" {
-				// One consistent snapshot across legs and pages.
-				q.Set("resourceVersion", rv)
-				q.Set("resourceVersionMatch", "Exact")
-			}
-			leg, code, body, err := p.fetchJSON(w, r, u, path, q)
-			if err != nil {
-				writeStatus(w, unavailable(p.base.Host, err))
+			if ans.err != nil {
+				writeStatus(w, unavailable(p.base.Host, ans.err))
 				return
 			}
-			if code != http.StatusOK {
-				p.writeTranslated(w, u, code, body)
+			if ans.code != http.StatusOK {
+				p.writeTranslated(w, u, ans.code, ans.body)
 				return
 			}
+			leg := ans.doc
 			if err := p.tr.TranslateDocument(u.Rule, leg); err != nil {
 				writeStatus(w, translate.ToStatus(err))
 				return
@@ -144,6 +182,8 @@ legs:
 				next = legs.token(i, cont, rv)
 				break legs
 			}
+			path, q := request(i, cont, remaining)
+			ans = p.fetchJSON(r.Context(), r, u, path, q)
 		}
 		cont = ""
 		if limit > 0 && remaining <= 0 && i+1 < legs.n {
@@ -172,28 +212,37 @@ legs:
 }
 
 // fetchJSON sends one leg of a fan-out and decodes its JSON answer.
-func (p *Proxy) fetchJSON(w http.ResponseWriter, r *http.Request, u *translate.UpstreamRequest, path string, q url.Values) (map[string]any, int, []byte, error) {
-	req, err := p.newUpstreamRequest(r.Context(), r, u, path, q)
+func (p *Proxy) fetchJSON(ctx context.Context, r *http.Request, u *translate.UpstreamRequest, path string, q url.Values) legAnswer {
+	req, err := p.newUpstreamRequest(ctx, r, u, path, q)
 	if err != nil {
-		return nil, 0, nil, err
+		return legAnswer{err: err}
 	}
 	resp, err := p.client.Do(req)
 	if err != nil {
-		return nil, 0, nil, err
+		return legAnswer{err: err}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, 0, nil, err
+		return legAnswer{err: err}
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, resp.StatusCode, body, nil
+		return legAnswer{code: resp.StatusCode, body: body}
 	}
 	doc, err := translate.DecodeDocument(body) // numbers stay exact
 	if err != nil {
-		return nil, http.StatusBadGateway, body, nil
+		return legAnswer{code: http.StatusBadGateway, body: body}
 	}
-	return doc, resp.StatusCode, body, nil
+	key := "items"
+	if doc["kind"] == "Table" {
+		key = "rows"
+	}
+	got, _ := doc[key].([]any)
+	meta, _ := doc["metadata"].(map[string]any)
+	cont, _ := meta["continue"].(string)
+	// Not the body: the document is what is read of it, and answers read
+	// ahead are held until the join reaches them.
+	return legAnswer{doc: doc, code: resp.StatusCode, items: int64(len(got)), more: cont != ""}
 }
 
 // writeTranslated answers with an upstream error body, translated.
