@@ -26,7 +26,7 @@ func (p *Proxy) policyObjects(ctx context.Context, w http.ResponseWriter, ns str
 	if p.cfg.Direct {
 		return
 	}
-	err := p.reconcilePolicyObjects(ctx)
+	err := p.reconcilePolicyObjects(ctx, ns)
 	if err == nil {
 		return
 	}
@@ -36,10 +36,13 @@ func (p *Proxy) policyObjects(ctx context.Context, w http.ResponseWriter, ns str
 		"; it admits no pod, claim or service until they exist"))
 }
 
-func (p *Proxy) reconcilePolicyObjects(ctx context.Context) error {
+// reconcilePolicyObjects makes the policy objects of the new upstream
+// namespace ns (tenantctl.ReconcileNamespacePolicyObjects: the new
+// namespace's only, unless the tenant has a quota to split).
+func (p *Proxy) reconcilePolicyObjects(ctx context.Context, ns string) error {
 	c, _, err := p.policyClients()
 	if err != nil {
 		return err
 	}
-	return c.ReconcilePolicyObjects(ctx, p.tenant.Name())
+	return c.ReconcileNamespacePolicyObjects(ctx, p.tenant.Name(), ns)
 }

@@ -43,6 +43,22 @@ func PolicySelector(t translate.Tenant) string {
 // being deleted) has nothing reconciled. It holds the tenant's policy lock
 // (propagate_lock.go) throughout.
 func (c *Client) ReconcilePolicyObjects(ctx context.Context, tenant string) error {
+	return c.reconcilePolicyObjects(ctx, tenant, "")
+}
+
+// ReconcileNamespacePolicyObjects makes the policy objects of ns, a
+// namespace tenant has just created: its LimitRange and NetworkPolicy, and
+// its ResourceQuota — an empty one without a quota, else its share, which
+// moves every namespace's (the whole split is reconciled). What it reads
+// and writes is the new namespace's only, however many the tenant has,
+// unless the tenant has a quota.
+func (c *Client) ReconcileNamespacePolicyObjects(ctx context.Context, tenant, ns string) error {
+	return c.reconcilePolicyObjects(ctx, tenant, ns)
+}
+
+// reconcilePolicyObjects is ReconcilePolicyObjects, or, with only set, the
+// part of it that concerns the new namespace only.
+func (c *Client) reconcilePolicyObjects(ctx context.Context, tenant, only string) error {
 	t, err := translate.NewTenant(tenant)
 	if err != nil {
 		return err
@@ -66,22 +82,29 @@ func (c *Client) ReconcilePolicyObjects(ctx context.Context, tenant string) erro
 		return err
 	}
 	defer unlock()
-	nss, err := c.tenantNamespaces(ctx, t)
-	if err != nil {
-		return err
-	}
 	var active []string
 	terminating := map[string]bool{}
-	for _, ns := range nss {
-		if ns.DeletionTimestamp != nil || ns.Status.Phase == corev1.NamespaceTerminating {
-			terminating[ns.Name] = true
-		} else {
-			active = append(active, ns.Name)
+	if only != "" && len(p.Quota) == 0 {
+		active = []string{only}
+	} else {
+		nss, err := c.tenantNamespaces(ctx, t)
+		if err != nil {
+			return err
 		}
+		for _, ns := range nss {
+			if ns.DeletionTimestamp != nil || ns.Status.Phase == corev1.NamespaceTerminating {
+				terminating[ns.Name] = true
+			} else {
+				active = append(active, ns.Name)
+			}
+		}
+		slices.Sort(active)
 	}
-	slices.Sort(active)
 	if err := c.reconcileQuota(ctx, t, p.Quota, active, terminating); err != nil {
 		return err
+	}
+	if only != "" {
+		active = []string{only}
 	}
 	if err := c.reconcileLimitRanges(ctx, t, p, active); err != nil {
 		return err
