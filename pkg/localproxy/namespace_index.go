@@ -12,6 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -84,7 +86,8 @@ func WatchNamespaces(ctx context.Context, cfg *rest.Config, tenant string) (*Nam
 			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
 				Verb: verb, Resource: "namespaces"}}}, metav1.CreateOptions{})
 		if err != nil {
-			return nil, fmt.Errorf("asking whether namespaces may be watched: %w", err)
+			klog.ErrorS(err, "cannot ask whether namespaces may be watched: the tenant's are listed for each request")
+			return nil, nil
 		}
 		if !review.Status.Allowed {
 			klog.V(1).InfoS("this identity may not "+verb+" namespaces: the tenant's are listed for each request", "tenant", tenant)
@@ -108,6 +111,28 @@ func (x *NamespaceIndex) run(ctx context.Context, cs kubernetes.Interface, label
 			o.LabelSelector = labelSelector
 			o.FieldSelector = fields.Everything().String()
 		})
+	// A failed list or watch leaves the index unsynced (answers come from
+	// the upstream) until the reflector's next list is in (Replace).
+	list, watchFn := lw.ListWithContextFunc, lw.WatchFuncWithContext
+	unsynced := func(err error) {
+		if err != nil {
+			x.mu.Lock()
+			x.synced = false
+			x.mu.Unlock()
+		}
+	}
+	lw = &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			obj, err := list(ctx, o)
+			unsynced(err)
+			return obj, err
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			w, err := watchFn(ctx, o)
+			unsynced(err)
+			return w, err
+		},
+	}
 	r := cache.NewReflectorWithOptions(lw, &corev1.Namespace{}, (*namespaceStore)(x),
 		cache.ReflectorOptions{Name: "kubectl-zoo namespace index " + labelSelector})
 	go r.RunWithContext(ctx)
@@ -116,20 +141,22 @@ func (x *NamespaceIndex) run(ctx context.Context, cs kubernetes.Interface, label
 
 // Namespaces returns the namespaces labeled as tenant's, sorted by name,
 // and the resourceVersion at which they are exact. ok is false when the
-// index cannot answer for the proxy's own writes within writeWait (or ctx):
-// not synced yet, or the watch is behind; the caller asks the upstream.
+// index cannot answer: not synced (not listed yet, or its watch failed),
+// or behind a write the proxy noted for longer than writeWait (or ctx);
+// the caller asks the upstream.
 // The objects are shared: never modify them.
 func (x *NamespaceIndex) Namespaces(ctx context.Context, tenant string) (nss []*corev1.Namespace, rv string, ok bool) {
 	if !x.waitWritten(ctx, tenant) {
 		return nil, "", false
 	}
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	for _, ns := range x.byTenant[tenant] {
 		nss = append(nss, ns)
 	}
+	rv = x.rvText
+	x.mu.Unlock()
 	sort.Slice(nss, func(i, j int) bool { return nss[i].Name < nss[j].Name })
-	return nss, x.rvText, true
+	return nss, rv, true
 }
 
 // TenantNamespaces is Namespaces for t as copies, the shape of
@@ -150,7 +177,8 @@ func (x *NamespaceIndex) TenantNamespaces(ctx context.Context, t translate.Tenan
 // NoteWrite records the resourceVersion of a write of tenant's namespaces
 // the upstream has answered, so that later answers include it. An
 // etcd-backed API server's versions are numbers; anything else cannot be
-// compared and is ignored. Once the watch has passed it, the note goes.
+// compared and is ignored. Once the watch has passed it, the note goes
+// (setVersionLocked).
 func (x *NamespaceIndex) NoteWrite(tenant, resourceVersion string) {
 	v, err := strconv.ParseUint(resourceVersion, 10, 64)
 	if err != nil {
@@ -170,14 +198,14 @@ func (x *NamespaceIndex) waitWritten(ctx context.Context, tenant string) bool {
 	defer timer.Stop()
 	for {
 		x.mu.Lock()
-		ready := x.synced && x.rv >= x.written[tenant]
-		if ready {
-			delete(x.written, tenant) // the map holds only tenants waited for
-		}
+		synced, ready := x.synced, x.synced && x.rv >= x.written[tenant]
 		changed := x.changed
 		x.mu.Unlock()
 		if ready {
 			return true
+		}
+		if !synced {
+			return false // not listed yet, or its watch failed: ask the upstream at once
 		}
 		select {
 		case <-changed:

@@ -13,8 +13,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -122,9 +124,23 @@ func TestNamespaceListFromIndex(t *testing.T) {
 	handler := func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		mu.Lock()
-		asked = append(asked, r.URL.RawQuery)
+		asked = append(asked, r.Method+" "+r.URL.Path+"?"+r.URL.RawQuery)
 		mu.Unlock()
-		if r.Header.Get("Impersonate-User") != "zoo:acme:admin" {
+		admin := r.Header.Get("Impersonate-User") == "zoo:acme:admin"
+		if r.Method == http.MethodPost { // the access review of the list, as the tenant identity
+			var review authorizationv1.SelfSubjectAccessReview
+			assert.NoError(t, json.NewDecoder(r.Body).Decode(&review))
+			ra := review.Spec.ResourceAttributes
+			assert.Equal(t, "list", ra.Verb)
+			assert.Equal(t, "namespaces", ra.Resource)
+			assert.Empty(t, ra.Name)
+			assert.Contains(t, ra.LabelSelector.RawSelector, "zoo.kubectl-zoo.io/tenant=acme", "the list's own selector")
+			review.Status.Allowed = admin
+			w.WriteHeader(http.StatusCreated)
+			_ = json.NewEncoder(w).Encode(&review)
+			return
+		}
+		if !admin {
 			w.WriteHeader(http.StatusForbidden)
 			_, _ = io.WriteString(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,`+
 				`"message":"namespaces is forbidden: User \"zoo:acme:dev\" cannot list resource \"namespaces\""}`)
@@ -148,7 +164,8 @@ func TestNamespaceListFromIndex(t *testing.T) {
 		return p
 	}
 	admin, dev := proxyFor(""), proxyFor("dev")
-	probe := "fieldSelector=metadata.name%3Dacme-default"
+	probe := "POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews?"
+	list := func(q string) string { return "GET /api/v1/namespaces?" + q }
 	table := map[string]string{"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"}
 
 	for _, tc := range []struct {
@@ -158,22 +175,26 @@ func TestNamespaceListFromIndex(t *testing.T) {
 		header map[string]string
 		code   int
 		want   []string // names in the answer (items or rows)
-		asked  string   // the upstream request: the probe, or the list itself
+		asked  []string // the upstream requests: the access review, the list itself
 	}{
-		{"all", admin, "", nil, 200, []string{"default", "team"}, probe},
-		{"label selector", admin, "?labelSelector=team%3Dx", nil, 200, []string{"team"}, probe},
-		{"set-based selector", admin, "?labelSelector=team+notin+(x)", nil, 200, []string{"default"}, probe},
-		{"a Table", admin, "", table, 200, []string{"default", "team"}, probe},
-		{"limit above the count", admin, "?limit=500", nil, 200, []string{"default", "team"}, probe},
-		{"a limit that is no number", admin, "?limit=x", nil, 200, nil, "labelSelector=zoo.kubectl-zoo.io%2Ftenant%3Dacme&limit=x"},
-		{"any resourceVersion", admin, "?resourceVersion=0", nil, 200, []string{"default", "team"}, probe},
-		{"refused upstream", dev, "", nil, 403, nil, probe},
-		{"a page smaller than the list", admin, "?limit=1", nil, 200, nil, "labelSelector=zoo.kubectl-zoo.io%2Ftenant%3Dacme&limit=1"},
-		{"a field selector", admin, "?fieldSelector=status.phase%3DActive", nil, 200, nil, "fieldSelector=status.phase%3DActive&labelSelector=zoo.kubectl-zoo.io%2Ftenant%3Dacme"},
+		{"all", admin, "", nil, 200, []string{"default", "team"}, []string{probe}},
+		{"label selector", admin, "?labelSelector=team%3Dx", nil, 200, []string{"team"}, []string{probe}},
+		{"set-based selector", admin, "?labelSelector=team+notin+(x)", nil, 200, []string{"default"}, []string{probe}},
+		{"a Table", admin, "", table, 200, []string{"default", "team"}, []string{probe}},
+		{"limit above the count", admin, "?limit=500", nil, 200, []string{"default", "team"}, []string{probe}},
+		{"a limit that is no number", admin, "?limit=x", nil, 200, nil, []string{list("labelSelector=zoo.kubectl-zoo.io%2Ftenant%3Dacme&limit=x")}},
+		{"an empty limit", admin, "?limit=", nil, 200, nil, []string{list("labelSelector=zoo.kubectl-zoo.io%2Ftenant%3Dacme&limit=")}},
+		{"a timeout", admin, "?timeoutSeconds=abc", nil, 200, nil, []string{list("labelSelector=zoo.kubectl-zoo.io%2Ftenant%3Dacme&timeoutSeconds=abc")}},
+		{"any resourceVersion", admin, "?resourceVersion=0", nil, 200, []string{"default", "team"}, []string{probe}},
+		{"refused upstream: the upstream refuses the list itself", dev, "", nil, 403, nil,
+			[]string{probe, list("labelSelector=zoo.kubectl-zoo.io%2Ftenant%3Dacme")}},
+		{"a page smaller than the list", admin, "?limit=1", nil, 200, nil, []string{list("labelSelector=zoo.kubectl-zoo.io%2Ftenant%3Dacme&limit=1")}},
+		{"a field selector", admin, "?fieldSelector=status.phase%3DActive", nil, 200, nil,
+			[]string{list("fieldSelector=status.phase%3DActive&labelSelector=zoo.kubectl-zoo.io%2Ftenant%3Dacme")}},
 		{"an exact resourceVersion", admin, "?resourceVersion=5&resourceVersionMatch=Exact", nil, 200, nil,
-			"labelSelector=zoo.kubectl-zoo.io%2Ftenant%3Dacme&resourceVersion=5&resourceVersionMatch=Exact"},
+			[]string{list("labelSelector=zoo.kubectl-zoo.io%2Ftenant%3Dacme&resourceVersion=5&resourceVersionMatch=Exact")}},
 		{"partial metadata", admin, "", map[string]string{"Accept": "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io"}, 200, nil,
-			"labelSelector=zoo.kubectl-zoo.io%2Ftenant%3Dacme"},
+			[]string{list("labelSelector=zoo.kubectl-zoo.io%2Ftenant%3Dacme")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mu.Lock()
@@ -182,7 +203,7 @@ func TestNamespaceListFromIndex(t *testing.T) {
 			rec := request(tc.p, "GET", "/api/v1/namespaces"+tc.query, tc.header, "")
 			require.Equal(t, tc.code, rec.Code, rec.Body.String())
 			mu.Lock()
-			assert.Equal(t, []string{tc.asked}, asked, "what went upstream")
+			assert.Equal(t, tc.asked, asked, "what went upstream")
 			mu.Unlock()
 			if tc.code != 200 {
 				assert.Contains(t, rec.Body.String(), `"reason":"Forbidden"`)
@@ -231,4 +252,49 @@ func TestNamespaceListFromIndex(t *testing.T) {
 			assert.False(t, strings.Contains(rec.Body.String(), "acme-"), "no upstream name: %s", rec.Body.String())
 		})
 	}
+}
+
+// TestNamespaceIndexStepsAsideWhenItsWatchFails: an index whose watch the
+// upstream refuses answers nothing (the proxy then asks the upstream), at
+// once rather than after waiting, and answers again once a list is in.
+func TestNamespaceIndexStepsAsideWhenItsWatchFails(t *testing.T) {
+	var mu sync.Mutex
+	refuse := true
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		mu.Lock()
+		refusing := refuse
+		mu.Unlock()
+		switch {
+		case r.URL.Query().Get("watch") == "true" && refusing:
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = io.WriteString(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403}`)
+		case r.URL.Query().Get("watch") == "true":
+			<-r.Context().Done() // a quiet watch
+		default:
+			_, _ = io.WriteString(w, `{"kind":"NamespaceList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[`+
+				`{"metadata":{"name":"acme-default","resourceVersion":"5","labels":{"zoo.kubectl-zoo.io/tenant":"acme"}}}]}`)
+		}
+	}))
+	t.Cleanup(ts.Close)
+	x := newNamespaceIndex()
+	cs, err := kubernetes.NewForConfig(&rest.Config{Host: ts.URL})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	x.run(ctx, cs, translate.TenantLabel)
+	require.Eventually(t, func() bool {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		return x.rv == 7 && !x.synced // listed, then the watch was refused
+	}, 10*time.Second, 5*time.Millisecond)
+	start := time.Now()
+	_, _, ok := x.Namespaces(t.Context(), "acme")
+	assert.False(t, ok, "an index whose watch fails answers")
+	assert.Less(t, time.Since(start), writeWait, "it made the caller wait")
+	mu.Lock()
+	refuse = false
+	mu.Unlock()
+	require.Eventually(t, func() bool { _, _, ok := x.Namespaces(t.Context(), "acme"); return ok }, 30*time.Second, 20*time.Millisecond,
+		"the index never answered again after its watch recovered")
 }

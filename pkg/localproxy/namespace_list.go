@@ -3,14 +3,15 @@ package localproxy
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/klog/v2"
@@ -44,16 +45,15 @@ func isNamespaceWrite(u *translate.UpstreamRequest) bool {
 // answers; with any other (a field selector, a continue token, a
 // resourceVersionMatch, ...) the list goes upstream.
 var indexedListParams = map[string]bool{"labelSelector": true, "limit": true, "resourceVersion": true,
-	"timeout": true, "timeoutSeconds": true, "includeObject": true}
+	"includeObject": true}
 
 // listNamespacesFromIndex answers a tenant's list of its namespaces from the
 // namespace index (namespace_index.go), and reports whether it did; when it
 // did not, nothing was written and the caller forwards the list.
 //
-// Upstream RBAC still decides: the list is first sent upstream as the
-// tenant identity, narrowed to one name (a field selector on metadata.name,
-// which the API server answers from its watch cache by key, like a GET):
-// a refusal is the answer, as the full list would have been refused. The
+// Upstream authorization still decides: the proxy asks, as the tenant
+// identity, whether the list is allowed (namespaceListAllowed), and
+// forwards it when not, so that the upstream refuses it itself. The
 // answer is the index's namespaces that the upstream's label selector (the
 // tenant's, translated, with the tenant's label) selects, shaped as the API
 // server would have answered (a NamespaceList or a Table), then translated
@@ -80,27 +80,24 @@ func (p *Proxy) listNamespacesFromIndex(w http.ResponseWriter, r *http.Request, 
 			selected = append(selected, ns)
 		}
 	}
-	if l := u.Query.Get("limit"); l != "" {
-		limit, err := strconv.ParseInt(l, 10, 64)
+	if l, set := u.Query["limit"]; set {
+		limit, err := strconv.ParseInt(l[0], 10, 64)
 		if err != nil || (limit > 0 && int64(len(selected)) > limit) {
 			return false // a page and a continue token (or the error): the upstream's
 		}
 	}
-	probe, err := p.namespaceListProbe(r, u)
-	if err != nil {
-		writeStatus(w, unavailable(p.base.Host, err))
-		return true
-	}
-	if probe.code != http.StatusOK {
-		p.answer(w, u, probe, nil)
-		return true
+	allowed, err := p.namespaceListAllowed(r, u)
+	if err != nil || !allowed {
+		if err != nil {
+			klog.V(2).InfoS("cannot ask whether the namespace list is allowed; forwarding it", "tenant", p.tenant.Name(), "err", err)
+		}
+		return false // the upstream answers, and refuses, the list itself
 	}
 	doc, err := format.encode(selected, rv)
 	if err != nil {
 		klog.ErrorS(err, "encoding the namespace list from the index", "tenant", p.tenant.Name())
 		return false
 	}
-	copyHeaders(w.Header(), probe.header)
 	addWarnings(w.Header(), u.Warnings)
 	w.Header().Set("Content-Type", translate.MediaJSON) // as the API server labels Tables too
 	lw := &lazyWriter{w: w, code: http.StatusOK}
@@ -123,17 +120,35 @@ func indexedQuery(q url.Values) bool {
 	return rv == "" || rv == "0"
 }
 
-// namespaceListProbe sends the tenant's list upstream narrowed to one name,
-// as the tenant identity: the upstream's authorization of the list.
-func (p *Proxy) namespaceListProbe(r *http.Request, u *translate.UpstreamRequest) (*upstreamAnswer, error) {
-	name, err := p.tenant.UpstreamNamespace(metav1.NamespaceDefault)
+// namespaceListAllowed asks the upstream whether the tenant identity may
+// list namespaces with the upstream label selector of u: a
+// SelfSubjectAccessReview with the list's own attributes, as that identity
+// (which any authenticated user may create), so that RBAC, and an
+// authorizer that judges selectors, decide as for the list itself.
+func (p *Proxy) namespaceListAllowed(r *http.Request, u *translate.UpstreamRequest) (bool, error) {
+	review := authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "list", Version: "v1", Resource: "namespaces"}}}
+	if sel := u.Query.Get("labelSelector"); sel != "" {
+		review.Spec.ResourceAttributes.LabelSelector = &authorizationv1.LabelSelectorAttributes{RawSelector: sel}
+	}
+	body, err := json.Marshal(&review)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
 	up := *u
-	up.Header = http.Header{"Accept": {translate.MediaJSON}}
-	q := url.Values{"fieldSelector": {"metadata.name=" + name}}
-	return p.roundTripAsTenant(r.Context(), r, &up, u.Path, q) // crb.go
+	up.Method, up.Body = http.MethodPost, body
+	up.Header = http.Header{"Accept": {translate.MediaJSON}, "Content-Type": {translate.MediaJSON}}
+	a, err := p.roundTripAsTenant(r.Context(), r, &up, "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", nil) // crb.go
+	if err != nil {
+		return false, err
+	}
+	if a.code != http.StatusCreated && a.code != http.StatusOK {
+		return false, fmt.Errorf("the upstream answered the access review with %d", a.code)
+	}
+	if err := json.Unmarshal(a.body, &review); err != nil {
+		return false, fmt.Errorf("decoding the access review: %w", err)
+	}
+	return review.Status.Allowed, nil
 }
 
 // noteNamespaceWrite records the resourceVersion of a namespace write's

@@ -104,11 +104,14 @@ func (s *namespaceStore) removeLocked(name string) {
 
 // setVersionLocked moves the index's resourceVersion and wakes the waiters.
 func (s *namespaceStore) setVersionLocked(resourceVersion string) {
-	v, err := strconv.ParseUint(resourceVersion, 10, 64)
-	if err != nil {
-		return
+	if v, err := strconv.ParseUint(resourceVersion, 10, 64); err == nil {
+		s.rv, s.rvText = v, resourceVersion
+		for tenant, w := range s.written { // notes the watch has passed
+			if w <= v {
+				delete(s.written, tenant)
+			}
+		}
 	}
-	s.rv, s.rvText = v, resourceVersion
 	close(s.changed)
 	s.changed = make(chan struct{})
 }

@@ -37,10 +37,19 @@ func Owned(t translate.Tenant, u *unstructured.Unstructured) bool {
 
 // tenantNamespaces lists the tenant's namespaces (label and prefix).
 func (c *Client) tenantNamespaces(ctx context.Context, t translate.Tenant) ([]corev1.Namespace, error) {
+	return c.tenantNamespacesFrom(ctx, t, true)
+}
+
+// tenantNamespacesFrom is tenantNamespaces; with indexed false it always
+// lists upstream (a count that admits a create must be exact: an index
+// may be behind writes made elsewhere).
+func (c *Client) tenantNamespacesFrom(ctx context.Context, t translate.Tenant, indexed bool) ([]corev1.Namespace, error) {
 	var items []corev1.Namespace
-	if nss, ok := c.indexedNamespaces(ctx, t); ok {
-		items = nss
-	} else {
+	ok := false
+	if indexed {
+		items, ok = c.indexedNamespaces(ctx, t)
+	}
+	if !ok {
 		list, err := c.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: ownerSelector(t)})
 		if err != nil {
 			return nil, fmt.Errorf("list namespaces of tenant %q: %w", t, err)

@@ -94,7 +94,7 @@ func (c *Client) CountNamespaces(ctx context.Context, tenant string) (NamespaceC
 	if out.Limit == nil {
 		return out, nil
 	}
-	nss, err := c.tenantNamespaces(ctx, t)
+	nss, err := c.tenantNamespacesFrom(ctx, t, false) // exact, never an index
 	if err != nil {
 		return NamespaceCount{}, err
 	}
