@@ -59,6 +59,12 @@ func (f *fakeLegs) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var ns int
+	if name, ok := strings.CutPrefix(r.URL.Path, "/api/v1/namespaces/"); ok && !strings.Contains(name, "/") {
+		// The namespace itself (the proxy asks whether a refusing one is
+		// being deleted): every listed one exists.
+		_, _ = fmt.Fprintf(w, `{"kind":"Namespace","apiVersion":"v1","metadata":{"name":%q}}`, name)
+		return
+	}
 	if _, err := fmt.Sscanf(r.URL.Path, "/api/v1/namespaces/acme-ns%03d/configmaps", &ns); err != nil || ns >= len(f.counts) {
 		w.WriteHeader(http.StatusNotFound)
 		_, _ = fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404,"message":"no %s"}`, r.URL.Path)

@@ -27,6 +27,7 @@ func (p *Proxy) fanOutList(w http.ResponseWriter, r *http.Request, u *translate.
 			return translate.EncodeContinue(translate.ContinueToken{Namespace: nss[i], Continue: cont, ResourceVersion: rv})
 		},
 		emptyRV: nsRV,
+		gone:    func(ctx context.Context, i int) bool { return p.namespaceGoing(ctx, nss[i]) },
 	}
 	if u.Start != nil {
 		legs.first = sort.SearchStrings(nss, u.Start.Namespace)
@@ -78,6 +79,10 @@ type joinedList struct {
 	rv    string
 	// emptyRV is the resourceVersion of a list of no leg at all.
 	emptyRV string
+	// gone, when set, reports whether leg i's namespace is being deleted
+	// or gone: the namespace controller deletes its RoleBindings first,
+	// so a refusal there is an empty leg, not a refusal of the whole list.
+	gone func(ctx context.Context, i int) bool
 }
 
 // joinList answers a list joined from legs. The first leg read honours the
@@ -151,6 +156,9 @@ legs:
 			if ans.err != nil {
 				writeStatus(w, unavailable(p.base.Host, ans.err))
 				return
+			}
+			if ans.code == http.StatusForbidden && legs.gone != nil && legs.gone(r.Context(), i) {
+				break // an empty leg
 			}
 			if ans.code != http.StatusOK {
 				p.writeTranslated(w, u, ans.code, ans.body)

@@ -33,7 +33,9 @@ func (p *Proxy) fanOutWatch(w http.ResponseWriter, r *http.Request, u *translate
 	nsWatch, err := p.watchNamespaces(ctx, nsRV)
 	if err != nil {
 		for _, l := range legs {
-			l.Body.Close()
+			if l != nil {
+				l.Body.Close()
+			}
 		}
 		writeStatus(w, unavailable(p.base.Host, err))
 		return
@@ -57,7 +59,9 @@ func (p *Proxy) fanOutWatch(w http.ResponseWriter, r *http.Request, u *translate
 		}()
 	}
 	for _, l := range legs {
-		run(l)
+		if l != nil {
+			run(l)
+		}
 	}
 	seen := map[string]bool{}
 	for _, ns := range nss {
@@ -98,8 +102,9 @@ func (p *Proxy) fanOutWatch(w http.ResponseWriter, r *http.Request, u *translate
 const legOpeners = 16
 
 // openLegs opens the watches of namespaces nss, legOpeners at a time, and
-// returns them in nss's order; if any fails, it closes the others and
-// returns the failure of the first failing namespace in that order.
+// returns them in nss's order (nil for a namespace being deleted, whose
+// watch failed); if any other fails, it closes the others and returns the
+// failure of the first failing namespace in that order.
 func (p *Proxy) openLegs(ctx context.Context, r *http.Request, u *translate.UpstreamRequest, nss []string) ([]*http.Response, func(http.ResponseWriter)) {
 	legs := make([]*http.Response, len(nss))
 	failures := make([]func(http.ResponseWriter), len(nss))
@@ -112,6 +117,9 @@ func (p *Proxy) openLegs(ctx context.Context, r *http.Request, u *translate.Upst
 			defer wg.Done()
 			defer func() { <-sem }()
 			legs[i], failures[i] = p.openLeg(ctx, r, u, ns, "")
+			if failures[i] != nil && p.namespaceGoing(ctx, ns) {
+				failures[i] = nil // being deleted (its RoleBindings go first): no leg
+			}
 		}()
 	}
 	wg.Wait()

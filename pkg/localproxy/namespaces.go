@@ -85,6 +85,30 @@ func (p *Proxy) tenantNamespaces(ctx context.Context) ([]string, string, error) 
 	return names, rv, nil
 }
 
+// namespaceGoing reports whether the upstream namespace ns is being deleted
+// or gone, read with the proxy's own identity (false when it cannot tell).
+func (p *Proxy) namespaceGoing(ctx context.Context, ns string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.upstreamURL("/api/v1/namespaces/"+url.PathEscape(ns), nil).String(), nil)
+	if err != nil {
+		return false
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := p.own.Do(req)
+	if err != nil {
+		return false
+	}
+	if resp.StatusCode == http.StatusNotFound {
+		resp.Body.Close()
+		return true
+	}
+	var got struct {
+		Metadata struct {
+			DeletionTimestamp *string `json:"deletionTimestamp"`
+		} `json:"metadata"`
+	}
+	return decodeResponse(resp, &got) == nil && got.Metadata.DeletionTimestamp != nil
+}
+
 // decodeResponse decodes a 200 JSON answer into v and closes the body.
 func decodeResponse(resp *http.Response, v any) error {
 	defer resp.Body.Close()
