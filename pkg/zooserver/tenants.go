@@ -55,29 +55,26 @@ func (t *tenantIndex) onRevoke(revoke func(tenant string)) {
 				revoke(n.GetName())
 			}
 		},
-		DeleteFunc: func(obj any) {
-			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = d.Obj
-			}
-			if u, ok := obj.(*unstructured.Unstructured); ok {
-				revoke(u.GetName())
-			}
-		},
+		DeleteFunc: func(obj any) { onDeleted(obj, revoke) },
 	})
 }
 
 // onDelete calls gone with a tenant's name when its record is deleted.
 func (t *tenantIndex) onDelete(gone func(tenant string)) {
 	_, _ = t.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		DeleteFunc: func(obj any) {
-			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = d.Obj
-			}
-			if u, ok := obj.(*unstructured.Unstructured); ok {
-				gone(u.GetName())
-			}
-		},
+		DeleteFunc: func(obj any) { onDeleted(obj, gone) },
 	})
+}
+
+// onDeleted calls f with the name of the record an informer's delete event
+// carries.
+func onDeleted(obj any, f func(tenant string)) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		f(u.GetName())
+	}
 }
 
 // run follows the records until ctx ends.
