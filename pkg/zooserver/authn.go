@@ -44,6 +44,9 @@ type authn struct {
 	// (conncache.go) follows, verifying a connection's certificate once.
 	certs, tokens, union authenticator.Request
 	cas                  dynamiccertificates.CAContentProvider
+	// providers are the CA sources cas unions; each must be loaded before
+	// the server is ready.
+	providers []dynamiccertificates.CAContentProvider
 	// caGeneration counts the CA bundles seen: a connection's verified
 	// certificate is verified again after the CAs change.
 	caGeneration atomic.Uint64
@@ -74,6 +77,7 @@ func newAuthn(client, reviews kubernetes.Interface, zooCAFile string) (*authn, e
 
 // init builds the authenticators over the CA providers and tokens.
 func (a *authn) init(providers []dynamiccertificates.CAContentProvider, tokens authenticator.Token) {
+	a.providers = providers
 	a.cas = dynamiccertificates.NewUnionCAContentProvider(providers...)
 	for _, p := range providers {
 		if n, ok := p.(dynamiccertificates.Notifier); ok {
@@ -98,9 +102,18 @@ func (a *authn) start(ctx context.Context) {
 	}
 }
 
-// ready reports whether a client CA is loaded (the cluster's arrives
-// through an informer shortly after start).
-func (a *authn) ready() bool { return len(a.cas.CurrentCABundleContent()) > 0 }
+// ready reports whether every client CA is loaded. The zoo CA file loads
+// at once but the cluster's arrives through an informer shortly after
+// start: until then a kubernetes-signed certificate would be refused, so
+// the server is not ready while any bundle is still empty.
+func (a *authn) ready() bool {
+	for _, p := range a.providers {
+		if len(p.CurrentCABundleContent()) == 0 {
+			return false
+		}
+	}
+	return len(a.providers) > 0
+}
 
 // Token reviews are work that anyone who reaches the server can cause (one
 // per distinct token): they run on a client of their own, so that a flood

@@ -1,0 +1,44 @@
+package zooserver
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+// TestAuthnReadyWaitsForEveryCA: with a zoo CA file (loaded at once) the
+// server is not ready until the cluster's client CA has arrived too, so a
+// kubernetes-signed certificate is never refused by a ready replica.
+func TestAuthnReadyWaitsForEveryCA(t *testing.T) {
+	zooCA, clusterCA := newTestCA(t), newTestCA(t)
+	// The cluster CA is published only after the check below, and the
+	// controller started after that: the fake clientset can lose an event
+	// between an informer's list and its watch.
+	caFile := filepath.Join(t.TempDir(), "zoo-ca.crt")
+	require.NoError(t, os.WriteFile(caFile, zooCA.pem, 0o600))
+	client := fake.NewClientset()
+	a, err := newAuthn(client, client, caFile)
+	require.NoError(t, err)
+
+	bob := clusterCA.client(t, "zoo:acme:bob", []string{"zoo:tenant:acme"}, time.Now().Add(-time.Minute), time.Now().Add(time.Hour))
+	_, ok, _ := a.certs.AuthenticateRequest(request(t.Context(), bob, ""))
+	require.False(t, ok, "no cluster CA yet")
+	assert.False(t, a.ready(), "the zoo CA alone must not make the server ready")
+
+	_, err = client.CoreV1().ConfigMaps(authenticationConfigMapNamespace).Create(t.Context(), &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: authenticationConfigMapName},
+		Data:       map[string]string{clientCAKey: string(clusterCA.pem)},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	a.start(t.Context())
+	require.Eventually(t, a.ready, 10*time.Second, 10*time.Millisecond)
+	_, ok, err = a.certs.AuthenticateRequest(request(t.Context(), bob, ""))
+	assert.True(t, ok, "%v", err)
+}
