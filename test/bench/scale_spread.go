@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os/exec"
 	"time"
@@ -188,8 +187,12 @@ func runInformer(ctx context.Context, e *env, t *spreadTenant, n int) (time.Dura
 	informer := cache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, cache.Indexers{})
 	start := time.Now()
 	go informer.RunWithContext(ictx)
-	if !cache.WaitForCacheSync(ictx.Done(), informer.HasSynced) {
-		return 0, 0, errors.New("did not sync")
+	// Polled every millisecond: cache.WaitForCacheSync polls every 100 ms,
+	// which would round every figure up to a multiple of 100 ms.
+	if err := wait.PollUntilContextCancel(ictx, time.Millisecond, true, func(context.Context) (bool, error) {
+		return informer.HasSynced(), nil
+	}); err != nil {
+		return 0, 0, fmt.Errorf("did not sync: %w", err)
 	}
 	synced := time.Since(start)
 	if got := len(informer.GetStore().List()); got != n {
