@@ -246,10 +246,31 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tena
 		}
 	}
 	standard := TenantClusterRoles(t, func(name string) *rbacv1.ClusterRole { return roles[name] })
-	for _, cr := range standard {
-		first = append(first, cr)
+	existing, err := c.Kube.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{LabelSelector: ownerSelector(t)})
+	if err != nil {
+		return nil, fmt.Errorf("list the ClusterRoles of tenant %q: %w", t, err)
 	}
-	for _, batch := range [][]runtime.Object{first, second} {
+	settleAggregation(standard, existing.Items) // rbac_aggregate.go
+	plainUntilAggregated(t, standard, existing.Items)
+	// An aggregated role is written after the roles it aggregates (view,
+	// edit, admin: AggregatedStandardRoles), so that when the aggregation
+	// controller sees it, it sees them too and computes the rules it
+	// already holds.
+	byName := map[string]*rbacv1.ClusterRole{}
+	for _, cr := range standard {
+		if cr.AggregationRule != nil {
+			byName[cr.Name] = cr
+		} else {
+			first = append(first, cr)
+		}
+	}
+	batches := [][]runtime.Object{first}
+	for _, name := range AggregatedStandardRoles {
+		if cr, ok := byName[t.Prefix()+name]; ok {
+			batches = append(batches, []runtime.Object{cr})
+		}
+	}
+	for _, batch := range append(batches, second) {
 		if err := c.applyParallel(ctx, batch); err != nil {
 			return nil, err
 		}

@@ -248,12 +248,10 @@ func TenantClusterRoles(t translate.Tenant, clusterRole func(name string) *rbacv
 				labels[translate.TenantAggregateLabelPrefix+rest] = v
 			}
 		}
-		// The form the translator writes for a tenant's own selector.
-		selector := map[string]string{translate.TenantLabel: t.Name(), translate.TenantAggregateLabelPrefix + name: "true"}
 		out = append(out, &rbacv1.ClusterRole{
 			TypeMeta:        clusterRoleType,
 			ObjectMeta:      metav1.ObjectMeta{Name: t.Prefix() + name, Labels: labels},
-			AggregationRule: &rbacv1.AggregationRule{ClusterRoleSelectors: []metav1.LabelSelector{{MatchLabels: selector}}},
+			AggregationRule: StandardAggregationRule(t, name),
 		})
 		baseLabels := tenantManagedLabels(t)
 		baseLabels[translate.TenantAggregateLabelPrefix+name] = "true"
@@ -266,10 +264,12 @@ func TenantClusterRoles(t translate.Tenant, clusterRole func(name string) *rbacv
 	return out
 }
 
-// waitStandardRoles waits until the cluster's aggregation controller has
-// filled the tenant's aggregated standard roles (TenantClusterRoles) with
-// the rules of their bases, so that a binding to "admin" made right after
-// create grants what it says.
+// waitStandardRoles waits until the tenant's aggregated standard roles
+// (TenantClusterRoles) hold the rules of their bases, so that a binding to
+// "admin" made right after create grants what it says. Create writes them
+// with those rules (settleAggregation), so this normally reads each once;
+// it still waits for the cluster's aggregation controller should the roles
+// have been written otherwise.
 func (c *Client) waitStandardRoles(ctx context.Context, t translate.Tenant, roles []*rbacv1.ClusterRole) error {
 	byName := map[string]*rbacv1.ClusterRole{}
 	for _, r := range roles {

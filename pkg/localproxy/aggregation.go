@@ -1,0 +1,120 @@
+package localproxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// aggregationFieldManager owns the aggregationRule the proxy adds to the
+// tenant's standard roles; tenant create's own manager never removes it.
+const aggregationFieldManager = "kubectl-zoo-aggregation"
+
+// isClusterRoleWrite reports whether u writes a ClusterRole for real.
+func isClusterRoleWrite(u *translate.UpstreamRequest) bool {
+	i := u.Info
+	switch i.Verb {
+	case "create", "update", "patch":
+	default:
+		return false
+	}
+	return i.IsResourceRequest && i.APIGroup == rbacv1.GroupName && i.Resource == "clusterroles" &&
+		i.Subresource == "" && len(u.Query["dryRun"]) == 0
+}
+
+// afterClusterRoleWrite switches aggregation on for the tenant's standard
+// admin, edit and view when the ClusterRole in the upstream answer body is
+// the first of the tenant's own to aggregate into them
+// (tenantctl.AggregatesIntoStandardRoles): tenant create writes them with
+// their rules but without an aggregationRule, so that the cluster's
+// aggregation controller does not work on them for tenants that never
+// extend them. A failure is logged and reported to the client as a Warning
+// header. Writes of such roles are rare, so it reads the standard roles
+// each time rather than remember them (the tenant may change them).
+func (p *Proxy) afterClusterRoleWrite(ctx context.Context, w http.ResponseWriter, body []byte) {
+	obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(body, nil, nil)
+	role, ok := obj.(*rbacv1.ClusterRole)
+	if err != nil || !ok || !tenantctl.AggregatesIntoStandardRoles(p.tenant, role.Name, role.Labels) {
+		return
+	}
+	if err := p.aggregateStandardRoles(ctx); err != nil {
+		klog.ErrorS(err, "switching on aggregation into the tenant's admin, edit and view", "tenant", p.tenant.Name(), "clusterrole", role.Name)
+		w.Header().Add("Warning", fmt.Sprintf("299 - %q", "this ClusterRole is not aggregated into admin, edit and view yet: "+
+			"kubectl-zoo could not switch their aggregation on; write it again to retry"))
+	}
+}
+
+// afterClusterRoleWriteBody is afterClusterRoleWrite over a streamed
+// answer: it reads the body and returns it again.
+func (p *Proxy) afterClusterRoleWriteBody(ctx context.Context, w http.ResponseWriter, body io.ReadCloser) io.ReadCloser {
+	data, err := io.ReadAll(body)
+	body.Close()
+	if err == nil {
+		p.afterClusterRoleWrite(ctx, w, data)
+	}
+	return io.NopCloser(bytes.NewReader(data))
+}
+
+// aggregateStandardRoles gives the tenant's standard view, edit and admin
+// their aggregationRule (tenantctl.StandardAggregationRule), as the tenant
+// identity, where it is missing. A role the tenant deleted stays deleted.
+func (p *Proxy) aggregateStandardRoles(ctx context.Context) error {
+	for _, name := range tenantctl.AggregatedStandardRoles {
+		path := "/apis/rbac.authorization.k8s.io/v1/clusterroles/" + url.PathEscape(p.tenant.Prefix()+name)
+		var current rbacv1.ClusterRole
+		err := p.doJSON(ctx, http.MethodGet, path, nil, &current)
+		if se, ok := err.(*statusError); ok && se.code == http.StatusNotFound {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("read ClusterRole %s: %w", name, err)
+		}
+		if current.AggregationRule != nil && len(current.AggregationRule.ClusterRoleSelectors) > 0 {
+			continue
+		}
+		patch, err := json.Marshal(map[string]any{"aggregationRule": tenantctl.StandardAggregationRule(p.tenant, name)})
+		if err != nil {
+			return err
+		}
+		if err := p.tenantPatch(ctx, path, patch); err != nil {
+			return fmt.Errorf("aggregate ClusterRole %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// tenantPatch sends a JSON merge patch to path as the tenant identity, its
+// fields owned by aggregationFieldManager.
+func (p *Proxy) tenantPatch(ctx context.Context, path string, patch []byte) error {
+	q := url.Values{"fieldManager": {aggregationFieldManager}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPatch, p.upstreamURL(path, q).String(), bytes.NewReader(patch))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", translate.MediaJSON)
+	req.Header.Set("Content-Type", "application/merge-patch+json")
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode/100 != 2 {
+		return &statusError{code: resp.StatusCode, body: data}
+	}
+	return nil
+}
