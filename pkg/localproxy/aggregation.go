@@ -51,7 +51,8 @@ func (p *Proxy) afterClusterRoleWrite(ctx context.Context, w http.ResponseWriter
 	if err := p.aggregateStandardRoles(ctx); err != nil {
 		klog.ErrorS(err, "switching on aggregation into the tenant's admin, edit and view", "tenant", p.tenant.Name(), "clusterrole", role.Name)
 		w.Header().Add("Warning", fmt.Sprintf("299 - %q", "this ClusterRole is not aggregated into admin, edit and view yet: "+
-			"kubectl-zoo could not switch their aggregation on; write it again to retry"))
+			"kubectl-zoo could not switch their aggregation on; ask the platform's admin to run `kubectl zoo tenant create "+
+			p.tenant.Name()+"` again, which does"))
 	}
 }
 
@@ -68,42 +69,45 @@ func (p *Proxy) afterClusterRoleWriteBody(ctx context.Context, w http.ResponseWr
 
 // aggregateStandardRoles gives the tenant's standard view, edit and admin
 // their aggregationRule (tenantctl.StandardAggregationRule), as the tenant
-// identity, where it is missing. A role the tenant deleted stays deleted.
+// identity. It applies it (server-side) even where it is there already, so
+// that aggregationFieldManager owns it too: a rule only tenant create's
+// manager owned would go with that manager's next apply of a plain role. A
+// role the tenant deleted stays deleted.
 func (p *Proxy) aggregateStandardRoles(ctx context.Context) error {
 	for _, name := range tenantctl.AggregatedStandardRoles {
 		path := "/apis/rbac.authorization.k8s.io/v1/clusterroles/" + url.PathEscape(p.tenant.Prefix()+name)
-		var current rbacv1.ClusterRole
-		err := p.doJSON(ctx, http.MethodGet, path, nil, &current)
+		err := p.doJSON(ctx, http.MethodGet, path, nil, nil)
 		if se, ok := err.(*statusError); ok && se.code == http.StatusNotFound {
 			continue
 		}
 		if err != nil {
 			return fmt.Errorf("read ClusterRole %s: %w", name, err)
 		}
-		if current.AggregationRule != nil && len(current.AggregationRule.ClusterRoleSelectors) > 0 {
-			continue
-		}
-		patch, err := json.Marshal(map[string]any{"aggregationRule": tenantctl.StandardAggregationRule(p.tenant, name)})
+		apply, err := json.Marshal(map[string]any{
+			"apiVersion": rbacv1.SchemeGroupVersion.String(), "kind": "ClusterRole",
+			"metadata":        map[string]any{"name": p.tenant.Prefix() + name},
+			"aggregationRule": tenantctl.StandardAggregationRule(p.tenant, name),
+		})
 		if err != nil {
 			return err
 		}
-		if err := p.tenantPatch(ctx, path, patch); err != nil {
+		if err := p.tenantApply(ctx, path, apply); err != nil {
 			return fmt.Errorf("aggregate ClusterRole %s: %w", name, err)
 		}
 	}
 	return nil
 }
 
-// tenantPatch sends a JSON merge patch to path as the tenant identity, its
-// fields owned by aggregationFieldManager.
-func (p *Proxy) tenantPatch(ctx context.Context, path string, patch []byte) error {
-	q := url.Values{"fieldManager": {aggregationFieldManager}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPatch, p.upstreamURL(path, q).String(), bytes.NewReader(patch))
+// tenantApply server-side applies obj at path as the tenant identity, as
+// aggregationFieldManager.
+func (p *Proxy) tenantApply(ctx context.Context, path string, obj []byte) error {
+	q := url.Values{"fieldManager": {aggregationFieldManager}, "force": {"true"}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPatch, p.upstreamURL(path, q).String(), bytes.NewReader(obj))
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Accept", translate.MediaJSON)
-	req.Header.Set("Content-Type", "application/merge-patch+json")
+	req.Header.Set("Content-Type", "application/apply-patch+yaml")
 	resp, err := p.client.Do(req)
 	if err != nil {
 		return err

@@ -99,6 +99,9 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 	if isNamespaceCreate(u) && resp.StatusCode/100 == 2 {
 		resp.Body = p.afterNamespaceCreate(ctx, w, resp.Body)
 	}
+	if isClusterRoleWrite(u) && resp.StatusCode/100 == 2 {
+		resp.Body = p.afterClusterRoleWriteBody(ctx, w, resp.Body) // aggregation.go
+	}
 	if isCRDWrite(u) && resp.StatusCode/100 == 2 {
 		resp.Body = p.afterCRDWrite(ctx, w, resp.Body) // tenant_group_role.go
 	}

@@ -45,6 +45,9 @@ func (p *Proxy) patchInView(w http.ResponseWriter, r *http.Request, u *translate
 		if a.code/100 == 2 && isNamespaceWrite(u) {
 			p.noteNamespaceWrite(a.body) // namespace_list.go
 		}
+		if a.code/100 == 2 && isClusterRoleWrite(u) {
+			p.afterClusterRoleWrite(r.Context(), w, a.body) // aggregation.go
+		}
 		if askedForProtobuf(u) && strings.HasPrefix(a.header.Get("Content-Type"), translate.MediaProtobuf) {
 			copyHeaders(w.Header(), a.header)
 			addWarnings(w.Header(), vp.Warnings)

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authentication/request/bearertoken"
 	"k8s.io/apiserver/pkg/authentication/request/union"
@@ -17,6 +19,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
 )
 
 // The cluster publishes the CA of its client certificates here, for
@@ -45,8 +48,11 @@ type authn struct {
 	certs, tokens, union authenticator.Request
 	cas                  dynamiccertificates.CAContentProvider
 	// providers are the CA sources cas unions; each must be loaded before
-	// the server is ready.
-	providers []dynamiccertificates.CAContentProvider
+	// the server is ready, except the cluster's (clusterCA) once the
+	// cluster is known to publish none (noClusterCA).
+	providers   []dynamiccertificates.CAContentProvider
+	clusterCA   dynamiccertificates.CAContentProvider
+	noClusterCA atomic.Bool
 	// caGeneration counts the CA bundles seen: a connection's verified
 	// certificate is verified again after the CAs change.
 	caGeneration atomic.Uint64
@@ -61,7 +67,8 @@ func newAuthn(client, reviews kubernetes.Interface, zooCAFile string) (*authn, e
 	if err != nil {
 		return nil, fmt.Errorf("cluster client CA: %w", err)
 	}
-	a := &authn{run: []func(context.Context, int){clusterCA.Run}}
+	a := &authn{clusterCA: clusterCA}
+	a.run = []func(context.Context, int){clusterCA.Run, func(ctx context.Context, _ int) { a.awaitClusterCA(ctx, client) }}
 	providers := []dynamiccertificates.CAContentProvider{clusterCA}
 	if zooCAFile != "" {
 		zooCA, err := dynamiccertificates.NewDynamicCAContentFromFile("zoo-client-ca", zooCAFile)
@@ -105,14 +112,36 @@ func (a *authn) start(ctx context.Context) {
 // ready reports whether every client CA is loaded. The zoo CA file loads
 // at once but the cluster's arrives through an informer shortly after
 // start: until then a kubernetes-signed certificate would be refused, so
-// the server is not ready while any bundle is still empty.
+// the server is not ready while any bundle is still empty, unless the
+// cluster publishes none (awaitClusterCA).
 func (a *authn) ready() bool {
 	for _, p := range a.providers {
-		if len(p.CurrentCABundleContent()) == 0 {
+		if len(p.CurrentCABundleContent()) == 0 && (p != a.clusterCA || !a.noClusterCA.Load()) {
 			return false
 		}
 	}
 	return len(a.providers) > 0
+}
+
+// awaitClusterCA waits until the cluster's client CA is loaded, or reads
+// that the cluster publishes none (an API server without --client-ca-file:
+// no key in authenticationConfigMapName, or no ConfigMap), in which case
+// the server is ready without it (its controller still loads one published
+// later).
+func (a *authn) awaitClusterCA(ctx context.Context, client kubernetes.Interface) {
+	_ = wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		if len(a.clusterCA.CurrentCABundleContent()) > 0 {
+			return true, nil
+		}
+		cm, err := client.CoreV1().ConfigMaps(authenticationConfigMapNamespace).Get(ctx, authenticationConfigMapName, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || (err == nil && cm.Data[clientCAKey] == "") {
+			klog.InfoS("the cluster publishes no client CA; only tokens and certificates of the zoo CA are accepted",
+				"configMap", authenticationConfigMapNamespace+"/"+authenticationConfigMapName, "key", clientCAKey)
+			a.noClusterCA.Store(true)
+			return true, nil
+		}
+		return false, nil // published and loading, or not readable yet
+	})
 }
 
 // Token reviews are work that anyone who reaches the server can cause (one
