@@ -78,7 +78,7 @@ func main() {
 	flag.IntVar(&c.scaleServerStarts, "scale-server-starts", 1, "starts of the multi-tenant server the scale workload times, at each tenant count")
 	flag.IntVar(&c.tenantOps, "scale-tenant-ops", 20, "tenants `kubectl zoo tenant create` and `tenant delete --wait` add and remove one by one, at each tenant count")
 	flag.IntVar(&c.tenantLists, "scale-tenant-lists", 10, "`kubectl zoo tenant list` runs at each tenant count")
-	flag.IntVar(&c.spreadNamespaces, "spread-namespaces", 200, "namespaces of the tenant whose ConfigMaps are spread out (the scale workload's other axis)")
+	flag.IntVar(&c.spreadNamespaces, "spread-namespaces", 200, "namespaces of the tenant whose ConfigMaps are spread out (the scale workload's other axis, which does not depend on -tenants; 0 leaves it out)")
 	flag.IntVar(&c.spreadConfigMaps, "spread-configmaps", 5, "ConfigMaps per namespace of that tenant (besides kube-root-ca.crt)")
 	flag.IntVar(&c.spreadLists, "spread-lists", 20, "all-namespaces LISTs (and one-namespace LISTs) of those ConfigMaps")
 	flag.IntVar(&c.spreadInformers, "spread-informers", 5, "informers started (and synced) over those ConfigMaps")
