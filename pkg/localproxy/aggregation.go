@@ -48,6 +48,9 @@ func (p *Proxy) afterClusterRoleWrite(ctx context.Context, w http.ResponseWriter
 	if err != nil || !ok || !tenantctl.AggregatesIntoStandardRoles(p.tenant, role.Name, role.Labels) {
 		return
 	}
+	// As the tenant identity, whatever identity the write itself went
+	// with (tenant_group.go): this is the tenant's business.
+	ctx = context.WithValue(ctx, ownIdentityKey{}, nil)
 	if err := p.aggregateStandardRoles(ctx); err != nil {
 		klog.ErrorS(err, "switching on aggregation into the tenant's admin, edit and view", "tenant", p.tenant.Name(), "clusterrole", role.Name)
 		w.Header().Add("Warning", fmt.Sprintf("299 - %q", "this ClusterRole is not aggregated into admin, edit and view yet: "+
