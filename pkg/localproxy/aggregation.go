@@ -1,11 +1,9 @@
 package localproxy
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 
@@ -59,17 +57,6 @@ func (p *Proxy) afterClusterRoleWrite(ctx context.Context, w http.ResponseWriter
 	}
 }
 
-// afterClusterRoleWriteBody is afterClusterRoleWrite over a streamed
-// answer: it reads the body and returns it again.
-func (p *Proxy) afterClusterRoleWriteBody(ctx context.Context, w http.ResponseWriter, body io.ReadCloser) io.ReadCloser {
-	data, err := io.ReadAll(body)
-	body.Close()
-	if err == nil {
-		p.afterClusterRoleWrite(ctx, w, data)
-	}
-	return io.NopCloser(bytes.NewReader(data))
-}
-
 // aggregateStandardRoles gives the tenant's standard view, edit and admin
 // their aggregationRule (tenantctl.StandardAggregationRule), as the tenant
 // identity. It applies it (server-side) even where it is there already, so
@@ -105,23 +92,5 @@ func (p *Proxy) aggregateStandardRoles(ctx context.Context) error {
 // aggregationFieldManager.
 func (p *Proxy) tenantApply(ctx context.Context, path string, obj []byte) error {
 	q := url.Values{"fieldManager": {aggregationFieldManager}, "force": {"true"}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPatch, p.upstreamURL(path, q).String(), bytes.NewReader(obj))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Accept", translate.MediaJSON)
-	req.Header.Set("Content-Type", "application/apply-patch+yaml")
-	resp, err := p.client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode/100 != 2 {
-		return &statusError{code: resp.StatusCode, body: data}
-	}
-	return nil
+	return p.tenantSend(ctx, http.MethodPatch, path, q, "application/apply-patch+yaml", obj, nil)
 }

@@ -98,6 +98,11 @@ func (p *Proxy) answer(w http.ResponseWriter, u *translate.UpstreamRequest, a *u
 // tenantJSON sends one JSON request as the tenant identity and decodes the
 // answer into out (if not nil); a non-2xx answer is a *statusError.
 func (p *Proxy) tenantJSON(ctx context.Context, method, path string, query url.Values, body []byte, out any) error {
+	return p.tenantSend(ctx, method, path, query, translate.MediaJSON, body, out)
+}
+
+// tenantSend is tenantJSON with a body of contentType (a JSON patch type).
+func (p *Proxy) tenantSend(ctx context.Context, method, path string, query url.Values, contentType string, body []byte, out any) error {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -108,7 +113,7 @@ func (p *Proxy) tenantJSON(ctx context.Context, method, path string, query url.V
 	}
 	req.Header.Set("Accept", translate.MediaJSON)
 	if body != nil {
-		req.Header.Set("Content-Type", translate.MediaJSON)
+		req.Header.Set("Content-Type", contentType)
 	}
 	resp, err := p.client.Do(req)
 	if err != nil {

@@ -94,13 +94,13 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 		resp.Body = crbstore.Restore(p.tenant, resp.Body)
 	}
 	if isNamespaceWrite(u) && resp.StatusCode/100 == 2 && p.nsIndex != nil {
-		resp.Body = p.noteNamespaceWriteBody(resp.Body) // namespace_list.go
+		resp.Body = withWholeBody(resp.Body, p.noteNamespaceWrite) // namespace_list.go
 	}
 	if isNamespaceCreate(u) && resp.StatusCode/100 == 2 {
 		resp.Body = p.afterNamespaceCreate(ctx, w, resp.Body)
 	}
 	if isClusterRoleWrite(u) && resp.StatusCode/100 == 2 {
-		resp.Body = p.afterClusterRoleWriteBody(ctx, w, resp.Body) // aggregation.go
+		resp.Body = withWholeBody(resp.Body, func(body []byte) { p.afterClusterRoleWrite(ctx, w, body) }) // aggregation.go
 	}
 	if isCRDWrite(u) && resp.StatusCode/100 == 2 {
 		resp.Body = p.afterCRDWrite(ctx, w, resp.Body) // tenant_group_role.go

@@ -168,13 +168,13 @@ func (p *Proxy) noteNamespaceWrite(body []byte) {
 	}
 }
 
-// noteNamespaceWriteBody is noteNamespaceWrite over a streamed answer: it
-// reads the body and returns it again.
-func (p *Proxy) noteNamespaceWriteBody(body io.ReadCloser) io.ReadCloser {
+// withWholeBody reads a streamed answer whole, hands it to f and returns it
+// again to be translated (f sees nothing of an answer it could not read).
+func withWholeBody(body io.ReadCloser, f func([]byte)) io.ReadCloser {
 	data, err := io.ReadAll(body)
 	body.Close()
 	if err == nil {
-		p.noteNamespaceWrite(data)
+		f(data)
 	}
 	return io.NopCloser(bytes.NewReader(data))
 }
