@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
@@ -12,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -171,9 +173,9 @@ func (c *Client) preflight(ctx context.Context, t translate.Tenant) (map[string]
 			if name == "cluster-admin" {
 				return nil
 			}
-			std, err := c.Kube.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{})
+			std, err := c.clusterStandardRole(ctx, name)
 			if err != nil {
-				return fmt.Errorf("read the cluster's ClusterRole %s: %w", name, err)
+				return err
 			}
 			roles[i] = std
 			return nil
@@ -319,4 +321,25 @@ func namespaceLabels(t translate.Tenant, level string) map[string]string {
 		l[k] = v
 	}
 	return l
+}
+
+// clusterStandardRole reads the cluster's ClusterRole name, waiting while it
+// is aggregated but not filled yet: in a cluster that has just started, the
+// aggregation controller fills admin, edit and view a moment after the API
+// server made them empty, and the tenant's copies (TenantClusterRoles) take
+// their rules from it.
+func (c *Client) clusterStandardRole(ctx context.Context, name string) (*rbacv1.ClusterRole, error) {
+	var std *rbacv1.ClusterRole
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, EnforcementTimeout, true, func(ctx context.Context) (bool, error) {
+		var err error
+		std, err = c.Kube.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, fmt.Errorf("read the cluster's ClusterRole %s: %w", name, err)
+		}
+		return std.AggregationRule == nil || len(std.Rules) > 0, nil
+	})
+	if err != nil && std != nil && len(std.Rules) == 0 {
+		return nil, fmt.Errorf("the cluster's ClusterRole %s is aggregated but still empty (is kube-controller-manager's clusterrole-aggregation controller running?): %w", name, err)
+	}
+	return std, err
 }

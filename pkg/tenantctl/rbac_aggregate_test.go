@@ -1,12 +1,15 @@
 package tenantctl
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -125,4 +128,21 @@ func TestPlainUntilAggregated(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestClusterStandardRoleWaitsUntilFilled: in a cluster that has just
+// started, admin is aggregated but still empty; tenant create waits for the
+// aggregation controller to fill it rather than copy no rules.
+func TestClusterStandardRoleWaitsUntilFilled(t *testing.T) {
+	agg := &rbacv1.AggregationRule{ClusterRoleSelectors: []metav1.LabelSelector{{MatchLabels: map[string]string{"x": "y"}}}}
+	kube := fake.NewClientset(&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "admin"}, AggregationRule: agg})
+	c := &Client{Kube: kube}
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		_, _ = kube.RbacV1().ClusterRoles().Update(context.Background(), &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "admin"},
+			AggregationRule: agg, Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}}}}, metav1.UpdateOptions{})
+	}()
+	role, err := c.clusterStandardRole(t.Context(), "admin")
+	require.NoError(t, err)
+	assert.Len(t, role.Rules, 1, "the filled role, not the empty one")
 }
