@@ -21,14 +21,7 @@ const aggregationFieldManager = "kubectl-zoo-aggregation"
 
 // isClusterRoleWrite reports whether u writes a ClusterRole for real.
 func isClusterRoleWrite(u *translate.UpstreamRequest) bool {
-	i := u.Info
-	switch i.Verb {
-	case "create", "update", "patch":
-	default:
-		return false
-	}
-	return i.IsResourceRequest && i.APIGroup == rbacv1.GroupName && i.Resource == "clusterroles" &&
-		i.Subresource == "" && len(u.Query["dryRun"]) == 0
+	return isWriteOf(u, rbacv1.GroupName, "clusterroles") // tenant_group_role.go
 }
 
 // afterClusterRoleWrite switches aggregation on for the tenant's standard
