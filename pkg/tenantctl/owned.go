@@ -56,13 +56,19 @@ func (c *Client) tenantNamespacesFrom(ctx context.Context, t translate.Tenant, i
 		}
 		items = list.Items
 	}
+	return ownedNamespaces(t, items), nil
+}
+
+// ownedNamespaces keeps the namespaces of items that are t's: labeled for
+// t and named with its prefix.
+func ownedNamespaces(t translate.Tenant, items []corev1.Namespace) []corev1.Namespace {
 	var out []corev1.Namespace
 	for _, ns := range items {
 		if ns.Labels[translate.TenantLabel] == t.Name() && t.Owns(ns.Name) {
 			out = append(out, ns)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // indexedNamespaces asks c.Namespaces, if set.

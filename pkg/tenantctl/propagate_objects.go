@@ -18,15 +18,18 @@ import (
 // delete one.
 type policyKind struct {
 	kind   string
-	get    func(ctx context.Context, c *Client, ns string) (metav1.Object, error)
+	get    func(ctx context.Context, io policyIO, ns string) (metav1.Object, error)
 	build  func(t translate.Tenant, ns string, p policy.Policy) (runtime.Object, *metav1.ObjectMeta, any)
 	delete func(ctx context.Context, c *Client, ns, name string) error
 }
 
 var limitRangeKind = policyKind{
 	kind: "LimitRange",
-	get: func(ctx context.Context, c *Client, ns string) (metav1.Object, error) {
-		return c.Kube.CoreV1().LimitRanges(ns).Get(ctx, PolicyObjectName, metav1.GetOptions{})
+	get: func(ctx context.Context, io policyIO, ns string) (metav1.Object, error) {
+		if io.cache != nil {
+			return io.cache.LimitRange(ns)
+		}
+		return io.c.Kube.CoreV1().LimitRanges(ns).Get(ctx, PolicyObjectName, metav1.GetOptions{})
 	},
 	build: func(t translate.Tenant, ns string, p policy.Policy) (runtime.Object, *metav1.ObjectMeta, any) {
 		if lr := PolicyLimitRange(t, ns, p); lr != nil {
@@ -41,8 +44,11 @@ var limitRangeKind = policyKind{
 
 var networkPolicyKind = policyKind{
 	kind: "NetworkPolicy",
-	get: func(ctx context.Context, c *Client, ns string) (metav1.Object, error) {
-		return c.Kube.NetworkingV1().NetworkPolicies(ns).Get(ctx, PolicyObjectName, metav1.GetOptions{})
+	get: func(ctx context.Context, io policyIO, ns string) (metav1.Object, error) {
+		if io.cache != nil {
+			return io.cache.NetworkPolicy(ns)
+		}
+		return io.c.Kube.NetworkingV1().NetworkPolicies(ns).Get(ctx, PolicyObjectName, metav1.GetOptions{})
 	},
 	build: func(t translate.Tenant, ns string, p policy.Policy) (runtime.Object, *metav1.ObjectMeta, any) {
 		if np := PolicyNetworkPolicy(t, ns, p); np != nil {
@@ -90,19 +96,11 @@ func policyObjectsIn[T metav1.Object](ctx context.Context, t translate.Tenant, n
 	return out, nil
 }
 
-func (c *Client) reconcileLimitRanges(ctx context.Context, t translate.Tenant, p policy.Policy, active []string) error {
-	return c.reconcileKind(ctx, t, p, active, limitRangeKind)
-}
-
-func (c *Client) reconcileNetworkPolicies(ctx context.Context, t translate.Tenant, p policy.Policy, active []string) error {
-	return c.reconcileKind(ctx, t, p, active, networkPolicyKind)
-}
-
 // reconcileKind applies the desired object of kind k in each active
 // namespace whose object is missing or was applied from another spec, and
 // deletes the tenant's labeled objects of k that are not desired.
-func (c *Client) reconcileKind(ctx context.Context, t translate.Tenant, p policy.Policy, active []string, k policyKind) error {
-	found, err := policyObjectsIn(ctx, t, active, func(ctx context.Context, ns string) (metav1.Object, error) { return k.get(ctx, c, ns) })
+func (io policyIO) reconcileKind(ctx context.Context, t translate.Tenant, p policy.Policy, active []string, k policyKind) error {
+	found, err := policyObjectsIn(ctx, t, active, func(ctx context.Context, ns string) (metav1.Object, error) { return k.get(ctx, io, ns) })
 	if err != nil {
 		return fmt.Errorf("read the policy %ss of tenant %s: %w", k.kind, t, err)
 	}
@@ -126,21 +124,24 @@ func (c *Client) reconcileKind(ctx context.Context, t translate.Tenant, p policy
 			continue
 		}
 		if _, ok := have[ns]; !ok {
-			if err := c.replaceSquatter(ctx, k.kind, ns); err != nil {
+			if err := io.replaceSquatter(ctx, k.kind, ns); err != nil {
 				return err
 			}
 		}
 		meta.Annotations = map[string]string{policyHashAnnotation: hash}
 		apply = append(apply, obj)
 	}
-	if err := c.applyBounded(ctx, apply); err != nil {
+	if err := io.apply(ctx, apply); err != nil {
 		return err
 	}
 	for ns := range found {
 		if desired[ns] {
 			continue
 		}
-		if err := k.delete(ctx, c, ns, PolicyObjectName); err != nil && !apierrors.IsNotFound(err) {
+		if io.cache != nil {
+			return errPolicyDrift
+		}
+		if err := k.delete(ctx, io.c, ns, PolicyObjectName); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete the %s %s/%s the policy of tenant %s no longer implies: %w", k.kind, ns, PolicyObjectName, t, err)
 		}
 	}

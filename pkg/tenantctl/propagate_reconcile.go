@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -43,7 +44,7 @@ func PolicySelector(t translate.Tenant) string {
 // being deleted) has nothing reconciled. It holds the tenant's policy lock
 // (propagate_lock.go) throughout.
 func (c *Client) ReconcilePolicyObjects(ctx context.Context, tenant string) error {
-	return c.reconcilePolicyObjects(ctx, tenant, "")
+	return c.reconcilePolicyObjects(ctx, tenant, "", nil)
 }
 
 // ReconcileNamespacePolicyObjects makes the policy objects of ns, a
@@ -53,12 +54,15 @@ func (c *Client) ReconcilePolicyObjects(ctx context.Context, tenant string) erro
 // and writes is the new namespace's only, however many the tenant has,
 // unless the tenant has a quota.
 func (c *Client) ReconcileNamespacePolicyObjects(ctx context.Context, tenant, ns string) error {
-	return c.reconcilePolicyObjects(ctx, tenant, ns)
+	return c.reconcilePolicyObjects(ctx, tenant, ns, nil)
 }
 
 // reconcilePolicyObjects is ReconcilePolicyObjects, or, with only set, the
-// part of it that concerns the new namespace only.
-func (c *Client) reconcilePolicyObjects(ctx context.Context, tenant, only string) error {
+// part of it that concerns the new namespace only. With recheck set, it
+// first repeats the dry run on recheck once it holds the lock: what it
+// waited for (a proxy making a namespace's objects) may have been the
+// drift.
+func (c *Client) reconcilePolicyObjects(ctx context.Context, tenant, only string, recheck *PolicyCache) error {
 	t, err := translate.NewTenant(tenant)
 	if err != nil {
 		return err
@@ -82,6 +86,9 @@ func (c *Client) reconcilePolicyObjects(ctx context.Context, tenant, only string
 		return err
 	}
 	defer unlock()
+	if recheck != nil && c.dryReconcilePolicyObjects(ctx, t, recheck) == nil {
+		return nil
+	}
 	var active []string
 	terminating := map[string]bool{}
 	if only != "" && len(p.Quota) == 0 {
@@ -91,25 +98,40 @@ func (c *Client) reconcilePolicyObjects(ctx context.Context, tenant, only string
 		if err != nil {
 			return err
 		}
-		for _, ns := range nss {
-			if ns.DeletionTimestamp != nil || ns.Status.Phase == corev1.NamespaceTerminating {
-				terminating[ns.Name] = true
-			} else {
-				active = append(active, ns.Name)
-			}
-		}
-		slices.Sort(active)
+		active, terminating = splitNamespaces(nss)
 	}
-	if err := c.reconcileQuota(ctx, t, p.Quota, active, terminating); err != nil {
+	return policyIO{c: c}.reconcile(ctx, t, p, active, terminating, only)
+}
+
+// splitNamespaces sorts a tenant's namespaces into the active ones (sorted)
+// and those being deleted.
+func splitNamespaces(nss []corev1.Namespace) (active []string, terminating map[string]bool) {
+	terminating = map[string]bool{}
+	for _, ns := range nss {
+		if ns.DeletionTimestamp != nil || ns.Status.Phase == corev1.NamespaceTerminating {
+			terminating[ns.Name] = true
+		} else {
+			active = append(active, ns.Name)
+		}
+	}
+	slices.Sort(active)
+	return active, terminating
+}
+
+// reconcile is the work of reconcilePolicyObjects once the namespaces are
+// known: the quota's split over active and terminating, then the
+// LimitRanges and NetworkPolicies of active (of only, when set).
+func (io policyIO) reconcile(ctx context.Context, t translate.Tenant, p policy.Policy, active []string, terminating map[string]bool, only string) error {
+	if err := io.reconcileQuota(ctx, t, p.Quota, active, terminating); err != nil {
 		return err
 	}
 	if only != "" {
 		active = []string{only}
 	}
-	if err := c.reconcileLimitRanges(ctx, t, p, active); err != nil {
+	if err := io.reconcileKind(ctx, t, p, active, limitRangeKind); err != nil {
 		return err
 	}
-	return c.reconcileNetworkPolicies(ctx, t, p, active)
+	return io.reconcileKind(ctx, t, p, active, networkPolicyKind)
 }
 
 // reconcileQuota rebalances the split of quota q among the active
@@ -117,8 +139,8 @@ func (c *Client) reconcilePolicyObjects(ctx context.Context, tenant, only string
 // ResourceQuota yet, which starts at zero) is lowered, then, from a fresh
 // read of what each namespace holds and uses, the others are raised out of
 // what q leaves. At every moment Σ max(hard, used) ≤ q.
-func (c *Client) reconcileQuota(ctx context.Context, t translate.Tenant, q corev1.ResourceList, active []string, terminating map[string]bool) error {
-	shares, err := c.quotaShares(ctx, t, active, terminating)
+func (io policyIO) reconcileQuota(ctx context.Context, t translate.Tenant, q corev1.ResourceList, active []string, terminating map[string]bool) error {
+	shares, err := io.quotaShares(ctx, t, active, terminating)
 	if err != nil {
 		return err
 	}
@@ -129,7 +151,7 @@ func (c *Client) reconcileQuota(ctx context.Context, t translate.Tenant, q corev
 			continue
 		}
 		if s.Hard == nil {
-			if err := c.replaceSquatter(ctx, "ResourceQuota", s.Namespace); err != nil {
+			if err := io.replaceSquatter(ctx, "ResourceQuota", s.Namespace); err != nil {
 				return err
 			}
 		}
@@ -138,30 +160,28 @@ func (c *Client) reconcileQuota(ctx context.Context, t translate.Tenant, q corev
 			lower = append(lower, PolicyResourceQuota(t, s.Namespace, h))
 		}
 	}
-	if err := c.applyBounded(ctx, lower); err != nil {
+	if err := io.apply(ctx, lower); err != nil {
 		return err
 	}
 	if len(q) == 0 {
 		return nil
 	}
-	if shares, err = c.quotaShares(ctx, t, active, terminating); err != nil {
+	if shares, err = io.quotaShares(ctx, t, active, terminating); err != nil {
 		return err
 	}
 	var raise []runtime.Object
 	for ns, hard := range raised(q, shares, want) {
 		raise = append(raise, PolicyResourceQuota(t, ns, hard))
 	}
-	return c.applyBounded(ctx, raise)
+	return io.apply(ctx, raise)
 }
 
 // quotaShares reads the policy ResourceQuota of each namespace; a
 // terminating namespace (which no longer admits creates) keeps what it
 // holds. Namespaces without one have a nil Hard.
-func (c *Client) quotaShares(ctx context.Context, t translate.Tenant, active []string, terminating map[string]bool) ([]QuotaShare, error) {
+func (io policyIO) quotaShares(ctx context.Context, t translate.Tenant, active []string, terminating map[string]bool) ([]QuotaShare, error) {
 	namespaces := slices.Concat(active, slices.Sorted(maps.Keys(terminating)))
-	byNS, err := policyObjectsIn(ctx, t, namespaces, func(ctx context.Context, ns string) (*corev1.ResourceQuota, error) {
-		return c.Kube.CoreV1().ResourceQuotas(ns).Get(ctx, PolicyObjectName, metav1.GetOptions{})
-	})
+	byNS, err := policyObjectsIn(ctx, t, namespaces, io.resourceQuota)
 	if err != nil {
 		return nil, fmt.Errorf("read the policy ResourceQuotas of tenant %s: %w", t, err)
 	}

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -14,6 +16,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -26,14 +29,19 @@ const (
 	// policyUsageDelay batches the rebalances a tenant's usage changes ask
 	// for (each admitted pod changes a ResourceQuota's status).
 	policyUsageDelay = 5 * time.Second
+	// policyEventDelay batches the events of a tenant's namespaces and
+	// policy objects: a proxy that makes a namespace makes its three
+	// objects a moment later, one by one, and a reconcile between them
+	// would find two missing.
+	policyEventDelay = time.Second
 	// policyTimeout bounds one reconcile.
 	policyTimeout = 2 * time.Minute
 )
 
 // policyReconciler is what the loop calls per tenant
-// (tenantctl.Client.ReconcilePolicyObjects).
+// (tenantctl.Client.ReconcilePolicyObjectsOnDrift).
 type policyReconciler interface {
-	ReconcilePolicyObjects(ctx context.Context, tenant string) error
+	ReconcilePolicyObjectsOnDrift(ctx context.Context, tenant string, cache *tenantctl.PolicyCache) error
 }
 
 // policyLoop keeps the objects of every tenant's policy in every tenant
@@ -42,11 +50,14 @@ type policyReconciler interface {
 // directly upstream) and the policy objects themselves (drift: one
 // deleted or changed; a quota's usage, which moves its tenant's split)
 // feed a rate-limited queue of tenant names, which policyWorkers workers
-// drain. A failed reconcile is retried with backoff.
+// drain. A failed reconcile is retried with backoff. The same informers
+// are the cache a reconcile first runs dry on: only a tenant whose
+// objects drifted costs upstream requests and its lock.
 type policyLoop struct {
 	reconciler policyReconciler
 	queue      workqueue.TypedRateLimitingInterface[string]
 	factories  []informers.SharedInformerFactory
+	cache      *tenantctl.PolicyCache
 }
 
 func newPolicyLoop(client kubernetes.Interface, reconciler policyReconciler, tenants cache.SharedIndexInformer) *policyLoop {
@@ -83,28 +94,74 @@ func newPolicyLoop(client kubernetes.Interface, reconciler policyReconciler, ten
 		}
 		return obj, nil
 	}
-	now, later := l.enqueueLabel(0), l.enqueueLabel(policyUsageDelay)
-	handler := cache.ResourceEventHandlerFuncs{AddFunc: now, DeleteFunc: now, UpdateFunc: func(_, n any) { now(n) }}
-	for _, inf := range []cache.SharedIndexInformer{
-		nsFactory.Core().V1().Namespaces().Informer(),
-		objFactory.Core().V1().LimitRanges().Informer(),
-		objFactory.Networking().V1().NetworkPolicies().Informer(),
-	} {
+	soon, later := l.enqueueLabel(policyEventDelay), l.enqueueLabel(policyUsageDelay)
+	handler := cache.ResourceEventHandlerFuncs{AddFunc: soon, DeleteFunc: soon, UpdateFunc: func(_, n any) { soon(n) }}
+	nsInformer := nsFactory.Core().V1().Namespaces().Informer()
+	_ = nsInformer.AddIndexers(cache.Indexers{byTenantIndex: byTenantLabel})
+	lr, np := objFactory.Core().V1().LimitRanges(), objFactory.Networking().V1().NetworkPolicies()
+	for _, inf := range []cache.SharedIndexInformer{nsInformer, lr.Informer(), np.Informer()} {
 		_ = inf.SetTransform(strip)
 		_, _ = inf.AddEventHandler(handler)
 	}
-	rq := objFactory.Core().V1().ResourceQuotas().Informer()
+	rqs := objFactory.Core().V1().ResourceQuotas()
+	rq := rqs.Informer()
 	_ = rq.SetTransform(strip)
-	_, _ = rq.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: now, DeleteFunc: now, UpdateFunc: func(oldObj, newObj any) {
+	_, _ = rq.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: soon, DeleteFunc: soon, UpdateFunc: func(oldObj, newObj any) {
 		o, ok1 := oldObj.(*corev1.ResourceQuota)
 		n, ok2 := newObj.(*corev1.ResourceQuota)
 		if ok1 && ok2 && o.Generation == n.Generation && o.Labels[translate.TenantLabel] == n.Labels[translate.TenantLabel] {
 			later(newObj) // only the usage moved
 			return
 		}
-		now(newObj)
+		soon(newObj)
 	}})
+	l.cache = &tenantctl.PolicyCache{
+		Tenant: func(name string) (*tenantctl.Tenant, error) {
+			obj, ok, err := tenants.GetStore().GetByKey(name)
+			if err != nil {
+				return nil, err
+			}
+			u, isU := obj.(*unstructured.Unstructured)
+			if !ok || !isU {
+				return nil, apierrors.NewNotFound(tenantctl.TenantGVR.GroupResource(), name)
+			}
+			return tenantctl.TenantFromUnstructured(u)
+		},
+		Namespaces: func(t translate.Tenant) []corev1.Namespace {
+			objs, _ := nsInformer.GetIndexer().ByIndex(byTenantIndex, t.Name())
+			out := make([]corev1.Namespace, 0, len(objs))
+			for _, obj := range objs {
+				if ns, ok := obj.(*corev1.Namespace); ok {
+					out = append(out, *ns)
+				}
+			}
+			return out
+		},
+		ResourceQuota: func(ns string) (*corev1.ResourceQuota, error) {
+			return rqs.Lister().ResourceQuotas(ns).Get(tenantctl.PolicyObjectName)
+		},
+		LimitRange: func(ns string) (*corev1.LimitRange, error) {
+			return lr.Lister().LimitRanges(ns).Get(tenantctl.PolicyObjectName)
+		},
+		NetworkPolicy: func(ns string) (*networkingv1.NetworkPolicy, error) {
+			return np.Lister().NetworkPolicies(ns).Get(tenantctl.PolicyObjectName)
+		},
+	}
 	return l
+}
+
+// byTenantIndex indexes the namespaces by their tenant label.
+const byTenantIndex = "tenant"
+
+func byTenantLabel(obj any) ([]string, error) {
+	m, ok := obj.(metav1.Object)
+	if !ok {
+		return nil, nil
+	}
+	if t, ok := m.GetLabels()[translate.TenantLabel]; ok {
+		return []string{t}, nil
+	}
+	return nil, nil
 }
 
 // enqueueName queues the tenant a Tenant record names.
@@ -129,11 +186,7 @@ func (l *policyLoop) enqueueLabel(delay time.Duration) func(obj any) {
 		if !ok || translate.ValidateTenantName(tenant) != nil {
 			return
 		}
-		if delay == 0 {
-			l.queue.Add(tenant)
-		} else {
-			l.queue.AddAfter(tenant, delay)
-		}
+		l.queue.AddAfter(tenant, delay)
 	}
 }
 
@@ -162,7 +215,7 @@ func (l *policyLoop) work(ctx context.Context) bool {
 	defer l.queue.Done(tenant)
 	rctx, cancel := context.WithTimeout(ctx, policyTimeout)
 	defer cancel()
-	if err := l.reconciler.ReconcilePolicyObjects(rctx, tenant); err != nil {
+	if err := l.reconciler.ReconcilePolicyObjectsOnDrift(rctx, tenant, l.cache); err != nil {
 		klog.ErrorS(err, "reconciling the policy objects", "tenant", tenant)
 		l.queue.AddRateLimited(tenant)
 		return true

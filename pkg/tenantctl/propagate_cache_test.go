@@ -1,0 +1,233 @@
+package tenantctl
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// policyFakes is an upstream of fakes for the policy reconcile: the typed
+// clientset holds the namespaces, leases and policy objects, which the
+// reconcile reads; its applies (through the dynamic client) are stored
+// there too, and counted.
+type policyFakes struct {
+	kube    *fake.Clientset
+	dyn     *dynamicfake.FakeDynamicClient
+	c       *Client
+	applies int
+}
+
+func newPolicyFakes(t *testing.T, rec *Tenant, namespaces ...string) *policyFakes {
+	t.Helper()
+	u, err := rec.ToUnstructured()
+	require.NoError(t, err)
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{TenantGVR: TenantKind + "List"}, u)
+	f := &policyFakes{kube: fake.NewClientset()}
+	for _, ns := range namespaces {
+		_, err := f.kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns,
+			Labels: map[string]string{translate.TenantLabel: rec.Name}}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+	}
+	dyn.PrependReactor("patch", "*", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		patch := action.(k8stesting.PatchAction)
+		f.applies++
+		var obj runtime.Object
+		switch patch.GetResource().Resource {
+		case "resourcequotas":
+			obj = &corev1.ResourceQuota{}
+		case "limitranges":
+			obj = &corev1.LimitRange{}
+		case "networkpolicies":
+			obj = &networkingv1.NetworkPolicy{}
+		default:
+			t.Fatalf("unexpected apply of %s", patch.GetResource())
+		}
+		require.NoError(t, json.Unmarshal(patch.GetPatch(), obj))
+		tracker := f.kube.Tracker()
+		gvr := patch.GetResource()
+		if rq, ok := obj.(*corev1.ResourceQuota); ok { // an apply of the spec keeps the status
+			if cur, err := tracker.Get(gvr, patch.GetNamespace(), patch.GetName()); err == nil {
+				rq.Status = cur.(*corev1.ResourceQuota).Status
+			}
+		}
+		if err := tracker.Create(gvr, obj, patch.GetNamespace()); err != nil {
+			require.NoError(t, tracker.Update(gvr, obj, patch.GetNamespace()))
+		}
+		return true, &unstructured.Unstructured{Object: map[string]any{}}, nil
+	})
+	f.dyn, f.c = dyn, &Client{Kube: f.kube, Dynamic: dyn}
+	return f
+}
+
+// setPolicy stores policy p in the record, in the fake upstream and in rec
+// (the cache's).
+func (f *policyFakes) setPolicy(t *testing.T, rec *Tenant, p policy.Policy) {
+	t.Helper()
+	require.NoError(t, SetPolicy(rec, p))
+	u, err := rec.ToUnstructured()
+	require.NoError(t, err)
+	_, err = f.dyn.Resource(TenantGVR).Update(context.Background(), u, metav1.UpdateOptions{})
+	require.NoError(t, err)
+}
+
+// cache is a PolicyCache that reads the fakes' current objects without a
+// request (as informers that are up to date would).
+func (f *policyFakes) cache(rec *Tenant) *PolicyCache {
+	tracker := f.kube.Tracker()
+	core := func(resource string) schema.GroupVersionResource {
+		return schema.GroupVersionResource{Version: "v1", Resource: resource}
+	}
+	get := func(gvr schema.GroupVersionResource, ns string) (runtime.Object, error) {
+		return tracker.Get(gvr, ns, PolicyObjectName)
+	}
+	return &PolicyCache{
+		Tenant: func(string) (*Tenant, error) { return rec, nil },
+		Namespaces: func(translate.Tenant) []corev1.Namespace {
+			l, err := tracker.List(core("namespaces"), corev1.SchemeGroupVersion.WithKind("Namespace"), "")
+			if err != nil {
+				return nil
+			}
+			return l.(*corev1.NamespaceList).Items
+		},
+		ResourceQuota: func(ns string) (*corev1.ResourceQuota, error) {
+			obj, err := get(core("resourcequotas"), ns)
+			if err != nil {
+				return nil, err
+			}
+			return obj.(*corev1.ResourceQuota), nil
+		},
+		LimitRange: func(ns string) (*corev1.LimitRange, error) {
+			obj, err := get(core("limitranges"), ns)
+			if err != nil {
+				return nil, err
+			}
+			return obj.(*corev1.LimitRange), nil
+		},
+		NetworkPolicy: func(ns string) (*networkingv1.NetworkPolicy, error) {
+			obj, err := get(networkingv1.SchemeGroupVersion.WithResource("networkpolicies"), ns)
+			if err != nil {
+				return nil, err
+			}
+			return obj.(*networkingv1.NetworkPolicy), nil
+		},
+	}
+}
+
+func tenantWithPolicy(t *testing.T, p policy.Policy) *Tenant {
+	t.Helper()
+	rec := &Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme", ResourceVersion: "1"}}
+	require.NoError(t, SetPolicy(rec, p))
+	return rec
+}
+
+// TestDryReconcileFindsExactlyTheDrift: once the upstream reconcile has
+// made a tenant's policy objects, a dry run on a cache of them finds
+// nothing to write and sends nothing; every change that the upstream
+// reconcile would write back is drift; and ReconcilePolicyObjectsOnDrift
+// writes only then.
+func TestDryReconcileFindsExactlyTheDrift(t *testing.T) {
+	withLimits := policy.Policy{NetworkIsolation: policy.NetworkIsolationTenant,
+		LimitRange: &policy.LimitRange{Default: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("200m")}},
+		Quota:      corev1.ResourceList{corev1.ResourcePods: resource.MustParse("10")}}
+	cases := []struct {
+		name   string
+		policy policy.Policy
+		change func(t *testing.T, f *policyFakes, rec *Tenant)
+		drift  bool
+	}{
+		{name: "nothing changed", policy: withLimits},
+		{name: "no quota, no limits, no isolation", policy: policy.Policy{NetworkIsolation: policy.NetworkIsolationNone}},
+		{name: "a NetworkPolicy deleted", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *Tenant) {
+			require.NoError(t, f.kube.NetworkingV1().NetworkPolicies("acme-b").Delete(context.Background(), PolicyObjectName, metav1.DeleteOptions{}))
+		}},
+		{name: "a LimitRange changed", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *Tenant) {
+			lr, err := f.kube.CoreV1().LimitRanges("acme-a").Get(context.Background(), PolicyObjectName, metav1.GetOptions{})
+			require.NoError(t, err)
+			lr.Annotations[policyHashAnnotation] = "other"
+			_, err = f.kube.CoreV1().LimitRanges("acme-a").Update(context.Background(), lr, metav1.UpdateOptions{})
+			require.NoError(t, err)
+		}},
+		{name: "a ResourceQuota raised", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *Tenant) {
+			rq, err := f.kube.CoreV1().ResourceQuotas("acme-a").Get(context.Background(), PolicyObjectName, metav1.GetOptions{})
+			require.NoError(t, err)
+			rq.Spec.Hard[corev1.ResourcePods] = resource.MustParse("10")
+			_, err = f.kube.CoreV1().ResourceQuotas("acme-a").Update(context.Background(), rq, metav1.UpdateOptions{})
+			require.NoError(t, err)
+		}},
+		{name: "usage moved the split", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *Tenant) {
+			rq, err := f.kube.CoreV1().ResourceQuotas("acme-b").Get(context.Background(), PolicyObjectName, metav1.GetOptions{})
+			require.NoError(t, err)
+			rq.Status.Used = corev1.ResourceList{corev1.ResourcePods: resource.MustParse("5")}
+			_, err = f.kube.CoreV1().ResourceQuotas("acme-b").Update(context.Background(), rq, metav1.UpdateOptions{})
+			require.NoError(t, err)
+		}},
+		{name: "a namespace without objects", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, rec *Tenant) {
+			_, err := f.kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "acme-c",
+				Labels: map[string]string{translate.TenantLabel: rec.Name}}}, metav1.CreateOptions{})
+			require.NoError(t, err)
+		}},
+		{name: "a namespace labeled for the tenant without its prefix", policy: withLimits, change: func(t *testing.T, f *policyFakes, rec *Tenant) {
+			_, err := f.kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "beta-x",
+				Labels: map[string]string{translate.TenantLabel: rec.Name}}}, metav1.CreateOptions{})
+			require.NoError(t, err)
+		}},
+		{name: "the policy changed", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, rec *Tenant) {
+			f.setPolicy(t, rec, policy.Policy{NetworkIsolation: policy.NetworkIsolationNone})
+		}},
+		{name: "an object the policy no longer implies", policy: policy.Policy{NetworkIsolation: policy.NetworkIsolationNone}, drift: true,
+			change: func(t *testing.T, f *policyFakes, rec *Tenant) {
+				_, err := f.kube.NetworkingV1().NetworkPolicies("acme-a").Create(context.Background(),
+					PolicyNetworkPolicy(translate.MustTenant(rec.Name), "acme-a", withLimits), metav1.CreateOptions{})
+				require.NoError(t, err)
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			rec := tenantWithPolicy(t, tc.policy)
+			f := newPolicyFakes(t, rec, "acme-a", "acme-b")
+			require.NoError(t, f.c.ReconcilePolicyObjects(ctx, "acme"))
+			require.NotZero(t, f.applies, "the upstream reconcile made the objects")
+			cache := f.cache(rec)
+			acme := translate.MustTenant("acme")
+			require.NoError(t, f.c.dryReconcilePolicyObjects(ctx, acme, cache), "the upstream reconcile's result is no drift")
+
+			if tc.change != nil {
+				tc.change(t, f, rec)
+			}
+			actions := len(f.kube.Actions())
+			err := f.c.dryReconcilePolicyObjects(ctx, acme, cache)
+			if tc.drift {
+				assert.ErrorIs(t, err, errPolicyDrift)
+			} else {
+				assert.NoError(t, err)
+			}
+			assert.Len(t, f.kube.Actions(), actions, "a dry run sends nothing upstream")
+
+			require.NoError(t, f.c.ReconcilePolicyObjectsOnDrift(ctx, "acme", cache))
+			if tc.drift {
+				assert.Greater(t, len(f.kube.Actions()), actions, "drift is reconciled upstream")
+			} else {
+				assert.Len(t, f.kube.Actions(), actions, "no drift: nothing sent upstream, no lock taken")
+			}
+			assert.NoError(t, f.c.dryReconcilePolicyObjects(ctx, acme, cache), "after the reconcile, no drift")
+		})
+	}
+}
