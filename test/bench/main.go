@@ -83,7 +83,7 @@ func main() {
 	flag.IntVar(&c.spreadLists, "spread-lists", 20, "all-namespaces LISTs (and one-namespace LISTs) of those ConfigMaps")
 	flag.IntVar(&c.spreadInformers, "spread-informers", 5, "informers started (and synced) over those ConfigMaps")
 	flag.StringVar(&c.profiles, "profiles", "", "directory to save the proxy's heap and goroutine profiles in while the watches are open")
-	only := flag.String("only", "", "comma-separated workloads to run (get, list, create, watch, watches-open, flood, tenant-create, scale); all but scale by default")
+	only := flag.String("only", "", "comma-separated workloads to run (get, list, create, watch, watches-open, flood, tenant-create, scale, spread: the namespaces-per-tenant step of scale alone); all but scale and spread by default")
 	flag.Parse()
 	if *only != "" {
 		c.only = map[string]bool{}
@@ -155,6 +155,19 @@ func run(ctx context.Context, c config) (err error) {
 			return err
 		}
 		results = append(results, tenantCreate)
+	}
+
+	// spread is the scale workload's namespaces-per-tenant step on its own
+	// (it does not depend on the number of tenants); only when asked.
+	if c.only["spread"] && !c.only["scale"] {
+		logf("workload spread")
+		t0 := time.Now()
+		rs, err := runSpread(ctx, c, env)
+		logf("workload spread took %s", time.Since(t0).Round(time.Millisecond))
+		if err != nil {
+			return fmt.Errorf("workload spread: %w", err)
+		}
+		results = append(results, rs...)
 	}
 
 	// scale goes last: it leaves c.tenants tenants behind.

@@ -66,34 +66,58 @@ func runSpread(ctx context.Context, c config, e *env) ([]result, error) {
 		}
 		t.cs = cs
 	}
-	n, err := fillSpread(ctx, c, e, narrow, wide)
+	n, wideNamespaces, err := fillSpread(ctx, c, e, narrow, wide)
 	if err != nil {
 		return nil, err
 	}
 	logf("spread: %d ConfigMaps in %d namespaces and in 1", n, c.spreadNamespaces)
+	// The same lists as the tenant's identity directly upstream: what the
+	// security model asks of the upstream for them, without the proxy.
+	direct := make([]*upstreamLister, len(tenants))
+	for i, local := range [][]string{{spreadNamespace}, wideNamespaces} {
+		if direct[i], err = newUpstreamLister(e, tenants[i].name, local); err != nil {
+			return nil, err
+		}
+	}
 
 	workload := fmt.Sprintf("one tenant's %d ConfigMaps, through serve", n)
 	row := func(metric, unit string, b, s float64) result {
 		return result{Workload: workload, Metric: metric, Unit: unit, Baseline: &b, Scaled: &s, Namespaces: c.spreadNamespaces}
 	}
-	lat, err := takeTurns(ctx, spreadSides, []string{"LIST ConfigMaps"}, c.spreadLists, func(ctx context.Context, si, _, _ int) error {
+	lists := []struct{ op, metric string }{
+		{"LIST ConfigMaps", "LIST (all namespaces when spread)"},
+		{"LIST ConfigMaps directly upstream", fmt.Sprintf("LIST as the tenant directly upstream (one per namespace, %d at once, when spread)", spreadLegsAtOnce)},
+	}
+	names := []string{lists[0].op, lists[1].op}
+	lat, err := takeTurns(ctx, spreadSides, names, c.spreadLists, func(ctx context.Context, si, k, _ int) error {
 		t := tenants[si]
-		l, err := t.cs.CoreV1().ConfigMaps(t.ns).List(ctx, metav1.ListOptions{})
-		if err == nil && len(l.Items) != n {
-			err = fmt.Errorf("the list holds %d ConfigMaps, want %d", len(l.Items), n)
+		var got int
+		if k == 0 {
+			l, err := t.cs.CoreV1().ConfigMaps(t.ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return err
+			}
+			got = len(l.Items)
+		} else if got, err = direct[si].list(ctx); err != nil {
+			return err
 		}
-		return err
+		if got != n {
+			return fmt.Errorf("the list holds %d ConfigMaps, want %d", got, n)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	var out []result
-	for _, p := range []struct {
-		name string
-		pct  float64
-	}{{"p50", 50}, {"p99", 99}} {
-		out = append(out, row("LIST (all namespaces when spread), "+p.name, "ms",
-			ms(percentile(lat["narrow"]["LIST ConfigMaps"], p.pct)), ms(percentile(lat["wide"]["LIST ConfigMaps"], p.pct))))
+	for _, l := range lists {
+		for _, p := range []struct {
+			name string
+			pct  float64
+		}{{"p50", 50}, {"p99", 99}} {
+			out = append(out, row(l.metric+", "+p.name, "ms",
+				ms(percentile(lat["narrow"][l.op], p.pct)), ms(percentile(lat["wide"][l.op], p.pct))))
+		}
 	}
 
 	syncs := map[string][]time.Duration{}
@@ -119,11 +143,11 @@ func runSpread(ctx context.Context, c config, e *env) ([]result, error) {
 // kube-root-ca.crt, and the narrow tenant one namespace holding as many
 // ConfigMaps as the wide tenant's all-namespaces list shows. The ConfigMaps
 // are written upstream as the admin, which is quicker. It returns that
-// number.
-func fillSpread(ctx context.Context, c config, e *env, narrow, wide *spreadTenant) (int, error) {
+// number and the wide tenant's namespaces (their names in its view).
+func fillSpread(ctx context.Context, c config, e *env, narrow, wide *spreadTenant) (int, []string, error) {
 	nss, err := wide.cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	missing := c.spreadNamespaces - len(nss.Items)
 	if err := inParallel(ctx, missing, 8, func(i int) error {
@@ -131,23 +155,23 @@ func fillSpread(ctx context.Context, c config, e *env, narrow, wide *spreadTenan
 		_, err := wide.cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
 		return err
 	}); err != nil {
-		return 0, fmt.Errorf("wide: create namespaces: %w", err)
+		return 0, nil, fmt.Errorf("wide: create namespaces: %w", err)
 	}
 	if nss, err = wide.cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{}); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if len(nss.Items) != c.spreadNamespaces {
-		return 0, fmt.Errorf("wide has %d namespaces, want %d", len(nss.Items), c.spreadNamespaces)
+		return 0, nil, fmt.Errorf("wide has %d namespaces, want %d", len(nss.Items), c.spreadNamespaces)
 	}
 	if err := inParallel(ctx, len(nss.Items)*c.spreadConfigMaps, 8, func(i int) error {
 		ns := wide.name + "-" + nss.Items[i/c.spreadConfigMaps].Name
 		_, err := e.admin.CoreV1().ConfigMaps(ns).Create(ctx, configMap(fmt.Sprintf("spread-%d", i%c.spreadConfigMaps), 256), metav1.CreateOptions{})
 		return err
 	}); err != nil {
-		return 0, fmt.Errorf("wide: create ConfigMaps: %w", err)
+		return 0, nil, fmt.Errorf("wide: create ConfigMaps: %w", err)
 	}
 	if _, err := narrow.cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: spreadNamespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return 0, fmt.Errorf("narrow: create namespace: %w", err)
+		return 0, nil, fmt.Errorf("narrow: create namespace: %w", err)
 	}
 	// Every namespace gets its kube-root-ca.crt from the controller-manager.
 	want := len(nss.Items) * (c.spreadConfigMaps + 1)
@@ -161,15 +185,19 @@ func fillSpread(ctx context.Context, c config, e *env, narrow, wide *spreadTenan
 		root, err := narrow.cs.CoreV1().ConfigMaps(spreadNamespace).Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
 		return n >= want && root != nil && err == nil, nil
 	}); err != nil {
-		return 0, fmt.Errorf("wait for kube-root-ca.crt in every namespace (%d of %d ConfigMaps): %w", n, want, err)
+		return 0, nil, fmt.Errorf("wait for kube-root-ca.crt in every namespace (%d of %d ConfigMaps): %w", n, want, err)
 	}
 	if err := inParallel(ctx, n-1, 8, func(i int) error {
 		_, err := e.admin.CoreV1().ConfigMaps(narrow.name+"-"+spreadNamespace).Create(ctx, configMap(fmt.Sprintf("spread-%d", i), 256), metav1.CreateOptions{})
 		return err
 	}); err != nil {
-		return 0, fmt.Errorf("narrow: create ConfigMaps: %w", err)
+		return 0, nil, fmt.Errorf("narrow: create ConfigMaps: %w", err)
 	}
-	return n, nil
+	local := make([]string, len(nss.Items))
+	for i, ns := range nss.Items {
+		local[i] = ns.Name
+	}
+	return n, local, nil
 }
 
 // runInformer starts a ConfigMap informer of t through its serve, returns
