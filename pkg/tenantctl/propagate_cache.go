@@ -24,7 +24,7 @@ type PolicyCache struct {
 	Tenant func(name string) (*Tenant, error)
 	// Namespaces returns the namespaces labeled for tenant t (of which
 	// those named with t's prefix count, as upstream).
-	Namespaces func(t translate.Tenant) []corev1.Namespace
+	Namespaces func(t translate.Tenant) ([]corev1.Namespace, error)
 	// ResourceQuota, LimitRange and NetworkPolicy return a namespace's
 	// policy objects.
 	ResourceQuota func(ns string) (*corev1.ResourceQuota, error)
@@ -35,6 +35,14 @@ type PolicyCache struct {
 // errPolicyDrift is what a dry reconcile (policyIO with a cache) returns at
 // the first write it would make.
 var errPolicyDrift = errors.New("the policy objects drifted")
+
+// ErrPolicyStillDrifted is what ReconcilePolicyObjectsOnDrift returns when,
+// after a reconcile upstream, the cache still differs from what the policy
+// implies: the cache has not seen the writes yet, or the reconcile read
+// something the cache does not hold yet (a namespace the namespace index
+// has not seen). The caller retries later, with backoff: no event may come
+// to trigger it.
+var ErrPolicyStillDrifted = errors.New("the policy objects still differ from the cache after a reconcile")
 
 // policyIO is where a policy reconcile reads the policy objects and what
 // becomes of the writes it decides: with cache nil, reads are GETs and
@@ -94,11 +102,18 @@ func (c *Client) ReconcilePolicyObjectsOnDrift(ctx context.Context, tenant strin
 		return err
 	}
 	if err := c.dryReconcilePolicyObjects(ctx, t, cache); err == nil {
+		klog.V(3).InfoS("policy objects in sync", "tenant", tenant)
 		return nil
 	} else if !errors.Is(err, errPolicyDrift) {
 		klog.V(2).InfoS("policy dry run could not tell; reconciling upstream", "tenant", tenant, "err", err)
 	}
-	return c.reconcilePolicyObjects(ctx, tenant, "", cache)
+	if err := c.reconcilePolicyObjects(ctx, tenant, "", cache); err != nil {
+		return err
+	}
+	if err := c.dryReconcilePolicyObjects(ctx, t, cache); err != nil {
+		return fmt.Errorf("tenant %s: %w (%w)", tenant, ErrPolicyStillDrifted, err)
+	}
+	return nil
 }
 
 // dryReconcilePolicyObjects is reconcilePolicyObjects on cache, as a dry
@@ -118,6 +133,10 @@ func (c *Client) dryReconcilePolicyObjects(ctx context.Context, t translate.Tena
 	if err != nil {
 		return err
 	}
-	active, terminating := splitNamespaces(ownedNamespaces(t, cache.Namespaces(t)))
+	nss, err := cache.Namespaces(t)
+	if err != nil {
+		return fmt.Errorf("read the namespaces of tenant %s: %w", t, err)
+	}
+	active, terminating := splitNamespaces(ownedNamespaces(t, nss))
 	return policyIO{c: c, cache: cache}.reconcile(ctx, t, p, active, terminating, "")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -94,17 +95,25 @@ func (f *policyFakes) cache(rec *Tenant) *PolicyCache {
 	core := func(resource string) schema.GroupVersionResource {
 		return schema.GroupVersionResource{Version: "v1", Resource: resource}
 	}
+	// The loop's informers hold only objects labeled as a policy's.
 	get := func(gvr schema.GroupVersionResource, ns string) (runtime.Object, error) {
-		return tracker.Get(gvr, ns, PolicyObjectName)
+		obj, err := tracker.Get(gvr, ns, PolicyObjectName)
+		if err != nil {
+			return nil, err
+		}
+		if m, ok := obj.(metav1.Object); !ok || m.GetLabels()[translate.PropagatedFromLabel] != translate.PropagatedFromPolicy {
+			return nil, apierrors.NewNotFound(gvr.GroupResource(), PolicyObjectName)
+		}
+		return obj, nil
 	}
 	return &PolicyCache{
 		Tenant: func(string) (*Tenant, error) { return rec, nil },
-		Namespaces: func(translate.Tenant) []corev1.Namespace {
+		Namespaces: func(translate.Tenant) ([]corev1.Namespace, error) {
 			l, err := tracker.List(core("namespaces"), corev1.SchemeGroupVersion.WithKind("Namespace"), "")
 			if err != nil {
-				return nil
+				return nil, err
 			}
-			return l.(*corev1.NamespaceList).Items
+			return l.(*corev1.NamespaceList).Items, nil
 		},
 		ResourceQuota: func(ns string) (*corev1.ResourceQuota, error) {
 			obj, err := get(core("resourcequotas"), ns)
@@ -188,6 +197,21 @@ func TestDryReconcileFindsExactlyTheDrift(t *testing.T) {
 				Labels: map[string]string{translate.TenantLabel: rec.Name}}}, metav1.CreateOptions{})
 			require.NoError(t, err)
 		}},
+		{name: "an unlabeled object in the way of one", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *Tenant) {
+			ctx := context.Background()
+			require.NoError(t, f.kube.CoreV1().ResourceQuotas("acme-b").Delete(ctx, PolicyObjectName, metav1.DeleteOptions{}))
+			_, err := f.kube.CoreV1().ResourceQuotas("acme-b").Create(ctx, &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: PolicyObjectName},
+				Spec: corev1.ResourceQuotaSpec{Scopes: []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeBestEffort}}}, metav1.CreateOptions{})
+			require.NoError(t, err)
+		}},
+		{name: "a namespace being deleted keeps its share", policy: withLimits, change: func(t *testing.T, f *policyFakes, _ *Tenant) {
+			ctx := context.Background()
+			ns, err := f.kube.CoreV1().Namespaces().Get(ctx, "acme-b", metav1.GetOptions{})
+			require.NoError(t, err)
+			ns.Status.Phase = corev1.NamespaceTerminating
+			_, err = f.kube.CoreV1().Namespaces().Update(ctx, ns, metav1.UpdateOptions{})
+			require.NoError(t, err)
+		}},
 		{name: "the policy changed", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, rec *Tenant) {
 			f.setPolicy(t, rec, policy.Policy{NetworkIsolation: policy.NetworkIsolationNone})
 		}},
@@ -212,22 +236,52 @@ func TestDryReconcileFindsExactlyTheDrift(t *testing.T) {
 			if tc.change != nil {
 				tc.change(t, f, rec)
 			}
-			actions := len(f.kube.Actions())
+			sent := func() int { return len(f.kube.Actions()) + len(f.dyn.Actions()) }
+			// writes are the policy objects applied or deleted (not the Lease).
+			writes := func() int {
+				n := f.applies
+				for _, a := range f.kube.Actions() {
+					if a.GetVerb() == "delete" && a.GetResource().Resource != "leases" {
+						n++
+					}
+				}
+				return n
+			}
+			before, written := sent(), writes()
 			err := f.c.dryReconcilePolicyObjects(ctx, acme, cache)
 			if tc.drift {
 				assert.ErrorIs(t, err, errPolicyDrift)
 			} else {
 				assert.NoError(t, err)
 			}
-			assert.Len(t, f.kube.Actions(), actions, "a dry run sends nothing upstream")
+			assert.Equal(t, before, sent(), "a dry run sends nothing upstream")
 
 			require.NoError(t, f.c.ReconcilePolicyObjectsOnDrift(ctx, "acme", cache))
 			if tc.drift {
-				assert.Greater(t, len(f.kube.Actions()), actions, "drift is reconciled upstream")
+				assert.Greater(t, writes(), written, "drift is written back upstream")
 			} else {
-				assert.Len(t, f.kube.Actions(), actions, "no drift: nothing sent upstream, no lock taken")
+				assert.Equal(t, before, sent(), "no drift: nothing sent upstream, no lock taken")
 			}
 			assert.NoError(t, f.c.dryReconcilePolicyObjects(ctx, acme, cache), "after the reconcile, no drift")
 		})
 	}
+}
+
+// TestReconcileOnDriftRetriesWhatTheCacheStillMisses: when the upstream
+// reconcile leaves the cache showing drift (the cache is behind, or the
+// reconcile read a namespace list that is), ReconcilePolicyObjectsOnDrift
+// says so, for the loop to come back; no event may come.
+func TestReconcileOnDriftRetriesWhatTheCacheStillMisses(t *testing.T) {
+	ctx := context.Background()
+	rec := tenantWithPolicy(t, policy.Policy{NetworkIsolation: policy.NetworkIsolationTenant})
+	f := newPolicyFakes(t, rec, "acme-a")
+	cache := f.cache(rec)
+	frozen := *cache
+	frozen.NetworkPolicy = func(ns string) (*networkingv1.NetworkPolicy, error) {
+		return nil, apierrors.NewNotFound(networkingv1.Resource("networkpolicies"), PolicyObjectName)
+	}
+	err := f.c.ReconcilePolicyObjectsOnDrift(ctx, "acme", &frozen)
+	require.ErrorIs(t, err, ErrPolicyStillDrifted)
+	assert.NotZero(t, f.applies, "the reconcile ran upstream")
+	assert.NoError(t, f.c.ReconcilePolicyObjectsOnDrift(ctx, "acme", cache), "once the cache caught up, nothing is left")
 }

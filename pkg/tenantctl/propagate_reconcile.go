@@ -67,18 +67,8 @@ func (c *Client) reconcilePolicyObjects(ctx context.Context, tenant, only string
 	if err != nil {
 		return err
 	}
-	rec, err := c.getTenant(ctx, t.Name())
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if rec.DeletionTimestamp != nil {
-		return nil
-	}
-	p, err := EffectivePolicy(rec) // policy.go
-	if err != nil {
+	// Read before the lock too: a tenant without a record takes no lock.
+	if _, ok, err := c.livePolicy(ctx, t); !ok || err != nil {
 		return err
 	}
 	unlock, err := c.lockPolicy(ctx, t)
@@ -86,6 +76,12 @@ func (c *Client) reconcilePolicyObjects(ctx context.Context, tenant, only string
 		return err
 	}
 	defer unlock()
+	// And again under it: the wait may have been for `policy set`
+	// storing another policy, whose split a stale one must not undo.
+	p, ok, err := c.livePolicy(ctx, t)
+	if !ok || err != nil {
+		return err
+	}
 	if recheck != nil && c.dryReconcilePolicyObjects(ctx, t, recheck) == nil {
 		return nil
 	}
@@ -101,6 +97,24 @@ func (c *Client) reconcilePolicyObjects(ctx context.Context, tenant, only string
 		active, terminating = splitNamespaces(nss)
 	}
 	return policyIO{c: c}.reconcile(ctx, t, p, active, terminating, only)
+}
+
+// livePolicy reads tenant t's record and returns its effective policy; ok
+// is false when there is no record or it is being deleted (nothing to
+// reconcile).
+func (c *Client) livePolicy(ctx context.Context, t translate.Tenant) (policy.Policy, bool, error) {
+	rec, err := c.getTenant(ctx, t.Name())
+	if apierrors.IsNotFound(err) {
+		return policy.Policy{}, false, nil
+	}
+	if err != nil {
+		return policy.Policy{}, false, err
+	}
+	if rec.DeletionTimestamp != nil {
+		return policy.Policy{}, false, nil
+	}
+	p, err := EffectivePolicy(rec) // policy.go
+	return p, err == nil, err
 }
 
 // splitNamespaces sorts a tenant's namespaces into the active ones (sorted)

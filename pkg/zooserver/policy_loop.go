@@ -2,8 +2,11 @@ package zooserver
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
+	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -60,11 +63,17 @@ type policyLoop struct {
 	cache      *tenantctl.PolicyCache
 }
 
-func newPolicyLoop(client kubernetes.Interface, reconciler policyReconciler, tenants cache.SharedIndexInformer) *policyLoop {
+func newPolicyLoop(client kubernetes.Interface, reconciler policyReconciler, tenants cache.SharedIndexInformer) (*policyLoop, error) {
+	// Retries (a failed reconcile, or one after which the informers still
+	// show drift) back off from a quarter of policyEventDelay, by which
+	// time the informers have usually caught up, to 5 minutes.
+	limiter := workqueue.NewTypedMaxOfRateLimiter(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](policyEventDelay/4, 5*time.Minute),
+		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(10), 100)},
+	)
 	l := &policyLoop{
 		reconciler: reconciler,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "policy"}),
+		queue:      workqueue.NewTypedRateLimitingQueueWithConfig(limiter, workqueue.TypedRateLimitingQueueConfig[string]{Name: "policy"}),
 	}
 	// No periodic reconcile of every tenant: at 1000 tenants one costs some
 	// 18 000 upstream requests (make bench-scale), and the informers below
@@ -76,7 +85,9 @@ func newPolicyLoop(client kubernetes.Interface, reconciler policyReconciler, ten
 		UpdateFunc: func(oldObj, newObj any) {
 			o, ok1 := oldObj.(*unstructured.Unstructured)
 			n, ok2 := newObj.(*unstructured.Unstructured)
-			if !ok1 || !ok2 || o.GetGeneration() != n.GetGeneration() { // a change of the spec
+			// A change of the spec, or a record deleted and made again
+			// (seen as an update after a relist).
+			if !ok1 || !ok2 || o.GetGeneration() != n.GetGeneration() || o.GetUID() != n.GetUID() {
 				l.enqueueName(newObj)
 			}
 		},
@@ -95,9 +106,13 @@ func newPolicyLoop(client kubernetes.Interface, reconciler policyReconciler, ten
 		return obj, nil
 	}
 	soon, later := l.enqueueLabel(policyEventDelay), l.enqueueLabel(policyUsageDelay)
-	handler := cache.ResourceEventHandlerFuncs{AddFunc: soon, DeleteFunc: soon, UpdateFunc: func(_, n any) { soon(n) }}
+	// An update queues the tenant labeled before and after: a namespace
+	// or object an admin relabels leaves one tenant and joins another.
+	handler := cache.ResourceEventHandlerFuncs{AddFunc: soon, DeleteFunc: soon, UpdateFunc: func(o, n any) { soon(o); soon(n) }}
 	nsInformer := nsFactory.Core().V1().Namespaces().Informer()
-	_ = nsInformer.AddIndexers(cache.Indexers{byTenantIndex: byTenantLabel})
+	if err := nsInformer.AddIndexers(cache.Indexers{byTenantIndex: byTenantLabel}); err != nil {
+		return nil, fmt.Errorf("index the tenant namespaces by tenant: %w", err)
+	}
 	lr, np := objFactory.Core().V1().LimitRanges(), objFactory.Networking().V1().NetworkPolicies()
 	for _, inf := range []cache.SharedIndexInformer{nsInformer, lr.Informer(), np.Informer()} {
 		_ = inf.SetTransform(strip)
@@ -113,6 +128,7 @@ func newPolicyLoop(client kubernetes.Interface, reconciler policyReconciler, ten
 			later(newObj) // only the usage moved
 			return
 		}
+		soon(oldObj)
 		soon(newObj)
 	}})
 	l.cache = &tenantctl.PolicyCache{
@@ -127,15 +143,18 @@ func newPolicyLoop(client kubernetes.Interface, reconciler policyReconciler, ten
 			}
 			return tenantctl.TenantFromUnstructured(u)
 		},
-		Namespaces: func(t translate.Tenant) []corev1.Namespace {
-			objs, _ := nsInformer.GetIndexer().ByIndex(byTenantIndex, t.Name())
+		Namespaces: func(t translate.Tenant) ([]corev1.Namespace, error) {
+			objs, err := nsInformer.GetIndexer().ByIndex(byTenantIndex, t.Name())
+			if err != nil {
+				return nil, err
+			}
 			out := make([]corev1.Namespace, 0, len(objs))
 			for _, obj := range objs {
 				if ns, ok := obj.(*corev1.Namespace); ok {
 					out = append(out, *ns)
 				}
 			}
-			return out
+			return out, nil
 		},
 		ResourceQuota: func(ns string) (*corev1.ResourceQuota, error) {
 			return rqs.Lister().ResourceQuotas(ns).Get(tenantctl.PolicyObjectName)
@@ -147,7 +166,7 @@ func newPolicyLoop(client kubernetes.Interface, reconciler policyReconciler, ten
 			return np.Lister().NetworkPolicies(ns).Get(tenantctl.PolicyObjectName)
 		},
 	}
-	return l
+	return l, nil
 }
 
 // byTenantIndex indexes the namespaces by their tenant label.
@@ -215,7 +234,13 @@ func (l *policyLoop) work(ctx context.Context) bool {
 	defer l.queue.Done(tenant)
 	rctx, cancel := context.WithTimeout(ctx, policyTimeout)
 	defer cancel()
-	if err := l.reconciler.ReconcilePolicyObjectsOnDrift(rctx, tenant, l.cache); err != nil {
+	err := l.reconciler.ReconcilePolicyObjectsOnDrift(rctx, tenant, l.cache)
+	switch {
+	case errors.Is(err, tenantctl.ErrPolicyStillDrifted):
+		klog.V(2).InfoS("retrying the policy objects later", "tenant", tenant, "reason", err)
+		l.queue.AddRateLimited(tenant)
+		return true
+	case err != nil:
 		klog.ErrorS(err, "reconciling the policy objects", "tenant", tenant)
 		l.queue.AddRateLimited(tenant)
 		return true

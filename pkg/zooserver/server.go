@@ -120,7 +120,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("upstream client: %w", err)
 	}
 	s.policyClient = policies
-	s.policy = newPolicyLoop(client, policies, s.tenants.informer)
+	if s.policy, err = newPolicyLoop(client, policies, s.tenants.informer); err != nil {
+		return nil, err
+	}
 	access, err := s.newAPIAccess()
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package propagate_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -61,7 +62,10 @@ func TestServerLoopLeavesUndriftedTenantsAlone(t *testing.T) {
 	_, err = admin.CoreV1().ResourceQuotas(tenant+"-two").Patch(ctx, tenantctl.PolicyObjectName, types.MergePatchType,
 		[]byte(`{"metadata":{"annotations":{"example.com/seen":"yes"}}}`), metav1.PatchOptions{})
 	require.NoError(t, err)
-	framework.StartReplica(t)
+	r2 := framework.StartReplica(t, "-v=3")
+	require.Eventually(t, func() bool {
+		return strings.Contains(r2.Stderr(), `"policy objects in sync" tenant="`+tenant+`"`)
+	}, 60*time.Second, 250*time.Millisecond, "the second replica's first pass reaches the tenant")
 	assert.Never(t, func() bool { return leaseVersion() != before }, 8*time.Second, 250*time.Millisecond,
 		"no drift: the loop neither locks nor writes")
 
