@@ -22,13 +22,29 @@ const PolicyObjectsPolicy = "zoo-tenant-policy-objects"
 // may carry the label before or after the write. So a tenant can neither
 // create, change, patch or delete one, nor add the label to its own object
 // (to pass it off as the platform's) or remove it from one.
+//
+// The second rule reserves the name of the policy objects: a tenant may not
+// create a ResourceQuota, LimitRange or NetworkPolicy named
+// PolicyObjectName. Such an object, unlabeled, in the way of the policy's
+// is deleted and the policy's applied in its place; were the tenant to make
+// it again in between, the apply (server-side, forced) would merge into it
+// and keep the fields the policy's does not set — a quota scope that
+// exempts every pod, a pod selector that selects none — under the labels
+// that make it the policy's, for good.
 func propagatedValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {
 	label := quote(translate.PropagatedFromLabel)
+	name := quote(PolicyObjectName)
 	return []admissionv1.Validation{{
 		Expression: "!(" + label + " in variables.labels) && !(" + label + " in variables.oldLabels)",
 		MessageExpression: "'objects labeled " + translate.PropagatedFromLabel + " are propagated by kubectl-zoo (from the tenant\\'s policy, or copies of objects marked for propagation): tenant ' + " +
 			"variables.tenant + ' may read them, not create, change or delete them, nor add or remove the label'",
 		Reason: forbidden,
+	}, {
+		Expression: "request.operation != 'CREATE' || variables.subres != '' || " +
+			"!((variables.reqGroup + '/' + request.resource.resource) in ['/resourcequotas', '/limitranges', 'networking.k8s.io/networkpolicies']) || " +
+			"(object != null && has(object.metadata.name) ? object.metadata.name : variables.reqName) != " + name,
+		MessageExpression: "request.resource.resource + ' named " + PolicyObjectName + " are made by kubectl-zoo from the policy of tenant ' + variables.tenant + '; the name is reserved'",
+		Reason:            forbidden,
 	}}
 }
 

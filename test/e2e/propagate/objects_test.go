@@ -104,9 +104,10 @@ func TestPolicyObjectsInANamespaceMadeThroughServe(t *testing.T) {
 // TestNamespaceMadeDirectlyUpstreamAdmitsNoPodUntilItsPolicyObjectsExist:
 // a tenant that creates a namespace with its own identity directly upstream
 // (no proxy to make its policy objects) cannot run a pod, a claim or a
-// service in it until the reconcile has made them; a ResourceQuota it
-// squats the policy's name with (a scope that exempts everything) does not
-// count, and the reconcile replaces it.
+// service in it until the reconcile has made them; it may not squat the
+// policy's name with a ResourceQuota of its own (a scope that exempts
+// everything), and one that predates that rule does not count and is
+// replaced by the reconcile.
 func TestNamespaceMadeDirectlyUpstreamAdmitsNoPodUntilItsPolicyObjectsExist(t *testing.T) {
 	createTenant(t, "praw")
 	tenant := asTenant(t, "praw")
@@ -147,9 +148,14 @@ func TestNamespaceMadeDirectlyUpstreamAdmitsNoPodUntilItsPolicyObjectsExist(t *t
 		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("1000")},
 			Scopes: []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeBestEffort}}}
 	_, err = tenant.CoreV1().ResourceQuotas("praw-raw").Create(t.Context(), squat, metav1.CreateOptions{})
-	require.NoError(t, err, "a tenant may make its own quotas")
+	require.True(t, apierrors.IsForbidden(err), "the policy's name is reserved: %v", err)
+	assert.Contains(t, err.Error(), "the name is reserved")
+	// One made before that rule (here by the admin) does not count either,
+	// and is replaced, not merged into.
+	_, err = framework.AdminClient(t).CoreV1().ResourceQuotas("praw-raw").Create(t.Context(), squat, metav1.CreateOptions{})
+	require.NoError(t, err)
 	_, err = tenant.CoreV1().Pods("praw-raw").Create(t.Context(), pod("p1"), metav1.CreateOptions{})
-	gated(err) // the tenant's own quota of the policy's name does not count
+	gated(err) // an unlabeled quota of the policy's name does not count
 
 	setPolicy(t, "praw", policy.Policy{Quota: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("10")}})
 	requirePolicyObjects(t, "praw", "praw-raw", true, false)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -100,25 +101,101 @@ func TestPolicyObjectsAreReadOnlyForTheTenant(t *testing.T) {
 		requirePolicyObjects(t, "pro", ns, true, false)
 	}
 	t.Run("directly upstream", func(t *testing.T) { attack(t, asTenant(t, "pro")) })
-	t.Run("with a tenant pod's ServiceAccount token", func(t *testing.T) {
-		admin := framework.AdminClient(t)
-		ctx := t.Context()
-		_, err := admin.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "bot"}}, metav1.CreateOptions{})
-		require.NoError(t, err)
-		_, err = admin.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "bot"},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "bot", Namespace: ns}},
-			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantctl.TenantAdminClusterRole}}, metav1.CreateOptions{})
-		require.NoError(t, err)
-		tok, err := admin.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "bot", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
-		require.NoError(t, err)
-		cfg := rest.AnonymousClientConfig(adminConfig(t))
-		cfg.BearerToken = tok.Status.Token
-		bot, err := kubernetes.NewForConfig(cfg)
-		require.NoError(t, err)
-		require.Eventually(t, func() bool { // it holds every right in the namespace
-			_, err = bot.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "bot"}}, metav1.CreateOptions{})
-			return err == nil
-		}, 30*time.Second, 200*time.Millisecond, "the ServiceAccount may write in its namespace: %v", err)
-		attack(t, bot)
+	t.Run("with a tenant pod's ServiceAccount token", func(t *testing.T) { attack(t, tenantBot(t, ns)) })
+}
+
+// tenantBot is a client with the token of a ServiceAccount of tenant
+// namespace ns that holds zoo-tenant-admin there: every right a tenant's
+// pod can be given in its namespace.
+func tenantBot(t *testing.T, ns string) kubernetes.Interface {
+	t.Helper()
+	admin := framework.AdminClient(t)
+	ctx := t.Context()
+	_, err := admin.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "bot"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	_, err = admin.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "bot"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "bot", Namespace: ns}},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantctl.TenantAdminClusterRole}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	tok, err := admin.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "bot", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	cfg := rest.AnonymousClientConfig(adminConfig(t))
+	cfg.BearerToken = tok.Status.Token
+	bot, err := kubernetes.NewForConfig(cfg)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { // it holds every right in the namespace
+		_, err = bot.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "bot"}}, metav1.CreateOptions{})
+		return err == nil
+	}, 30*time.Second, 200*time.Millisecond, "the ServiceAccount may write in its namespace: %v", err)
+	return bot
+}
+
+// reserved is the reason a create of an object named like the policy's
+// names.
+const reserved = "the name is reserved"
+
+// TestPolicyObjectNameIsReservedFromTheTenant: the tenant may not create a
+// ResourceQuota, LimitRange or NetworkPolicy named like the policy's, even
+// where the policy's are missing (deleted by the admin here; a squatter is
+// deleted and replaced by the reconcile, and made again in between it would
+// be merged into) — through the proxy, directly upstream, and with a tenant
+// pod's ServiceAccount token. Other names stay the tenant's to use.
+func TestPolicyObjectNameIsReservedFromTheTenant(t *testing.T) {
+	createTenant(t, "prs")
+	s := serve(t, "prs")
+	ns := "prs-default"
+	requirePolicyObjects(t, "prs", ns, true, false)
+	admin := framework.AdminClient(t)
+	ctx := t.Context()
+	// Where the policy's are missing, a create (or apply) would be a create.
+	require.NoError(t, admin.NetworkingV1().NetworkPolicies(ns).Delete(ctx, tenantctl.PolicyObjectName, metav1.DeleteOptions{}))
+	require.NoError(t, admin.CoreV1().ResourceQuotas(ns).Delete(ctx, tenantctl.PolicyObjectName, metav1.DeleteOptions{}))
+
+	squatters := map[string]string{
+		"ResourceQuota": `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"zoo-policy"},"spec":{"scopes":["BestEffort"]}}`,
+		"LimitRange":    `{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"zoo-policy"},"spec":{"limits":[{"type":"Container","max":{"cpu":"100"}}]}}`,
+		"NetworkPolicy": `{"apiVersion":"networking.k8s.io/v1","kind":"NetworkPolicy","metadata":{"name":"zoo-policy"},"spec":{"podSelector":{"matchLabels":{"none":"none"}}}}`,
+	}
+	t.Run("through the proxy", func(t *testing.T) {
+		for kind, manifest := range squatters {
+			for _, verb := range []string{"create", "apply"} {
+				args := []string{verb, "-n", "default", "-f", "-"}
+				if verb == "apply" {
+					args = append(args, "--server-side")
+				}
+				res := kubectl(ctx, s.kubeconfig, manifest, args...)
+				require.Error(t, res.Err, "%s %s must be refused:\n%s", verb, kind, res.Stdout)
+				assert.Contains(t, res.Stderr, reserved, "%s %s", verb, kind)
+				assert.Contains(t, res.Stderr, "Forbidden", "%s %s: a 403", verb, kind)
+				assert.NotContains(t, res.Stderr, ns, "%s %s: tenant names", verb, kind)
+			}
+		}
+		res := kubectl(ctx, s.kubeconfig, "", "create", "quota", "zoo-policy-mine", "-n", "default", "--hard=pods=5")
+		require.NoError(t, res.Err, "another name is the tenant's: %s", res.Stderr)
 	})
+
+	attack := func(t *testing.T, c kubernetes.Interface) {
+		t.Helper()
+		meta := metav1.ObjectMeta{Name: tenantctl.PolicyObjectName}
+		_, err := c.CoreV1().ResourceQuotas(ns).Create(ctx, &corev1.ResourceQuota{ObjectMeta: meta,
+			Spec: corev1.ResourceQuotaSpec{Scopes: []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeBestEffort}}}, metav1.CreateOptions{})
+		reservedRefusal(t, err, "ResourceQuota")
+		_, err = c.CoreV1().LimitRanges(ns).Create(ctx, &corev1.LimitRange{ObjectMeta: meta,
+			Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{Type: corev1.LimitTypeContainer}}}}, metav1.CreateOptions{})
+		reservedRefusal(t, err, "LimitRange")
+		_, err = c.NetworkingV1().NetworkPolicies(ns).Create(ctx, &networkingv1.NetworkPolicy{ObjectMeta: meta,
+			Spec: networkingv1.NetworkPolicySpec{PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"none": "none"}}}}, metav1.CreateOptions{})
+		reservedRefusal(t, err, "NetworkPolicy")
+		_, err = c.NetworkingV1().NetworkPolicies(ns).Create(ctx, &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{GenerateName: "zoo-"},
+			Spec: networkingv1.NetworkPolicySpec{PodSelector: metav1.LabelSelector{}}}, metav1.CreateOptions{})
+		require.NoError(t, err, "other names are the tenant's")
+	}
+	t.Run("directly upstream", func(t *testing.T) { attack(t, asTenant(t, "prs")) })
+	t.Run("with a tenant pod's ServiceAccount token", func(t *testing.T) { attack(t, tenantBot(t, ns)) })
+}
+
+func reservedRefusal(t *testing.T, err error, kind string) {
+	t.Helper()
+	require.True(t, apierrors.IsForbidden(err), "%s named %s: %v", kind, tenantctl.PolicyObjectName, err)
+	assert.Contains(t, err.Error(), reserved, kind)
 }
