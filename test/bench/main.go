@@ -140,12 +140,9 @@ func run(ctx context.Context, c config) (err error) {
 		if !c.selected(w.name) {
 			continue
 		}
-		logf("workload %s", w.name)
-		t0 := time.Now()
-		rs, err := w.run(ctx, c, env)
-		logf("workload %s took %s", w.name, time.Since(t0).Round(time.Millisecond))
+		rs, err := timed(ctx, c, env, w)
 		if err != nil {
-			return fmt.Errorf("workload %s: %w", w.name, err)
+			return err
 		}
 		results = append(results, rs...)
 	}
@@ -158,32 +155,33 @@ func run(ctx context.Context, c config) (err error) {
 	}
 
 	// spread is the scale workload's namespaces-per-tenant step on its own
-	// (it does not depend on the number of tenants); only when asked.
-	if c.only["spread"] && !c.only["scale"] {
-		logf("workload spread")
-		t0 := time.Now()
-		rs, err := runSpread(ctx, c, env)
-		logf("workload spread took %s", time.Since(t0).Round(time.Millisecond))
-		if err != nil {
-			return fmt.Errorf("workload spread: %w", err)
+	// (it does not depend on the number of tenants), and scale goes last:
+	// it leaves c.tenants tenants behind. Each only when asked.
+	for _, w := range []workload{{"spread", runSpread}, {"scale", runScale}} {
+		if !c.only[w.name] || (w.name == "spread" && c.only["scale"]) {
+			continue
 		}
-		results = append(results, rs...)
-	}
-
-	// scale goes last: it leaves c.tenants tenants behind.
-	if c.only["scale"] {
-		logf("workload scale")
-		t0 := time.Now()
-		rs, err := runScale(ctx, c, env)
-		logf("workload scale took %s", time.Since(t0).Round(time.Millisecond))
+		rs, err := timed(ctx, c, env, w)
 		if err != nil {
-			return fmt.Errorf("workload scale: %w", err)
+			return err
 		}
 		results = append(results, rs...)
 	}
 
 	printTable(os.Stdout, results)
 	return writeJSON(c.out, results)
+}
+
+// timed runs workload w on e and logs how long it took.
+func timed(ctx context.Context, c config, e *env, w workload) ([]result, error) {
+	logf("workload %s", w.name)
+	t0 := time.Now()
+	rs, err := w.run(ctx, c, e)
+	logf("workload %s took %s", w.name, time.Since(t0).Round(time.Millisecond))
+	if err != nil {
+		return nil, fmt.Errorf("workload %s: %w", w.name, err)
+	}
+	return rs, nil
 }
 
 // selected reports whether -only lets the named workload run.
