@@ -20,9 +20,19 @@ const TenantMatchCondition = "zoo.kubectl-zoo.io/tenant"
 // denial of every other tenant's and the platform's cluster-scoped
 // requests. (A condition that evaluates to false skips the request even when
 // the tenant's own conditions fail.)
+//
+// Objects labeled PropagatedFromLabel — the ResourceQuota, LimitRange and
+// NetworkPolicy kubectl-zoo makes from the tenant's policy, and the copies
+// it propagates — are skipped too, before and after the write: they are
+// kubectl-zoo's, in the tenant's namespaces; a tenant's mutating webhook
+// could otherwise add a scope that exempts every pod to the quota as it is
+// written, and its policy could refuse the update that lowers it.
 func (t Tenant) tenantMatchExpression() string {
-	return fmt.Sprintf("(has(request.namespace) && request.namespace != '') || (has(request.name) && request.name.startsWith('%s')) || "+
-		"(has(request.userInfo.groups) && '%s' in request.userInfo.groups)", t.Prefix(), t.TenantGroup())
+	notOurs := func(obj string) string {
+		return fmt.Sprintf("(%[1]s == null || !has(%[1]s.metadata) || !has(%[1]s.metadata.labels) || !('%[2]s' in %[1]s.metadata.labels))", obj, PropagatedFromLabel)
+	}
+	return fmt.Sprintf("((has(request.namespace) && request.namespace != '') || (has(request.name) && request.name.startsWith('%s')) || "+
+		"(has(request.userInfo.groups) && '%s' in request.userInfo.groups)) && %s && %s", t.Prefix(), t.TenantGroup(), notOurs("object"), notOurs("oldObject"))
 }
 
 // matchConditionsRef adds (in) or strips (out) TenantMatchCondition in the
