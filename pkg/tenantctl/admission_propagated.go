@@ -1,6 +1,8 @@
 package tenantctl
 
 import (
+	"strings"
+
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -45,7 +47,30 @@ func propagatedValidations(forbidden *metav1.StatusReason) []admissionv1.Validat
 			"(object != null && has(object.metadata.name) ? object.metadata.name : variables.reqName) != " + name,
 		MessageExpression: "request.resource.resource + ' named " + PolicyObjectName + " are made by kubectl-zoo from the policy of tenant ' + variables.tenant + '; the name is reserved'",
 		Reason:            forbidden,
+	}, {
+		Expression: "variables.reqGroup != '' || request.resource.resource != 'resourcequotas' || variables.subres != '' || object == null || " +
+			"!has(object.spec) || !has(object.spec.hard) || !object.spec.hard.exists(k, k in " + celList(policyCountedResources) + ")",
+		MessageExpression: "'a ResourceQuota of tenant ' + variables.tenant + ' may not limit " + strings.Join(policyCountedResources, ", ") +
+			": kubectl-zoo makes the policy\\'s ResourceQuota, LimitRange and NetworkPolicy in every namespace of the tenant, and quota admission would refuse them'",
+		Reason: forbidden,
 	}}
+}
+
+// policyCountedResources are the quota names that count the policy
+// objects. A tenant's own ResourceQuota that limits one of them (to 0, say,
+// in a namespace it has just made directly upstream, before the reconcile)
+// would make quota admission refuse kubectl-zoo's objects there: no
+// NetworkPolicy, so no isolation and no fence around the cloud metadata
+// endpoint; no policy ResourceQuota, so no share of the tenant's quota.
+var policyCountedResources = []string{"resourcequotas", "count/resourcequotas", "count/limitranges", "count/networkpolicies.networking.k8s.io"}
+
+// celList is the CEL list of the strings of items.
+func celList(items []string) string {
+	quoted := make([]string, len(items))
+	for i, s := range items {
+		quoted[i] = quote(s)
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
 }
 
 // policyObjectsResources are what a namespace's ResourceQuota bounds and a

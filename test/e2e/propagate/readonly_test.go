@@ -11,7 +11,9 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -131,15 +133,21 @@ func tenantBot(t *testing.T, ns string) kubernetes.Interface {
 }
 
 // reserved is the reason a create of an object named like the policy's
-// names.
-const reserved = "the name is reserved"
+// names; quotaOfPolicyObjects the reason a tenant's quota may not count
+// them.
+const (
+	reserved             = "the name is reserved"
+	quotaOfPolicyObjects = "may not limit resourcequotas"
+)
 
 // TestPolicyObjectNameIsReservedFromTheTenant: the tenant may not create a
 // ResourceQuota, LimitRange or NetworkPolicy named like the policy's, even
 // where the policy's are missing (deleted by the admin here; a squatter is
 // deleted and replaced by the reconcile, and made again in between it would
-// be merged into) — through the proxy, directly upstream, and with a tenant
-// pod's ServiceAccount token. Other names stay the tenant's to use.
+// be merged into), nor a ResourceQuota that counts them (quota admission
+// would refuse kubectl-zoo's) — through the proxy, directly upstream, and
+// with a tenant pod's ServiceAccount token. Other names and quotas stay the
+// tenant's to use.
 func TestPolicyObjectNameIsReservedFromTheTenant(t *testing.T) {
 	createTenant(t, "prs")
 	s := serve(t, "prs")
@@ -172,6 +180,11 @@ func TestPolicyObjectNameIsReservedFromTheTenant(t *testing.T) {
 		}
 		res := kubectl(ctx, s.kubeconfig, "", "create", "quota", "zoo-policy-mine", "-n", "default", "--hard=pods=5")
 		require.NoError(t, res.Err, "another name is the tenant's: %s", res.Stderr)
+		for _, counted := range []string{"count/networkpolicies.networking.k8s.io=0", "resourcequotas=1", "count/limitranges=0"} {
+			res := kubectl(ctx, s.kubeconfig, "", "create", "quota", "blocker", "-n", "default", "--hard="+counted)
+			require.Error(t, res.Err, "a quota of %s must be refused:\n%s", counted, res.Stdout)
+			assert.Contains(t, res.Stderr, quotaOfPolicyObjects, counted)
+		}
 	})
 
 	attack := func(t *testing.T, c kubernetes.Interface) {
@@ -189,6 +202,22 @@ func TestPolicyObjectNameIsReservedFromTheTenant(t *testing.T) {
 		_, err = c.NetworkingV1().NetworkPolicies(ns).Create(ctx, &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{GenerateName: "zoo-"},
 			Spec: networkingv1.NetworkPolicySpec{PodSelector: metav1.LabelSelector{}}}, metav1.CreateOptions{})
 		require.NoError(t, err, "other names are the tenant's")
+
+		// A quota that would make quota admission refuse the policy's
+		// objects (a namespace made directly upstream, blocked before the
+		// reconcile makes them).
+		blocker := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "blocker"},
+			Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"count/networkpolicies.networking.k8s.io": resource.MustParse("0")}}}
+		_, err = c.CoreV1().ResourceQuotas(ns).Create(ctx, blocker, metav1.CreateOptions{})
+		require.True(t, apierrors.IsForbidden(err), "a quota of NetworkPolicies: %v", err)
+		assert.Contains(t, err.Error(), quotaOfPolicyObjects)
+		blocker.Spec.Hard = corev1.ResourceList{corev1.ResourcePods: resource.MustParse("3")}
+		_, err = c.CoreV1().ResourceQuotas(ns).Create(ctx, blocker, metav1.CreateOptions{})
+		require.NoError(t, err, "a quota of pods is the tenant's")
+		_, err = c.CoreV1().ResourceQuotas(ns).Patch(ctx, "blocker", types.MergePatchType,
+			[]byte(`{"spec":{"hard":{"resourcequotas":"1"}}}`), metav1.PatchOptions{})
+		require.True(t, apierrors.IsForbidden(err), "a change that limits ResourceQuotas: %v", err)
+		require.NoError(t, c.CoreV1().ResourceQuotas(ns).Delete(ctx, "blocker", metav1.DeleteOptions{}))
 	}
 	t.Run("directly upstream", func(t *testing.T) { attack(t, asTenant(t, "prs")) })
 	t.Run("with a tenant pod's ServiceAccount token", func(t *testing.T) { attack(t, tenantBot(t, ns)) })
