@@ -110,10 +110,11 @@ func (c *Client) ReconcilePolicyObjectsOnDrift(ctx context.Context, tenant strin
 	if err := c.reconcilePolicyObjects(ctx, tenant, "", cache); err != nil {
 		return err
 	}
-	if err := c.dryReconcilePolicyObjects(ctx, t, cache); err != nil {
-		return fmt.Errorf("tenant %s: %w (%w)", tenant, ErrPolicyStillDrifted, err)
+	err = c.dryReconcilePolicyObjects(ctx, t, cache)
+	if errors.Is(err, errPolicyDrift) {
+		return fmt.Errorf("tenant %s: %w", tenant, ErrPolicyStillDrifted)
 	}
-	return nil
+	return err
 }
 
 // dryReconcilePolicyObjects is reconcilePolicyObjects on cache, as a dry

@@ -39,6 +39,9 @@ const (
 	policyEventDelay = time.Second
 	// policyTimeout bounds one reconcile.
 	policyTimeout = 2 * time.Minute
+	// policyStuckRetries is how many reconciles in a row may leave the
+	// informers showing drift before the loop logs an error.
+	policyStuckRetries = 6
 )
 
 // policyReconciler is what the loop calls per tenant
@@ -65,10 +68,10 @@ type policyLoop struct {
 
 func newPolicyLoop(client kubernetes.Interface, reconciler policyReconciler, tenants cache.SharedIndexInformer) (*policyLoop, error) {
 	// Retries (a failed reconcile, or one after which the informers still
-	// show drift) back off from a quarter of policyEventDelay, by which
-	// time the informers have usually caught up, to 5 minutes.
+	// show drift) back off from policyEventDelay, by which time the
+	// informers have seen the reconcile's writes, to 5 minutes.
 	limiter := workqueue.NewTypedMaxOfRateLimiter(
-		workqueue.NewTypedItemExponentialFailureRateLimiter[string](policyEventDelay/4, 5*time.Minute),
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](policyEventDelay, 5*time.Minute),
 		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(10), 100)},
 	)
 	l := &policyLoop{
@@ -237,7 +240,14 @@ func (l *policyLoop) work(ctx context.Context) bool {
 	err := l.reconciler.ReconcilePolicyObjectsOnDrift(rctx, tenant, l.cache)
 	switch {
 	case errors.Is(err, tenantctl.ErrPolicyStillDrifted):
-		klog.V(2).InfoS("retrying the policy objects later", "tenant", tenant, "reason", err)
+		// Usually the informers have not seen the writes yet; a tenant
+		// that stays so is worth an error (policyStuckRetries: about a
+		// minute of backoff).
+		if n := l.queue.NumRequeues(tenant); n >= policyStuckRetries {
+			klog.ErrorS(err, "the policy objects do not converge", "tenant", tenant, "retries", n)
+		} else {
+			klog.V(2).InfoS("retrying the policy objects later", "tenant", tenant, "reason", err)
+		}
 		l.queue.AddRateLimited(tenant)
 		return true
 	case err != nil:
