@@ -204,6 +204,23 @@ func TestDryReconcileFindsExactlyTheDrift(t *testing.T) {
 				Spec: corev1.ResourceQuotaSpec{Scopes: []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeBestEffort}}}, metav1.CreateOptions{})
 			require.NoError(t, err)
 		}},
+		{name: "a quota scope merged into the policy's quota", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *Tenant) {
+			ctx := context.Background()
+			rq, err := f.kube.CoreV1().ResourceQuotas("acme-a").Get(ctx, PolicyObjectName, metav1.GetOptions{})
+			require.NoError(t, err)
+			rq.Spec.Scopes = []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeBestEffort}
+			rq.Finalizers = []string{"example.com/keep"}
+			_, err = f.kube.CoreV1().ResourceQuotas("acme-a").Update(ctx, rq, metav1.UpdateOptions{})
+			require.NoError(t, err)
+		}},
+		{name: "a pod selector merged into the policy's NetworkPolicy", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *Tenant) {
+			ctx := context.Background()
+			np, err := f.kube.NetworkingV1().NetworkPolicies("acme-b").Get(ctx, PolicyObjectName, metav1.GetOptions{})
+			require.NoError(t, err)
+			np.Spec.PodSelector.MatchLabels = map[string]string{"none": "none"}
+			_, err = f.kube.NetworkingV1().NetworkPolicies("acme-b").Update(ctx, np, metav1.UpdateOptions{})
+			require.NoError(t, err)
+		}},
 		{name: "a namespace being deleted keeps its share", policy: withLimits, change: func(t *testing.T, f *policyFakes, _ *Tenant) {
 			ctx := context.Background()
 			ns, err := f.kube.CoreV1().Namespaces().Get(ctx, "acme-b", metav1.GetOptions{})
@@ -263,6 +280,16 @@ func TestDryReconcileFindsExactlyTheDrift(t *testing.T) {
 				assert.Equal(t, before, sent(), "no drift: nothing sent upstream, no lock taken")
 			}
 			assert.NoError(t, f.c.dryReconcilePolicyObjects(ctx, acme, cache), "after the reconcile, no drift")
+			rqs, err := f.kube.CoreV1().ResourceQuotas("").List(ctx, metav1.ListOptions{})
+			require.NoError(t, err)
+			for _, rq := range rqs.Items {
+				assert.Empty(t, rq.Spec.Scopes, "%s: made anew, not merged into", rq.Namespace)
+			}
+			nps, err := f.kube.NetworkingV1().NetworkPolicies("").List(ctx, metav1.ListOptions{})
+			require.NoError(t, err)
+			for _, np := range nps.Items {
+				assert.Empty(t, np.Spec.PodSelector.MatchLabels, "%s: made anew, not merged into", np.Namespace)
+			}
 		})
 	}
 }

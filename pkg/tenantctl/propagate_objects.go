@@ -17,14 +17,18 @@ import (
 // to read the one of a namespace, build the desired one (nil: none), and
 // delete one.
 type policyKind struct {
-	kind   string
-	get    func(ctx context.Context, io policyIO, ns string) (metav1.Object, error)
+	kind string
+	get  func(ctx context.Context, io policyIO, ns string) (metav1.Object, error)
+	// sound reports whether an object labeled as the policy's is as
+	// kubectl-zoo writes it in what the hash does not cover (squatter.go).
+	sound  func(metav1.Object) bool
 	build  func(t translate.Tenant, ns string, p policy.Policy) (runtime.Object, *metav1.ObjectMeta, any)
 	delete func(ctx context.Context, c *Client, ns, name string) error
 }
 
 var limitRangeKind = policyKind{
-	kind: "LimitRange",
+	kind:  "LimitRange",
+	sound: notDeleted,
 	get: func(ctx context.Context, io policyIO, ns string) (metav1.Object, error) {
 		if io.cache != nil {
 			return io.cache.LimitRange(ns)
@@ -43,7 +47,8 @@ var limitRangeKind = policyKind{
 }
 
 var networkPolicyKind = policyKind{
-	kind: "NetworkPolicy",
+	kind:  "NetworkPolicy",
+	sound: soundNetworkPolicy,
 	get: func(ctx context.Context, io policyIO, ns string) (metav1.Object, error) {
 		if io.cache != nil {
 			return io.cache.NetworkPolicy(ns)
@@ -108,7 +113,9 @@ func (io policyIO) reconcileKind(ctx context.Context, t translate.Tenant, p poli
 	desired := map[string]bool{}
 	var apply []runtime.Object
 	for ns, o := range found {
-		have[ns] = o.GetAnnotations()[policyHashAnnotation]
+		if k.sound(o) { // else replaced like a squatter
+			have[ns] = o.GetAnnotations()[policyHashAnnotation]
+		}
 	}
 	for _, ns := range active {
 		obj, meta, spec := k.build(t, ns, p)

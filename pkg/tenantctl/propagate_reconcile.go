@@ -12,10 +12,8 @@ import (
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -192,7 +190,8 @@ func (io policyIO) reconcileQuota(ctx context.Context, t translate.Tenant, q cor
 
 // quotaShares reads the policy ResourceQuota of each namespace; a
 // terminating namespace (which no longer admits creates) keeps what it
-// holds. Namespaces without one have a nil Hard.
+// holds. Namespaces without one, or with one that is not sound
+// (soundQuota), have a nil Hard.
 func (io policyIO) quotaShares(ctx context.Context, t translate.Tenant, active []string, terminating map[string]bool) ([]QuotaShare, error) {
 	namespaces := slices.Concat(active, slices.Sorted(maps.Keys(terminating)))
 	byNS, err := policyObjectsIn(ctx, t, namespaces, io.resourceQuota)
@@ -202,7 +201,7 @@ func (io policyIO) quotaShares(ctx context.Context, t translate.Tenant, active [
 	var shares []QuotaShare
 	for _, ns := range active {
 		s := QuotaShare{Namespace: ns}
-		if rq, ok := byNS[ns]; ok {
+		if rq, ok := byNS[ns]; ok && soundQuota(rq) { // else replaced, from zero
 			s.Hard, s.Used = rq.Spec.Hard, rq.Status.Used
 			if s.Hard == nil {
 				s.Hard = corev1.ResourceList{}
@@ -216,29 +215,6 @@ func (io policyIO) quotaShares(ctx context.Context, t translate.Tenant, active [
 		}
 	}
 	return shares, nil
-}
-
-// replaceSquatter deletes the object kind PolicyObjectName of namespace ns
-// when it exists without the policy's labels (a tenant's own, made before
-// kubectl-zoo's: applying over it would keep the tenant's other fields,
-// such as a quota scope that exempts everything).
-func (c *Client) replaceSquatter(ctx context.Context, kind, ns string) error {
-	var err error
-	switch kind {
-	case "ResourceQuota":
-		err = c.Kube.CoreV1().ResourceQuotas(ns).Delete(ctx, PolicyObjectName, metav1.DeleteOptions{})
-	case "LimitRange":
-		err = c.Kube.CoreV1().LimitRanges(ns).Delete(ctx, PolicyObjectName, metav1.DeleteOptions{})
-	case "NetworkPolicy":
-		err = c.Kube.NetworkingV1().NetworkPolicies(ns).Delete(ctx, PolicyObjectName, metav1.DeleteOptions{})
-	}
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("delete the unlabeled %s %s/%s in the way of the policy's: %w", kind, ns, PolicyObjectName, err)
-	}
-	if err == nil {
-		klog.InfoS("deleted an unlabeled object in the way of the policy's", "kind", kind, "namespace", ns, "name", PolicyObjectName)
-	}
-	return nil
 }
 
 // sameList reports whether a and b hold the same quantities.

@@ -167,3 +167,71 @@ func TestNamespaceMadeDirectlyUpstreamAdmitsNoPodUntilItsPolicyObjectsExist(t *t
 		return err == nil
 	}, 30*time.Second, 200*time.Millisecond, "a pod once the policy objects exist: %v", err)
 }
+
+// TestPolicyObjectsInTheWayAreMadeAnew: an object that stands where a
+// policy object goes and was not made as kubectl-zoo makes it — unlabeled
+// with a finalizer (a squatter from before the name was reserved), or
+// labeled as the policy's but carrying a quota scope or a pod selector
+// merged in before — is removed (its finalizer cleared) and the policy's
+// made anew, never applied over: server-side apply would keep those
+// fields.
+func TestPolicyObjectsInTheWayAreMadeAnew(t *testing.T) {
+	createTenant(t, "pnew")
+	admin := framework.AdminClient(t)
+	ctx := t.Context()
+	tn := translate.MustTenant("pnew")
+	keep := []string{"example.com/keep"}
+	scoped := corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("1000")},
+		Scopes: []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeBestEffort}}
+	replace := func(ns string, del func() error, create func() error) {
+		t.Helper()
+		require.NoError(t, del())
+		require.Eventually(t, func() bool { return create() == nil }, 10*time.Second, 100*time.Millisecond, "in %s", ns)
+	}
+	// A squatter with a finalizer in pnew-default.
+	replace("pnew-default", func() error {
+		return admin.CoreV1().ResourceQuotas("pnew-default").Delete(ctx, tenantctl.PolicyObjectName, metav1.DeleteOptions{})
+	}, func() error {
+		_, err := admin.CoreV1().ResourceQuotas("pnew-default").Create(ctx, &corev1.ResourceQuota{
+			ObjectMeta: metav1.ObjectMeta{Name: tenantctl.PolicyObjectName, Finalizers: keep}, Spec: scoped}, metav1.CreateOptions{})
+		return err
+	})
+	// A labeled quota with a scope in pnew-kube-public.
+	replace("pnew-kube-public", func() error {
+		return admin.CoreV1().ResourceQuotas("pnew-kube-public").Delete(ctx, tenantctl.PolicyObjectName, metav1.DeleteOptions{})
+	}, func() error {
+		_, err := admin.CoreV1().ResourceQuotas("pnew-kube-public").Create(ctx, &corev1.ResourceQuota{
+			ObjectMeta: metav1.ObjectMeta{Name: tenantctl.PolicyObjectName, Labels: tenantctl.PolicyObjectLabels(tn)}, Spec: scoped}, metav1.CreateOptions{})
+		return err
+	})
+	// A labeled NetworkPolicy that selects no pod, with a finalizer, in
+	// pnew-kube-system.
+	np, err := admin.NetworkingV1().NetworkPolicies("pnew-kube-system").Get(ctx, tenantctl.PolicyObjectName, metav1.GetOptions{})
+	require.NoError(t, err)
+	bad := np.DeepCopy()
+	bad.ObjectMeta = metav1.ObjectMeta{Name: np.Name, Labels: np.Labels, Annotations: np.Annotations, Finalizers: keep}
+	bad.Spec.PodSelector = metav1.LabelSelector{MatchLabels: map[string]string{"none": "none"}}
+	replace("pnew-kube-system", func() error {
+		return admin.NetworkingV1().NetworkPolicies("pnew-kube-system").Delete(ctx, tenantctl.PolicyObjectName, metav1.DeleteOptions{})
+	}, func() error {
+		_, err := admin.NetworkingV1().NetworkPolicies("pnew-kube-system").Create(ctx, bad, metav1.CreateOptions{})
+		return err
+	})
+
+	setPolicy(t, "pnew", policy.Policy{NetworkIsolation: policy.NetworkIsolationTenant,
+		Quota: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("8")}})
+	for _, ns := range []string{"pnew-default", "pnew-kube-public"} {
+		requirePolicyObjects(t, "pnew", ns, true, false)
+		rq, err := admin.CoreV1().ResourceQuotas(ns).Get(ctx, tenantctl.PolicyObjectName, metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.Empty(t, rq.Spec.Scopes, "%s: the quota was made anew, not merged into", ns)
+		assert.Empty(t, rq.Finalizers, ns)
+		assert.Nil(t, rq.DeletionTimestamp, ns)
+	}
+	requirePolicyObjects(t, "pnew", "pnew-kube-system", true, false)
+	np, err = admin.NetworkingV1().NetworkPolicies("pnew-kube-system").Get(ctx, tenantctl.PolicyObjectName, metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, np.Spec.PodSelector.MatchLabels, "the NetworkPolicy selects every pod again")
+	assert.Empty(t, np.Finalizers)
+	assert.Nil(t, np.DeletionTimestamp)
+}
