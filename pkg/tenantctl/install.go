@@ -37,8 +37,10 @@ func InstallObjects() []runtime.Object {
 
 // Install server-side applies InstallObjects (a server dry run when dryRun)
 // and returns what the server answered. Applying is idempotent, and applying
-// a newer version upgrades in place. It waits for the CRD to be Established
-// before it applies the policy whose parameter kind the CRD defines.
+// a newer version upgrades in place: it also re-confines the tenants'
+// webhooks and admission policies (ReconfineTenantAdmission). It waits for
+// the CRD to be Established before it applies the policy whose parameter
+// kind the CRD defines.
 func (c *Client) Install(ctx context.Context, dryRun bool) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
 	for i, obj := range InstallObjects() {
@@ -51,6 +53,11 @@ func (c *Client) Install(ctx context.Context, dryRun bool) ([]*unstructured.Unst
 			if err := c.waitEstablished(ctx, TenantCRDName); err != nil {
 				return out, err
 			}
+		}
+	}
+	if !dryRun {
+		if _, err := c.ReconfineTenantAdmission(ctx); err != nil {
+			return out, err
 		}
 	}
 	return out, nil

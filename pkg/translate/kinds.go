@@ -68,6 +68,9 @@ type Ref struct {
 	// podSpec marks the priorityClassName reference of a pod spec (Field is
 	// "<pod spec path>.priorityClassName"): checkPriority walks these.
 	podSpec bool
+	// matchCondition marks the reference that adds TenantMatchCondition
+	// (matchConditionsRef): Reconfine rewrites these.
+	matchCondition bool
 }
 
 // KindRule is one row of the kinds table.

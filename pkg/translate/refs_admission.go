@@ -42,7 +42,7 @@ func matchConditionsRef(path, key string) Ref {
 	if path != "" {
 		field = path + "." + key
 	}
-	return Ref{Field: field, Target: TargetSelector, apply: func(m *mapper, obj map[string]any) error {
+	return Ref{Field: field, Target: TargetSelector, matchCondition: true, apply: func(m *mapper, obj map[string]any) error {
 		return walk(obj, path, func(parent map[string]any) error {
 			conds, _ := parent[key].([]any)
 			out := make([]any, 0, len(conds)+1)
