@@ -97,38 +97,37 @@ type policyObjectOps struct {
 }
 
 func (c *Client) policyObjectOps(kind, ns string) (policyObjectOps, error) {
-	name, get := PolicyObjectName, metav1.GetOptions{}
 	switch kind {
 	case "ResourceQuota":
-		api := c.Kube.CoreV1().ResourceQuotas(ns)
-		return policyObjectOps{
-			get: func(ctx context.Context) (metav1.Object, error) { return api.Get(ctx, name, get) },
-			patch: func(ctx context.Context, b []byte) error {
-				_, err := api.Patch(ctx, name, types.MergePatchType, b, metav1.PatchOptions{})
-				return err
-			},
-			del: func(ctx context.Context, o metav1.DeleteOptions) error { return api.Delete(ctx, name, o) },
-		}, nil
+		return opsOf(c.Kube.CoreV1().ResourceQuotas(ns)), nil
 	case "LimitRange":
-		api := c.Kube.CoreV1().LimitRanges(ns)
-		return policyObjectOps{
-			get: func(ctx context.Context) (metav1.Object, error) { return api.Get(ctx, name, get) },
-			patch: func(ctx context.Context, b []byte) error {
-				_, err := api.Patch(ctx, name, types.MergePatchType, b, metav1.PatchOptions{})
-				return err
-			},
-			del: func(ctx context.Context, o metav1.DeleteOptions) error { return api.Delete(ctx, name, o) },
-		}, nil
+		return opsOf(c.Kube.CoreV1().LimitRanges(ns)), nil
 	case "NetworkPolicy":
-		api := c.Kube.NetworkingV1().NetworkPolicies(ns)
-		return policyObjectOps{
-			get: func(ctx context.Context) (metav1.Object, error) { return api.Get(ctx, name, get) },
-			patch: func(ctx context.Context, b []byte) error {
-				_, err := api.Patch(ctx, name, types.MergePatchType, b, metav1.PatchOptions{})
-				return err
-			},
-			del: func(ctx context.Context, o metav1.DeleteOptions) error { return api.Delete(ctx, name, o) },
-		}, nil
+		return opsOf(c.Kube.NetworkingV1().NetworkPolicies(ns)), nil
 	}
 	return policyObjectOps{}, fmt.Errorf("no policy object of kind %s", kind)
+}
+
+// namespacedAPI is what opsOf needs of a typed client of one namespace.
+type namespacedAPI[T metav1.Object] interface {
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (T, error)
+	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (T, error)
+	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
+}
+
+// opsOf are policyObjectOps on the object named PolicyObjectName of api.
+func opsOf[T metav1.Object](api namespacedAPI[T]) policyObjectOps {
+	return policyObjectOps{
+		get: func(ctx context.Context) (metav1.Object, error) {
+			obj, err := api.Get(ctx, PolicyObjectName, metav1.GetOptions{})
+			return obj, err
+		},
+		patch: func(ctx context.Context, merge []byte) error {
+			_, err := api.Patch(ctx, PolicyObjectName, types.MergePatchType, merge, metav1.PatchOptions{})
+			return err
+		},
+		del: func(ctx context.Context, opts metav1.DeleteOptions) error {
+			return api.Delete(ctx, PolicyObjectName, opts)
+		},
+	}
 }
