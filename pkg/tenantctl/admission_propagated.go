@@ -56,13 +56,16 @@ func propagatedValidations(forbidden *metav1.StatusReason) []admissionv1.Validat
 	}}
 }
 
-// policyCountedResources are the quota names that count the policy
-// objects. A tenant's own ResourceQuota that limits one of them (to 0, say,
-// in a namespace it has just made directly upstream, before the reconcile)
-// would make quota admission refuse kubectl-zoo's objects there: no
-// NetworkPolicy, so no isolation and no fence around the cloud metadata
-// endpoint; no policy ResourceQuota, so no share of the tenant's quota.
-var policyCountedResources = []string{"resourcequotas", "count/resourcequotas", "count/limitranges", "count/networkpolicies.networking.k8s.io"}
+// policyCountedResources are the quota names that count the LimitRange and
+// NetworkPolicy of the policy. A tenant's own ResourceQuota that limits one
+// of them (to 0, say, in a namespace it has just made directly upstream,
+// before the reconcile) would make quota admission refuse kubectl-zoo's
+// objects there: no NetworkPolicy, so no isolation and no fence around the
+// cloud metadata endpoint. A quota of resourcequotas stays the tenant's
+// (Kubernetes' conformance tests set one): refusing the policy's
+// ResourceQuota leaves the namespace gated (zoo-tenant-policy-objects), and
+// the other namespaces are reconciled regardless (applyBounded).
+var policyCountedResources = []string{"count/limitranges", "count/networkpolicies.networking.k8s.io"}
 
 // celList is the CEL list of the strings of items.
 func celList(items []string) string {

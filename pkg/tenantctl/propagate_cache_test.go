@@ -3,6 +3,7 @@ package tenantctl
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -311,4 +312,27 @@ func TestReconcileOnDriftRetriesWhatTheCacheStillMisses(t *testing.T) {
 	require.ErrorIs(t, err, ErrPolicyStillDrifted)
 	assert.NotZero(t, f.applies, "the reconcile ran upstream")
 	assert.NoError(t, f.c.ReconcilePolicyObjectsOnDrift(ctx, "acme", cache), "once the cache caught up, nothing is left")
+}
+
+// TestOneRefusedApplyHoldsBackNoOther: the tenant's own quota may refuse
+// the policy's ResourceQuota in one namespace (a quota of resourcequotas);
+// the reconcile reports it and still writes every other namespace's.
+func TestOneRefusedApplyHoldsBackNoOther(t *testing.T) {
+	ctx := context.Background()
+	rec := tenantWithPolicy(t, policy.Policy{NetworkIsolation: policy.NetworkIsolationNone,
+		Quota: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("10")}})
+	f := newPolicyFakes(t, rec, "acme-a", "acme-b", "acme-c")
+	f.dyn.PrependReactor("patch", "resourcequotas", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		if action.GetNamespace() != "acme-b" {
+			return false, nil, nil
+		}
+		return true, nil, apierrors.NewForbidden(corev1.Resource("resourcequotas"), PolicyObjectName, errors.New("exceeded quota: blocker"))
+	})
+	err := f.c.ReconcilePolicyObjects(ctx, "acme")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "exceeded quota")
+	for _, ns := range []string{"acme-a", "acme-c"} {
+		_, err := f.kube.CoreV1().ResourceQuotas(ns).Get(ctx, PolicyObjectName, metav1.GetOptions{})
+		assert.NoError(t, err, "%s has its quota although acme-b's was refused", ns)
+	}
 }

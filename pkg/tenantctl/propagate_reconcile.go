@@ -2,6 +2,7 @@ package tenantctl
 
 import (
 	"context"
+	"errors"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -241,15 +242,22 @@ func specHash(spec any) (string, error) {
 	return hex.EncodeToString(sum[:8]), nil
 }
 
-// applyBounded applies objs, at most applyLimit at once.
+// applyBounded applies objs, at most applyLimit at once, and returns every
+// failure joined. One refused apply does not cancel the others: a tenant
+// whose own quota refuses the policy's ResourceQuota in one namespace (a
+// quota of resourcequotas, which Kubernetes' conformance tests use and
+// tenants may set) leaves that namespace without one, so gated, and must
+// not hold back the lowering of every other namespace's share.
 func (c *Client) applyBounded(ctx context.Context, objs []runtime.Object) error {
-	g, ctx := errgroup.WithContext(ctx)
+	var g errgroup.Group
 	g.SetLimit(applyLimit)
-	for _, obj := range objs {
+	errs := make([]error, len(objs))
+	for i, obj := range objs {
 		g.Go(func() error {
-			_, err := c.apply(ctx, obj, false)
-			return err
+			_, errs[i] = c.apply(ctx, obj, false)
+			return nil
 		})
 	}
-	return g.Wait()
+	_ = g.Wait()
+	return errors.Join(errs...)
 }

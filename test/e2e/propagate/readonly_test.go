@@ -137,7 +137,7 @@ func tenantBot(t *testing.T, ns string) kubernetes.Interface {
 // them.
 const (
 	reserved             = "the name is reserved"
-	quotaOfPolicyObjects = "may not limit resourcequotas"
+	quotaOfPolicyObjects = "may not limit count/limitranges"
 )
 
 // TestPolicyObjectNameIsReservedFromTheTenant: the tenant may not create a
@@ -180,7 +180,7 @@ func TestPolicyObjectNameIsReservedFromTheTenant(t *testing.T) {
 		}
 		res := kubectl(ctx, s.kubeconfig, "", "create", "quota", "zoo-policy-mine", "-n", "default", "--hard=pods=5")
 		require.NoError(t, res.Err, "another name is the tenant's: %s", res.Stderr)
-		for _, counted := range []string{"count/networkpolicies.networking.k8s.io=0", "resourcequotas=1", "count/limitranges=0"} {
+		for _, counted := range []string{"count/networkpolicies.networking.k8s.io=0", "count/limitranges=0"} {
 			res := kubectl(ctx, s.kubeconfig, "", "create", "quota", "blocker", "-n", "default", "--hard="+counted)
 			require.Error(t, res.Err, "a quota of %s must be refused:\n%s", counted, res.Stdout)
 			assert.Contains(t, res.Stderr, quotaOfPolicyObjects, counted)
@@ -215,8 +215,8 @@ func TestPolicyObjectNameIsReservedFromTheTenant(t *testing.T) {
 		_, err = c.CoreV1().ResourceQuotas(ns).Create(ctx, blocker, metav1.CreateOptions{})
 		require.NoError(t, err, "a quota of pods is the tenant's")
 		_, err = c.CoreV1().ResourceQuotas(ns).Patch(ctx, "blocker", types.MergePatchType,
-			[]byte(`{"spec":{"hard":{"resourcequotas":"1"}}}`), metav1.PatchOptions{})
-		require.True(t, apierrors.IsForbidden(err), "a change that limits ResourceQuotas: %v", err)
+			[]byte(`{"spec":{"hard":{"count/limitranges":"0"}}}`), metav1.PatchOptions{})
+		require.True(t, apierrors.IsForbidden(err), "a change that limits LimitRanges: %v", err)
 		require.NoError(t, c.CoreV1().ResourceQuotas(ns).Delete(ctx, "blocker", metav1.DeleteOptions{}))
 	}
 	t.Run("directly upstream", func(t *testing.T) { attack(t, asTenant(t, "prs")) })
