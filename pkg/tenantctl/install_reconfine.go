@@ -2,6 +2,7 @@ package tenantctl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -30,6 +31,7 @@ func (c *Client) ReconfineTenantAdmission(ctx context.Context) (int, error) {
 	}
 	mapper := restmapper.NewDiscoveryRESTMapper(groups)
 	changed := 0
+	var failed []error
 	for _, rule := range translate.ReconfinedKinds() {
 		mapping, err := mapper.RESTMapping(schema.GroupKind{Group: rule.Resource.Group, Kind: rule.Kind})
 		if meta.IsNoMatchError(err) {
@@ -49,19 +51,25 @@ func (c *Client) ReconfineTenantAdmission(ctx context.Context) (int, error) {
 			if err != nil {
 				continue // not a tenant's
 			}
+			// One object that fails (a tenant's, so maybe made to) does
+			// not keep the others at the earlier condition: all are tried,
+			// and the failures reported together.
 			again, err := translate.New(t, translate.Options{}).Reconfine(rule.Resource, obj.Object)
+			if err == nil && again {
+				_, err = api.Update(ctx, obj, metav1.UpdateOptions{FieldManager: FieldManager})
+			}
 			if err != nil {
-				return changed, fmt.Errorf("re-confine %s %s: %w", rule.Kind, obj.GetName(), err)
+				if !apierrors.IsNotFound(err) { // else deleted meanwhile
+					failed = append(failed, fmt.Errorf("re-confine %s %s: %w", rule.Kind, obj.GetName(), err))
+				}
+				continue
 			}
 			if !again {
 				continue
-			}
-			if _, err := api.Update(ctx, obj, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsNotFound(err) {
-				return changed, fmt.Errorf("re-confine %s %s: %w", rule.Kind, obj.GetName(), err)
 			}
 			klog.V(2).InfoS("re-confined a tenant's admission object", "kind", rule.Kind, "name", obj.GetName())
 			changed++
 		}
 	}
-	return changed, nil
+	return changed, errors.Join(failed...)
 }
