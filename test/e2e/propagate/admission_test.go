@@ -1,7 +1,6 @@
 package propagate_test
 
 import (
-	"fmt"
 	"testing"
 	"time"
 
@@ -74,5 +73,5 @@ func TestTenantAdmissionLeavesThePolicyObjectsAlone(t *testing.T) {
 		require.NoError(t, err)
 		total.Add(rq.Spec.Hard[corev1.ResourcePods])
 	}
-	assert.Equal(t, int64(10), total.Value(), fmt.Sprintf("the split of the quota reached every namespace (%s)", total.String()))
+	assert.Equal(t, int64(10), total.Value(), "the split of the quota reached every namespace (%s)", total.String())
 }
