@@ -117,7 +117,7 @@ func tenantPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				Expression: zooIdentityExpr + ` ||
   (request.userInfo.username.startsWith('system:serviceaccount:') && !request.userInfo.username.startsWith('system:serviceaccount:kube-system:'))`,
 			}},
-			Variables: []admissionv1.Variable{
+			Variables: append([]admissionv1.Variable{
 				v("isZoo", zooIdentityExpr),
 				v("saTenant", saTenantExpr),
 				v("saNsTenant", saNsTenantExpr),
@@ -143,7 +143,7 @@ func tenantPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				v("nsLabels", "namespaceObject != null && has(namespaceObject.metadata.labels) ? namespaceObject.metadata.labels : {}"),
 				v("labels", "object != null && has(object.metadata) && has(object.metadata.labels) ? object.metadata.labels : {}"),
 				v("oldLabels", "oldObject != null && has(oldObject.metadata) && has(oldObject.metadata.labels) ? oldObject.metadata.labels : {}"),
-			},
+			}, classifiedVariables()...), // admission_subresources.go
 			Validations: tenantValidations(forbidden),
 		},
 	}
@@ -214,11 +214,8 @@ func tenantValidations(forbidden *metav1.StatusReason) []admissionv1.Validation 
 		Expression:        "variables.subres != 'status' || !((variables.reqGroup + '/' + request.resource.resource) in " + platformStatusList() + ")",
 		MessageExpression: "'the status of ' + request.resource.resource + ' is written by the shared cluster\\'s controllers; tenant ' + variables.tenant + ' may read it but not write it'",
 		Reason:            forbidden,
-	}, admissionv1.Validation{
-		Expression:        "variables.subres != 'proxy'",
-		MessageExpression: "'tenant ' + variables.tenant + ' may not use ' + request.resource.resource + '/proxy: it makes the API server dial an address'",
-		Reason:            forbidden,
 	})
+	rules = append(rules, classifiedValidations(forbidden)...) // admission_subresources.go
 	for i := range rules {
 		rules[i].Expression = "!variables.judged || (" + rules[i].Expression + ")"
 	}

@@ -133,9 +133,9 @@ func tenantClusterRules() []rbacv1.PolicyRule {
 var statusVerbs = []string{"get", "update", "patch"}
 
 // tenantStatusRules grant the status subresource of the cluster-scoped kinds
-// a tenant owns outright (TenantOwned, written upstream) that have one
-// (KindRule.HasStatus), unless the platform's controllers own that status
-// (PlatformStatus: namespaces, persistent volumes): in practice a tenant's
+// a tenant owns outright (TenantOwned, written upstream) whose status the
+// kinds table classifies as writable (KindRule.SubresourceOf), not the
+// platform's (namespaces, persistent volumes): in practice a tenant's
 // CustomResourceDefinitions, whose status a cluster admin may read, update
 // and patch. TenantPolicy confines these writes as the object's (a CRD's
 // group must carry the tenant's prefix, the object its label) and refuses
@@ -144,7 +144,7 @@ func tenantStatusRules() []rbacv1.PolicyRule {
 	byGroup := map[string][]string{}
 	var groups []string
 	for _, k := range translate.Kinds() {
-		if k.Treatment != translate.TenantOwned || k.UpstreamAccess() != translate.AccessWrite || k.PlatformStatus || !k.HasStatus() {
+		if k.Treatment != translate.TenantOwned || k.UpstreamAccess() != translate.AccessWrite || !k.SubresourceOf("status").Class.Writable() {
 			continue
 		}
 		if _, ok := byGroup[k.Resource.Group]; !ok {

@@ -152,7 +152,7 @@ func confinedKindRules() []rbacv1.PolicyRule {
 			continue
 		}
 		byGroup[k.Resource.Group] = append(byGroup[k.Resource.Group], k.Resource.Resource)
-		if k.HasStatus() {
+		if k.SubresourceOf("status").Class.Writable() {
 			byGroup[k.Resource.Group] = append(byGroup[k.Resource.Group], k.Resource.Resource+"/status")
 		}
 	}

@@ -93,11 +93,12 @@ type KindRule struct {
 	// Access overrides what a tenant's admins may do with the kind directly
 	// upstream, cluster-wide; zero means DefaultAccess of the treatment.
 	Access Access
-	// PlatformStatus marks a kind whose status the platform's controllers
-	// and kubelets write, and that others act on (service addresses,
-	// claims' bound volumes, quota usage): tenants may read it but never
-	// write it, through the proxy or directly upstream.
-	PlatformStatus bool
+	// Subresources classifies every subresource the API server serves for
+	// the kind (subresources.go): what is not classified is refused, in
+	// the proxy and by the zoo-tenant policy upstream. A status that is
+	// SubresourceReadOnly marks a kind whose status the platform's
+	// controllers and kubelets write and others act on (PlatformStatus).
+	Subresources []Subresource
 	// PlatformStatusFields are status fields of an otherwise writable status
 	// that tenants may not change (a pod's addresses, which the platform's
 	// scrapers and the API server's proxy dial); the zoo-tenant policy holds
@@ -239,6 +240,9 @@ type OtherTenantsLister interface {
 var (
 	kindsByResource = map[schema.GroupResource]*KindRule{}
 	kindsByKind     = map[schema.GroupKind]*KindRule{}
+	// tableGroups are the API groups of the table's rows: a resource of one
+	// of them that has no row is unclassified, and refused (Rule).
+	tableGroups = map[string]bool{}
 )
 
 func init() {
@@ -247,6 +251,8 @@ func init() {
 		if _, dup := kindsByResource[r.Resource]; dup {
 			panic("translate: duplicate kind rule for " + r.Resource.String())
 		}
+		checkSubresourceNames(r)
+		tableGroups[r.Resource.Group] = true
 		kindsByResource[r.Resource] = r
 		kindsByKind[schema.GroupKind{Group: r.Resource.Group, Kind: r.Kind}] = r
 	}
@@ -270,7 +276,7 @@ func LookupKindByKind(gk schema.GroupKind) (*KindRule, bool) {
 func PlatformStatusResources() []schema.GroupResource {
 	var out []schema.GroupResource
 	for i := range kindTable {
-		if kindTable[i].PlatformStatus {
+		if kindTable[i].PlatformStatus() {
 			out = append(out, kindTable[i].Resource)
 		}
 	}
@@ -305,6 +311,10 @@ func (t *Translator) Rule(gr schema.GroupResource, namespacedHint bool) *KindRul
 		}
 	}
 	switch {
+	case tableGroups[gr.Group]:
+		// A resource of a group the table knows, which the table does not
+		// name: one a newer API server serves, unclassified.
+		return &KindRule{Resource: gr, Treatment: Forbidden, Reason: "the resource is not classified for tenants in the kinds table"}
 	case namespaced:
 		return &KindRule{Resource: gr, Treatment: Namespaced}
 	case IsBuiltinGroup(gr.Group):

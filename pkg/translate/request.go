@@ -193,7 +193,8 @@ func (t *Translator) TranslateRequest(r Request) (*UpstreamRequest, error) {
 	return u, nil
 }
 
-// checkVerb refuses what a treatment does not allow.
+// checkVerb refuses what a treatment, or the row's classification of the
+// subresource (checkSubresource), does not allow.
 func (t *Translator) checkVerb(rule *KindRule, info RequestInfo) error {
 	read := info.Verb == "get" || info.Verb == "list" || info.Verb == "watch"
 	switch rule.Treatment {
@@ -202,25 +203,22 @@ func (t *Translator) checkVerb(rule *KindRule, info RequestInfo) error {
 	case Forbidden:
 		return forbidden(rule.Resource, info.Name, rule.Reason)
 	case ReadOnly:
-		if !read || (info.Subresource != "" && info.Subresource != "status") {
+		if !read {
 			return forbidden(rule.Resource, info.Name, rule.Reason)
-		}
-	case Namespaced, TenantOwned:
-		if !read && info.Subresource == "status" && rule.PlatformStatus {
-			return forbidden(rule.Resource, info.Name, fmt.Sprintf(
-				"the status of %s is written by the shared cluster's controllers; tenants may read it but not write it", rule.Resource.String()))
 		}
 	case Virtual:
 		if info.Verb != "create" {
 			return forbidden(rule.Resource, info.Name, fmt.Sprintf("%s can only be created", rule.Resource.String()))
 		}
-	case Shared:
-		if read || info.Verb == "create" || t.opts.Shared == nil || info.Name == "" {
-			return nil
-		}
-		if !t.opts.Shared.TenantOwns(rule.Resource, info.Name) && t.opts.Shared.SharedExists(rule.Resource, info.Name) {
-			return forbidden(rule.Resource, info.Name, "it belongs to the shared cluster and is read-only for tenants")
-		}
+	}
+	if err := checkSubresource(rule, info); err != nil {
+		return err
+	}
+	if rule.Treatment != Shared || read || info.Verb == "create" || t.opts.Shared == nil || info.Name == "" {
+		return nil
+	}
+	if !t.opts.Shared.TenantOwns(rule.Resource, info.Name) && t.opts.Shared.SharedExists(rule.Resource, info.Name) {
+		return forbidden(rule.Resource, info.Name, "it belongs to the shared cluster and is read-only for tenants")
 	}
 	return nil
 }

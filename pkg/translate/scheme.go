@@ -1,8 +1,6 @@
 package translate
 
 import (
-	"reflect"
-
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,22 +30,3 @@ func newBodyScheme() *runtime.Scheme {
 
 // protobufCodecs decodes protobuf request bodies (protobufToJSON).
 var protobufCodecs = serializer.NewCodecFactory(bodyScheme)
-
-// HasStatus reports whether the kind has a status (its Go type in
-// bodyScheme has a Status field), which the API server serves as the status
-// subresource.
-func (k *KindRule) HasStatus() bool {
-	gk := schema.GroupKind{Group: k.Resource.Group, Kind: k.Kind}
-	for _, gv := range bodyScheme.VersionsForGroupKind(gk) {
-		obj, err := bodyScheme.New(gv.WithKind(k.Kind))
-		if err != nil {
-			continue
-		}
-		v := reflect.ValueOf(obj)
-		if v.Kind() == reflect.Pointer {
-			v = v.Elem()
-		}
-		return v.Kind() == reflect.Struct && v.FieldByName("Status").IsValid()
-	}
-	return false
-}
