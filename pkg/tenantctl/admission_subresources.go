@@ -47,16 +47,20 @@ func classifiedValidations(forbidden *metav1.StatusReason) []admissionv1.Validat
 			"(variables.reqGroup == '' ? '' : '.' + variables.reqGroup) + ': the resource is not classified for tenants in the kinds table'",
 		Reason: forbidden,
 	}, {
+		// A custom resource's only in the tenant's own CRD groups: a
+		// platform's CRD (in any other group) has a status its
+		// controllers write, as the table's read-only ones.
 		Expression: "variables.subres == '' || (variables.tableGroup ? variables.subresKey in " + celList(writable) +
-			" : variables.subres in " + celList(custom) + ")",
-		MessageExpression: "'tenant ' + variables.tenant + ' may not use ' + request.resource.resource + '/' + variables.subres + ': ' + " +
-			"(variables.subresKey in variables.subresReasons ? variables.subresReasons[variables.subresKey] : 'the subresource is not classified for tenants in the kinds table')",
+			" : variables.reqGroup.startsWith(variables.prefix) && variables.subres in " + celList(custom) + ")",
+		MessageExpression: "variables.subresKey in variables.subresReasons ? variables.subresReasons[variables.subresKey] : " +
+			"'the subresource ' + variables.subres + ' of ' + request.resource.resource + (variables.reqGroup == '' ? '' : '.' + variables.reqGroup) + " +
+			"' is not classified for tenants in the kinds table'",
 		Reason: forbidden,
 	}}
 	for _, g := range guards {
 		out = append(out, admissionv1.Validation{
 			Expression: "variables.subresKey != " + quote(g.key) + " || object == null || (" + g.cel + ")",
-			Message:    "tenants may not write " + g.name + " this way: " + g.reason,
+			Message:    "tenants may not write " + g.name + " so: " + g.reason,
 			Reason:     forbidden,
 		})
 	}
@@ -79,8 +83,8 @@ func tableResources() (groups, resources []string) {
 type guard struct{ key, name, reason, cel string }
 
 // tableSubresources returns the "group/resource/sub" keys tenants may
-// write, a CEL map from the others' keys to their reasons, and the guards of
-// confined subresources.
+// write, a CEL map from the others' keys to their refusals (the proxy's
+// message), and the guards of confined subresources.
 func tableSubresources() (writable []string, reasons string, guards []guard) {
 	var entries []string
 	for _, s := range translate.Subresources() {
@@ -89,7 +93,7 @@ func tableSubresources() (writable []string, reasons string, guards []guard) {
 		case s.Class.Writable():
 			writable = append(writable, key)
 		default:
-			entries = append(entries, strconv.Quote(key)+": "+strconv.Quote(s.Reason))
+			entries = append(entries, strconv.Quote(key)+": "+strconv.Quote(s.Refusal(s.Resource)))
 		}
 		if s.Class == translate.SubresourceConfined && s.Guard != nil && s.Guard.CEL != "" {
 			guards = append(guards, guard{key: key, name: s.Resource.String() + "/" + s.Name, reason: s.Reason, cel: s.Guard.CEL})

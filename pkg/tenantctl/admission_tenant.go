@@ -36,16 +36,6 @@ func statusFieldValidations(forbidden *metav1.StatusReason) []admissionv1.Valida
 	return out
 }
 
-// platformStatusList is the CEL list of "group/resource" of the kinds whose
-// status is the platform's (translate.PlatformStatusResources).
-func platformStatusList() string {
-	var items []string
-	for _, gr := range translate.PlatformStatusResources() {
-		items = append(items, strconv.Quote(gr.Group+"/"+gr.Resource))
-	}
-	return "[" + strings.Join(items, ", ") + "]"
-}
-
 // TenantPolicy judges a request (variable judged) and names its tenant
 // (variable tenant) Both are derived from the request alone, so
 // a request costs the same whatever the number of tenants:
@@ -210,11 +200,6 @@ func tenantValidations(forbidden *metav1.StatusReason) []admissionv1.Validation 
 	rules = append(rules, refValidations(forbidden)...)
 	rules = append(rules, statusFieldValidations(forbidden)...)
 	rules = append(rules, propagatedValidations(forbidden)...) // admission_propagated.go
-	rules = append(rules, admissionv1.Validation{
-		Expression:        "variables.subres != 'status' || !((variables.reqGroup + '/' + request.resource.resource) in " + platformStatusList() + ")",
-		MessageExpression: "'the status of ' + request.resource.resource + ' is written by the shared cluster\\'s controllers; tenant ' + variables.tenant + ' may read it but not write it'",
-		Reason:            forbidden,
-	})
 	rules = append(rules, classifiedValidations(forbidden)...) // admission_subresources.go
 	for i := range rules {
 		rules[i].Expression = "!variables.judged || (" + rules[i].Expression + ")"

@@ -70,9 +70,6 @@ func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
 		if err := t.platformWrite(u, rule, obj, create); err != nil {
 			return err
 		}
-		if err := guardSubresource(u.Rule, u.Info, obj); err != nil {
-			return err
-		}
 	}
 	body, err := marshalRepeating(obj, decoded.reps)
 	if err != nil {

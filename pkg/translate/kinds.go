@@ -270,19 +270,6 @@ func LookupKindByKind(gk schema.GroupKind) (*KindRule, bool) {
 	return r, ok
 }
 
-// PlatformStatusResources returns the group/resource of every kind whose
-// status is the platform's (KindRule.PlatformStatus), in table order. Kinds
-// with only some platform status fields are Kinds with PlatformStatusFields.
-func PlatformStatusResources() []schema.GroupResource {
-	var out []schema.GroupResource
-	for i := range kindTable {
-		if kindTable[i].PlatformStatus() {
-			out = append(out, kindTable[i].Resource)
-		}
-	}
-	return out
-}
-
 // Kinds returns every row of the kinds table, in table order.
 func Kinds() []*KindRule {
 	out := make([]*KindRule, len(kindTable))

@@ -48,7 +48,7 @@ const nodesReason = "nodes belong to the shared cluster: tenants may read them b
 var kindTable = []KindRule{
 	// core, namespaced
 	{Resource: gr("", "pods"), Kind: "Pod", Treatment: Namespaced, Refs: podSpecRefs("spec"),
-		PlatformStatusFields: []string{"podIP", "podIPs", "hostIP", "hostIPs"}, Subresources: podSubresources},
+		PlatformStatusFields: []string{"podIP", "podIPs", "hostIP", "hostIPs", "phase", "nominatedNodeName"}, Subresources: podSubresources},
 	{Resource: gr("", "podtemplates"), Kind: "PodTemplate", Treatment: Namespaced, Refs: podSpecRefs("template.spec")},
 	{Resource: gr("", "replicationcontrollers"), Kind: "ReplicationController", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: workloadSubresources},
 	{Resource: gr("", "services"), Kind: "Service", Treatment: Namespaced, Refs: []Ref{

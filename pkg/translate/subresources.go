@@ -74,14 +74,12 @@ type Subresource struct {
 }
 
 // SubresourceGuard is what a write of a confined subresource must hold.
+// Guards compare the new object with the old one, which only the upstream
+// knows at the moment of the write, so the zoo-tenant policy holds them on
+// every path (the proxy's requests are the tenant identity's).
 type SubresourceGuard struct {
-	// Check judges the body of an update or create in the proxy (the
-	// parent kind's object, tenant's view); nil when only the upstream can
-	// judge (it needs the old object).
-	Check func(obj map[string]any) error
-	// CEL is the same rule for the zoo-tenant policy: a CEL boolean over
-	// object and oldObject that must be true for a write of a judged
-	// identity.
+	// CEL is a CEL boolean over object and oldObject that must be true
+	// for a write of a judged identity.
 	CEL string
 }
 
@@ -119,7 +117,10 @@ func (r *KindRule) SubresourceOf(sub string) Subresource {
 			return s
 		}
 	}
-	if _, row := kindsByResource[r.Resource]; !row && (r.Treatment == Namespaced || r.Treatment == TenantGroup) {
+	// Only a tenant's own CRDs: a platform's CRD in a built-in group
+	// (gateway.networking.k8s.io, snapshot.storage.k8s.io) has a status
+	// its controllers write and others act on, as an Ingress's.
+	if _, row := kindsByResource[r.Resource]; !row && !IsBuiltinGroup(r.Resource.Group) && (r.Treatment == Namespaced || r.Treatment == TenantGroup) {
 		switch sub {
 		case "status":
 			return statusOwn
@@ -145,40 +146,25 @@ func checkSubresource(rule *KindRule, info RequestInfo) error {
 	}
 	s := rule.SubresourceOf(info.Subresource)
 	read := info.Verb == "get" || info.Verb == "list" || info.Verb == "watch"
+	if s.Class == SubresourceUnclassified || s.Class == SubresourceRefused || (s.Class == SubresourceReadOnly && !read) {
+		return forbidden(rule.Resource, info.Name, s.Refusal(rule.Resource))
+	}
+	return nil
+}
+
+// Refusal is the message of a refused request of the subresource of gr
+// (an unclassified or refused one, or a write of a read-only one): the
+// proxy's 403 and the zoo-tenant policy's say the same.
+func (s Subresource) Refusal(gr schema.GroupResource) string {
 	switch {
 	case s.Class == SubresourceUnclassified:
-		return forbidden(rule.Resource, info.Name, fmt.Sprintf(
-			"the subresource %s of %s is not classified for tenants in the kinds table", info.Subresource, rule.Resource.String()))
-	case s.Class == SubresourceRefused:
-		return forbidden(rule.Resource, info.Name, fmt.Sprintf("%s/%s is refused to tenants: %s", rule.Resource.String(), info.Subresource, s.Reason))
-	case s.Class == SubresourceReadOnly && !read:
-		return forbidden(rule.Resource, info.Name, s.readOnlyMessage(rule.Resource))
-	}
-	return nil
-}
-
-// readOnlyMessage is the refusal of a write of a read-only subresource.
-func (s Subresource) readOnlyMessage(gr schema.GroupResource) string {
-	if s.Name == "status" {
+		return fmt.Sprintf("the subresource %s of %s is not classified for tenants in the kinds table", s.Name, gr.String())
+	case s.Class == SubresourceReadOnly && s.Name == "status":
 		return fmt.Sprintf("the status of %s is written by the shared cluster's controllers; tenants may read it but not write it (%s)", gr.String(), s.Reason)
+	case s.Class == SubresourceReadOnly:
+		return fmt.Sprintf("tenants may read %s/%s but not write it (%s)", gr.String(), s.Name, s.Reason)
 	}
-	return fmt.Sprintf("tenants may read %s/%s but not write it (%s)", gr.String(), s.Name, s.Reason)
-}
-
-// guardSubresource runs the proxy's check of a confined subresource on the
-// body of a create or update (obj, the parent kind's object).
-func guardSubresource(rule *KindRule, info RequestInfo, obj map[string]any) error {
-	if info.Subresource == "" {
-		return nil
-	}
-	s := rule.SubresourceOf(info.Subresource)
-	if s.Class != SubresourceConfined || s.Guard == nil || s.Guard.Check == nil {
-		return nil
-	}
-	if err := s.Guard.Check(obj); err != nil {
-		return forbidden(rule.Resource, info.Name, fmt.Sprintf("%s/%s: %v", rule.Resource.String(), info.Subresource, err))
-	}
-	return nil
+	return fmt.Sprintf("tenants may not use %s/%s: %s", gr.String(), s.Name, s.Reason)
 }
 
 // ClassifiedSubresource is one classified subresource of a table row, for

@@ -1,10 +1,5 @@
 package translate
 
-import (
-	"errors"
-	"slices"
-)
-
 // The subresources of the kinds table's rows that have more than a status
 // or a scale (subresources.go). Every subresource the pinned API server
 // serves is classified here or in its row; test/e2e/proxy's
@@ -18,11 +13,11 @@ var podSubresources = subresources(
 	Subresource{Name: "exec", Class: SubresourceAllowed, Reason: "a stream to the tenant's own container"},
 	Subresource{Name: "portforward", Class: SubresourceAllowed, Reason: "a stream to the tenant's own pod"},
 	Subresource{Name: "log", Class: SubresourceReadOnly, Reason: "the log of the tenant's own container; the API server serves only reads"},
-	Subresource{Name: "binding", Class: SubresourceTranslated, Reason: "a Binding names its pod, translated like it; it places the tenant's own pod"},
+	Subresource{Name: "binding", Class: SubresourceTranslated, Reason: "a Binding names its pod, translated like it; like spec.nodeName it places the tenant's own pod on a node of its choice without the scheduler's checks (the kubelet still refuses NoExecute taints)"},
 	Subresource{Name: "eviction", Class: SubresourceTranslated, Reason: "an Eviction names its pod, translated like it; the tenant's own budgets decide"},
 	Subresource{Name: "ephemeralcontainers", Class: SubresourceTranslated, Reason: "the body is the pod, translated and judged by Pod Security like it"},
 	Subresource{Name: "resize", Class: SubresourceTranslated, Reason: "the body is the pod, translated like it; quotas and limits judge the new resources"},
-	Subresource{Name: "status", Class: SubresourceConfined, Reason: "the tenant's controllers write conditions (readiness gates); podIP, podIPs, hostIP and hostIPs are the platform's (PlatformStatusFields), held upstream where the old object is known"},
+	Subresource{Name: "status", Class: SubresourceConfined, Reason: "the tenant's controllers write conditions (readiness gates); the addresses (podIP, podIPs, hostIP, hostIPs), the phase (quota stops charging a pod that reads terminal, while the kubelet lets it run out its grace period) and nominatedNodeName (the scheduler holds capacity for it) are the platform's (PlatformStatusFields), held upstream where the old object is known"},
 	proxyRefused,
 )
 
@@ -35,19 +30,10 @@ const namespaceFinalizer = "kubernetes"
 var namespaceSubresources = subresources(
 	platformStatus("the namespace controller writes the phase and the conditions of a deletion"),
 	Subresource{Name: "finalize", Class: SubresourceConfined,
-		Reason: "spec.finalizers must keep \"kubernetes\": without it the namespace is deleted before its contents, which keep running out of the tenant's view, quota and deletion",
-		Guard:  &SubresourceGuard{Check: keepsNamespaceFinalizer, CEL: `has(object.spec) && has(object.spec.finalizers) && '` + namespaceFinalizer + `' in object.spec.finalizers`}},
+		Reason: "tenants may not remove the finalizer \"kubernetes\" from spec.finalizers: without it the namespace is deleted before its contents, which keep running out of the tenant's view, quota and deletion; only the namespace controller removes it",
+		Guard: &SubresourceGuard{CEL: `oldObject == null || !has(oldObject.spec) || !has(oldObject.spec.finalizers) || !('` + namespaceFinalizer + `' in oldObject.spec.finalizers) ||
+  (has(object.spec) && has(object.spec.finalizers) && '` + namespaceFinalizer + `' in object.spec.finalizers)`}},
 )
-
-// keepsNamespaceFinalizer is the proxy's half of the finalize guard.
-func keepsNamespaceFinalizer(obj map[string]any) error {
-	spec, _ := obj["spec"].(map[string]any)
-	list, _ := spec["finalizers"].([]any)
-	if !slices.Contains(list, any(namespaceFinalizer)) {
-		return errors.New(`spec.finalizers must keep "kubernetes": the namespace controller deletes the namespace's contents first`)
-	}
-	return nil
-}
 
 // The other rows' lists.
 var (

@@ -76,7 +76,8 @@ subjects: [{kind: ServiceAccount, name: default, namespace: `+ns+`}]
 }
 
 // refusedBy asserts that res was refused by layer: the proxy's translator
-// ("forbidden: ..." from kubectl-zoo) or the zoo-tenant policy.
+// ("forbidden: ..." from kubectl-zoo) or the zoo-tenant policy (also for a
+// request the proxy forwarded as the tenant identity).
 func refusedBy(t *testing.T, res framework.Result, layer, want string) {
 	t.Helper()
 	require.Error(t, res.Err, "the attack was not refused; stdout: %s", res.Stdout)
@@ -91,8 +92,11 @@ func refusedBy(t *testing.T, res framework.Result, layer, want string) {
 // TestNamespaceFinalizeKeepsContents: a tenant that empties a namespace's
 // spec.finalizers and then deletes it would have the namespace gone while its
 // pods run on, outside its view, its quota and `tenant delete`. The
-// finalize subresource is confined: "kubernetes" must stay. Adding and
-// removing finalizers of its own works, as in any cluster (conformance).
+// finalize subresource is confined: only the namespace controller removes
+// "kubernetes". The rule compares the old object with the new, so the
+// zoo-tenant policy holds it on every path, the proxies' included. Adding
+// and removing finalizers of its own works, as in any cluster
+// (conformance).
 func TestNamespaceFinalizeKeepsContents(t *testing.T) {
 	acme := serve(t, "acme")
 	acme.k(t, "create", "namespace", "fin")
@@ -105,23 +109,26 @@ func TestNamespaceFinalizeKeepsContents(t *testing.T) {
 			ns := p.ns("fin")
 			for _, finalizers := range [][]string{{}, {"example.com/other"}} {
 				res := p.run(t, withFinalizers(t, p, ns, finalizers...), "replace", "--raw", "/api/v1/namespaces/"+ns+"/finalize", "-f", "-")
-				refusedBy(t, res, p.layer, "spec.finalizers must keep")
+				refusedBy(t, res, "zoo-tenant", `may not remove the finalizer`)
 			}
 		})
 	}
 	assert.Equal(t, "[\"kubernetes\"]", admin(t, "get", "namespace", "acme-fin", "-o", "jsonpath={.spec.finalizers}"))
+	assert.Equal(t, before, othersState(t), "nothing of beta or the platform changed")
+	assert.Equal(t, "keep", strings.TrimSpace(admin(t, "-n", "acme-fin", "get", "configmap", "keep", "-o", "jsonpath={.metadata.name}")))
 
 	t.Run("a finalizer of the tenant's own comes and goes", func(t *testing.T) {
 		self := attackPath{run: acme.run}
-		out := acme.run(t, withFinalizers(t, self, "fin", "kubernetes", "example.com/mine"), "replace", "--raw", "/api/v1/namespaces/fin/finalize", "-f", "-")
+		finalize := func(finalizers ...string) framework.Result {
+			return acme.run(t, withFinalizers(t, self, "fin", finalizers...), "replace", "--raw", "/api/v1/namespaces/fin/finalize", "-f", "-")
+		}
+		out := finalize("kubernetes", "example.com/mine")
 		require.NoError(t, out.Err, out.Stderr)
 		assert.Contains(t, admin(t, "get", "namespace", "acme-fin", "-o", "jsonpath={.spec.finalizers}"), "example.com/mine")
-		out = acme.run(t, withFinalizers(t, self, "fin", "kubernetes"), "replace", "--raw", "/api/v1/namespaces/fin/finalize", "-f", "-")
+		out = finalize("kubernetes")
 		require.NoError(t, out.Err, out.Stderr)
+		assert.Equal(t, "[\"kubernetes\"]", admin(t, "get", "namespace", "acme-fin", "-o", "jsonpath={.spec.finalizers}"))
 	})
-	assert.Equal(t, "[\"kubernetes\"]", admin(t, "get", "namespace", "acme-fin", "-o", "jsonpath={.spec.finalizers}"))
-	assert.Equal(t, before, othersState(t), "nothing of beta or the platform changed")
-	assert.Equal(t, "keep", strings.TrimSpace(admin(t, "-n", "acme-fin", "get", "configmap", "keep", "-o", "jsonpath={.metadata.name}")))
 }
 
 // withFinalizers reads namespace ns the way p does and returns it with
@@ -172,4 +179,36 @@ spec:
 	assert.Equal(t, before, othersState(t), "nothing of beta or the platform changed")
 	out := acme.k(t, "-n", "dra", "get", "--raw", "/apis/resource.k8s.io/v1/namespaces/dra/resourceclaims/gpu/status")
 	assert.Contains(t, out, `"name":"gpu"`)
+}
+
+// TestPodStatusPhaseIsThePlatforms: a pod whose status reads Failed is no
+// longer charged by quota, while the kubelet lets it run out its grace
+// period, and a nominatedNodeName makes the scheduler hold capacity. Both
+// are the platform's, like a pod's addresses, on every path; the pod's
+// conditions stay the tenant's.
+func TestPodStatusPhaseIsThePlatforms(t *testing.T) {
+	acme := serve(t, "acme")
+	acme.k(t, "create", "namespace", "phase")
+	t.Cleanup(func() { acme.run(t, "", "delete", "namespace", "phase", "--wait=false") })
+	acme.apply(t, `apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: phase}
+spec: {containers: [{name: c, image: busybox}], nodeName: no-such-node}
+`)
+	paths := attackPaths(t, acme, "phase")
+	before := othersState(t)
+	for _, p := range paths {
+		t.Run(p.name, func(t *testing.T) {
+			for _, patch := range []string{`{"status":{"phase":"Failed"}}`, `{"status":{"nominatedNodeName":"kwok-node-0"}}`} {
+				res := p.run(t, "", "-n", p.ns("phase"), "patch", "pod", "p", "--subresource=status", "--type=merge", "-p", patch)
+				refusedBy(t, res, "zoo-tenant", "tenants may not change")
+			}
+			res := p.run(t, "", "-n", p.ns("phase"), "patch", "pod", "p", "--subresource=status", "--type=merge", "-p",
+				`{"status":{"conditions":[{"type":"example.com/Checked","status":"True"}]}}`)
+			require.NoError(t, res.Err, res.Stderr)
+		})
+	}
+	assert.Equal(t, "Pending", admin(t, "-n", "acme-phase", "get", "pod", "p", "-o", "jsonpath={.status.phase}"))
+	assert.Empty(t, admin(t, "-n", "acme-phase", "get", "pod", "p", "-o", "jsonpath={.status.nominatedNodeName}"))
+	assert.Equal(t, before, othersState(t), "nothing of beta or the platform changed")
 }
