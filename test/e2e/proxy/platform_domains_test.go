@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -100,6 +101,7 @@ var serviceAttacks = []domainAttack{
 		`-p=[{"op":"add","path":"/metadata/annotations/service.beta.kubernetes.io~1azure-pip-name","value":"beta-ip"}]`}},
 	{name: "server-side apply a GKE subnet", stdin: "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: %[1]s\n  annotations: {networking.gke.io/internal-load-balancer-subnet: platform}\n",
 		args: []string{"apply", "--server-side", "--force-conflicts", "--field-manager=attack", "-f", "-"}},
+	{name: "remove the platform's load balancer annotation", args: []string{"-n", "%[1]s", "annotate", "svc", "web", "service.beta.kubernetes.io/aws-load-balancer-internal-"}},
 	{name: "create a Service kube-proxy skips", stdin: "apiVersion: v1\nkind: Service\nmetadata:\n  name: headless\n  namespace: %[1]s\n  labels: {service.kubernetes.io/headless: \"\"}\nspec:\n  ports: [{port: 80}]\n",
 		args: []string{"create", "-f", "-"}},
 }
@@ -153,9 +155,10 @@ metadata: {name: everything, namespace: dom}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: everything}
 subjects: [{kind: ServiceAccount, name: default, namespace: dom}]
 `)
-	// The platform's own key on acme's namespace: acme may see it, not
-	// remove or change it.
+	// The platform's own keys on acme's namespace and Service: acme may
+	// see them, not remove or change them.
 	admin(t, "annotate", "ns", "acme-dom", "scheduler.alpha.kubernetes.io/node-selector=role=tenant")
+	admin(t, "-n", "acme-dom", "annotate", "svc", "web", "service.beta.kubernetes.io/aws-load-balancer-internal=true")
 	lb := servers(t)
 	layers := []layer{
 		proxyLayer("proxy", acme),
@@ -195,8 +198,9 @@ subjects: [{kind: ServiceAccount, name: default, namespace: dom}]
 
 // domainPositives: what stays acme's on a path — recommended and
 // unprefixed labels, a description, a Service's topology mode, client-side
-// apply (kubectl's record annotation), and 150 labels at once (the policy's
-// cost is a few string operations per key and domain).
+// apply (kubectl's record annotation), a replace through the proxies that
+// omits the platform's keys, and 150 labels at once (the policy's cost is a
+// few string operations per key and domain).
 func domainPositives(t *testing.T, l layer) {
 	ok := func(stdin string, args ...string) {
 		t.Helper()
@@ -211,6 +215,19 @@ func domainPositives(t *testing.T, l layer) {
 		"apply", "-f", "-")
 	assert.Contains(t, admin(t, "get", "svc", "-n", "acme-dom", "web-"+l.name, "-o", "jsonpath={.metadata.annotations}"),
 		"kubectl.kubernetes.io/last-applied-configuration")
+	if l.denial == byProxyMetadata {
+		// A replace that drops every annotation keeps the platform's
+		// (the proxies copy what it omits); upstream it is refused.
+		var svc map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l.run(t, "", "-n", l.ns, "get", "svc", "web", "-o", "json").Stdout), &svc))
+		meta := svc["metadata"].(map[string]any)
+		meta["annotations"] = map[string]any{"mine": l.name}
+		edited, err := json.Marshal(svc)
+		require.NoError(t, err)
+		ok(string(edited), "replace", "-f", "-")
+	}
+	assert.Contains(t, admin(t, "get", "svc", "-n", "acme-dom", "web", "-o", "jsonpath={.metadata.annotations}"),
+		`"service.beta.kubernetes.io/aws-load-balancer-internal":"true"`, "every write kept the platform's key")
 	many := []string{"label", "ns", l.ns, "--overwrite"}
 	for i := range 150 {
 		many = append(many, fmt.Sprintf("team.example.com/k%d=%s", i, l.name))
