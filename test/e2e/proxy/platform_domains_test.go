@@ -8,7 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
@@ -238,4 +240,50 @@ func domainPositives(t *testing.T, l layer) {
 	assert.Contains(t, labels, `"app.kubernetes.io/part-of":"`+l.name+`"`)
 	assert.Contains(t, admin(t, "get", "ns", "acme-dom", "-o", "jsonpath={.metadata.annotations}"),
 		"scheduler.alpha.kubernetes.io/node-selector", "every write kept the platform's key")
+}
+
+// TestPlatformDomainsAgree: for keys at the edges of the domains and the
+// allow-list, the upstream policy (acme's admin directly upstream, a
+// server-side dry run) refuses exactly the labels and annotations that the
+// proxy's table calls platform-owned, on a namespace and on a Service.
+func TestPlatformDomainsAgree(t *testing.T) {
+	acme := serve(t, "acme")
+	acme.k(t, "create", "namespace", "agree")
+	t.Cleanup(func() { acme.run(t, "", "delete", "namespace", "agree", "--wait=false") })
+	acme.k(t, "-n", "agree", "create", "service", "clusterip", "web", "--tcp=80")
+	up := upstreamLayer("admin-upstream", framework.Cluster().Kubeconfig, tenantIdentity)
+	keys := []string{
+		"openshift.io/node-selector", "a.b.openshift.io/x", "openshift.io.example.com/x", "xopenshift.io/x",
+		"istio-injection", "istio.io/rev", "example.com/istio-injection", "kubernetes.io/metadata.name",
+		"app.kubernetes.io/name", "x.app.kubernetes.io/name", "kubectl.kubernetes.io/last-applied-configuration",
+		"kubectl.kubernetes.io/restartedAt", "service.kubernetes.io/topology-mode", "service.kubernetes.io/headless",
+		"argocd.argoproj.io/instance", "argocd.argoproj.io/managed-by", "zoo.kubectl-zoo.io/anything",
+		"propagate.kubectl-zoo.io/select", "k8s.io/x", "team", "helm.sh/chart", "metallb.io/loadBalancerIPs",
+	}
+	for _, target := range []struct {
+		gr   schema.GroupResource
+		args []string
+	}{
+		{schema.GroupResource{Resource: "namespaces"}, []string{"ns", "acme-agree"}},
+		{schema.GroupResource{Resource: "services"}, []string{"-n", "acme-agree", "svc", "web"}},
+	} {
+		for _, annotation := range []bool{false, true} {
+			verb := "label"
+			if annotation {
+				verb = "annotate"
+			}
+			for _, key := range keys {
+				t.Run(target.gr.Resource+"/"+verb+"/"+key, func(t *testing.T) {
+					args := append([]string{verb, "--dry-run=server", "--overwrite"}, target.args...)
+					res := up.run(t, "", append(args, key+"=v")...)
+					if !translate.IsPlatformOwned(target.gr, annotation, key) {
+						require.NoError(t, res.Err, "the proxy lets it through, so must the upstream: %s", res.Stderr)
+						return
+					}
+					require.Error(t, res.Err, "the proxy refuses it, so must the upstream")
+					assert.Contains(t, res.Stderr, byUpstreamMetadata)
+				})
+			}
+		}
+	}
 }
