@@ -12,9 +12,9 @@ import (
 // The platform's key domains upstream (translate.PlatformDomains): on the
 // kinds with PlatformDomains, zoo-tenant-metadata takes a key in one of the
 // domains (or one of their owners' unprefixed keys) for platform-owned,
-// unless translate.TenantAllowedKeys lists it or a row of the table of
+// unless translate.TenantAllowedKeys lists it, a row of the table of
 // platform-owned metadata has rules of its own for it (a key the API server
-// keeps). The proxy decides the same from the same lists; it also reads a
+// keeps), or the kind refuses the annotation outright (KindRule.Annotations). The proxy decides the same from the same lists; it also reads a
 // prefix's case and trailing dot loosely, which the API server refuses as
 // an invalid key before admission.
 
@@ -61,6 +61,14 @@ func domainKeyCEL(annotation bool) string {
 	for _, row := range translate.PlatformMetadata() {
 		if row.APIServer && row.Annotation == annotation && slices.Contains(res, row.Resource.Group+"/"+row.Resource.Resource) {
 			out += " && !(variables.res == " + quote(row.Resource.Group+"/"+row.Resource.Resource) + " && k == " + quote(row.Key) + ")"
+		}
+	}
+	// An annotation a kind refuses outright is zoo-tenant-storage's, with
+	// its own message.
+	for _, gr := range translate.PlatformDomainResources() {
+		rule, _ := translate.LookupKind(gr)
+		for i := 0; annotation && i < len(rule.Annotations); i++ {
+			out += " && !(variables.res == " + quote(gr.Group+"/"+gr.Resource) + " && k == " + quote(rule.Annotations[i].Key) + ")"
 		}
 	}
 	return "(" + out + ` &&

@@ -47,8 +47,10 @@ const nodesReason = "nodes belong to the shared cluster: tenants may read them b
 // platform read the labels and annotations of namespaces (node selectors,
 // UID ranges, mesh and policy-engine opt-outs, projects) and of Services
 // (kube-proxy's service-proxy-name, cloud and bare-metal load balancers'
-// addresses, subnets and shared IPs); keys in the platform's domains are
-// theirs on these kinds. Other kinds' keys in those domains are read by the
+// addresses, subnets and shared IPs), and of PersistentVolumes (a CSI
+// provisioner deletes the backing volume of a released volume that names it
+// in pv.kubernetes.io/provisioned-by, whatever volume handle the tenant
+// wrote); keys in the platform's domains are theirs on these kinds. Other kinds' keys in those domains are read by the
 // tenant's own workloads and controllers (deployment revisions, pod-template
 // hashes), or by the platform about the tenant's own objects only.
 
@@ -75,7 +77,7 @@ var kindTable = []KindRule{
 	{Resource: gr("", "bindings"), Kind: "Binding", Treatment: Namespaced},
 	// core, cluster-scoped
 	{Resource: grNamespace, Kind: "Namespace", Treatment: TenantOwned, NameIsNamespace: true, Subresources: namespaceSubresources, PlatformDomains: true},
-	{Resource: grPV, Kind: "PersistentVolume", Treatment: TenantOwned, Refs: pvRefs, Complete: completePV,
+	{Resource: grPV, Kind: "PersistentVolume", Treatment: TenantOwned, Refs: pvRefs, Complete: completePV, PlatformDomains: true,
 		Annotations: []AnnotationRule{storageClassAnnotation}, Subresources: volumeSubresources},
 	{Resource: grNode, Kind: "Node", Treatment: ReadOnly, Reason: nodesReason, Subresources: nodeSubresources},
 	{Resource: gr("", "componentstatuses"), Kind: "ComponentStatus", Treatment: Hidden},

@@ -41,10 +41,10 @@ type TenantAllowedKey struct {
 // platformDomains is THE list of the platform's key domains. The components
 // of Kubernetes own kubernetes.io and k8s.io; the others are those of
 // widely used distributions and add-ons whose admission webhooks and
-// controllers key on namespaces' and Services' metadata.
+// controllers key on the metadata of namespaces, Services and volumes.
 var platformDomains = []PlatformDomain{
 	{Domain: "kubernetes.io", Owner: "Kubernetes",
-		Example: "scheduler.alpha.kubernetes.io/node-selector (PodNodeSelector), service.kubernetes.io/service-proxy-name (kube-proxy skips the Service), service.beta.kubernetes.io/* (cloud load balancers)"},
+		Example: "scheduler.alpha.kubernetes.io/node-selector (PodNodeSelector), service.kubernetes.io/service-proxy-name (kube-proxy skips the Service), service.beta.kubernetes.io/* (cloud load balancers), pv.kubernetes.io/provisioned-by (a provisioner deletes the volume's backing storage)"},
 	{Domain: "k8s.io", Owner: "Kubernetes", Example: "*.image-policy.k8s.io/* (ImagePolicyWebhook's break-glass)"},
 	{Domain: "kubectl-zoo.io", Owner: "kubectl-zoo", Example: "zoo.kubectl-zoo.io/priority-classes (positive priorities in a namespace)"},
 	{Domain: "openshift.io", Owner: "OpenShift",
@@ -81,6 +81,8 @@ var tenantAllowedKeys = []TenantAllowedKey{
 	{Key: "kubernetes.io/description", Reason: "free text for people"},
 	{Key: "kubernetes.io/change-cause", Reason: "kubectl's --record: free text for people"},
 	{Key: "service.kubernetes.io/topology-mode", Reason: "topology-aware routing of the tenant's own Service to its own pods"},
+	{Key: "topology.kubernetes.io/zone", Reason: "a volume's zone: the scheduler places only the pods of the tenant's own claims by it"},
+	{Key: "topology.kubernetes.io/region", Reason: "likewise, a volume's region"},
 	{Key: "argocd.argoproj.io/instance", Reason: "a tenant's own Argo CD tracks its objects: which application the object is part of"},
 	{Key: "argocd.argoproj.io/tracking-id", Reason: "likewise (Argo CD's annotation tracking)"},
 	{Key: "argocd.argoproj.io/sync-wave", Reason: "the order a tenant's own Argo CD applies its objects in"},
@@ -176,11 +178,18 @@ func init() {
 // domainKey returns the row that makes key of an object of gr
 // platform-owned by its domain: the kind has PlatformDomains, the key is in
 // a platform domain (or one of its owner's unprefixed keys), and the
-// allow-list does not list it.
+// allow-list does not list it. An annotation the kind refuses outright
+// (KindRule.Annotations) keeps that rule and its message, through the proxy
+// and upstream (zoo-tenant-storage).
 func domainKey(gr schema.GroupResource, annotation bool, key string) (*PlatformKey, bool) {
 	d, ok := ownerDomain(key)
 	if !ok || tenantAllowed(key) {
 		return nil, false
+	}
+	if rule, found := kindsByResource[gr]; found && annotation {
+		if _, refused := refusedAnnotation(rule, key); refused {
+			return nil, false
+		}
 	}
 	row, ok := domainRows[domainRowKey{gr, annotation, d.Domain}]
 	return row, ok

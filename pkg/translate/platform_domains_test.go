@@ -72,6 +72,12 @@ func TestPlatformDomainKeys(t *testing.T) {
 		{grServices, true, "service.kubernetes.io/topology-mode", false},
 		{grServices, false, "app.kubernetes.io/name", false},
 		{grServices, false, "app", false},
+		{grPV, true, "pv.kubernetes.io/provisioned-by", true},
+		{grPV, true, "pv.kubernetes.io/bound-by-controller", true},
+		{grPV, false, "topology.kubernetes.io/zone", false},
+		{grPV, true, "volume.beta.kubernetes.io/storage-class", false}, // the kind's AnnotationRule refuses it outright
+		{grPV, true, "Volume.beta.kubernetes.io/storage-class", false},
+		{grPV, false, "team", false},
 		{cm, false, "openshift.io/node-selector", false},
 		{cm, false, "istio-injection", false},
 		{gr("apps", "deployments"), true, "deployment.kubernetes.io/revision", false},
@@ -123,7 +129,7 @@ func TestPlatformDomainLists(t *testing.T) {
 			}
 		})
 	}
-	assert.ElementsMatch(t, []schema.GroupResource{grNamespace, grServices}, PlatformDomainResources())
+	assert.ElementsMatch(t, []schema.GroupResource{grNamespace, grServices, grPV}, PlatformDomainResources())
 }
 
 // domainPlatform adds to fakePlatform a namespace of a Rancher project and
@@ -197,6 +203,12 @@ func TestPlatformDomainsThroughTheProxy(t *testing.T) {
 			body: `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"proj","labels":{"admission.gatekeeper.sh/ignore":"true"}}}`, refusedKey: "admission.gatekeeper.sh/ignore"},
 		{name: "apply of a new namespace with cert-manager's opt-out", method: "PATCH", path: "/api/v1/namespaces/other", ct: MediaApplyPatch,
 			body: `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"other","labels":{"cert-manager.io/disable-validation":"true"}}}`, refusedKey: "cert-manager.io/disable-validation"},
+		{name: "create a volume a CSI provisioner will delete", method: "POST", path: "/api/v1/persistentvolumes",
+			body:       `{"metadata":{"name":"v","annotations":{"pv.kubernetes.io/provisioned-by":"ebs.csi.aws.com"}},"spec":{"csi":{"driver":"ebs.csi.aws.com","volumeHandle":"vol-beta"},"persistentVolumeReclaimPolicy":"Delete"}}`,
+			refusedKey: "pv.kubernetes.io/provisioned-by"},
+		{name: "create a volume in a zone", method: "POST", path: "/api/v1/persistentvolumes",
+			body:  `{"metadata":{"name":"v","labels":{"topology.kubernetes.io/zone":"a"}},"spec":{"csi":{"driver":"d","volumeHandle":"h"}}}`,
+			keeps: []string{`"topology.kubernetes.io/zone":"a"`}},
 		{name: "create a Service kube-proxy skips", method: "POST", path: svcs,
 			body: `{"metadata":{"name":"s","labels":{"service.kubernetes.io/service-proxy-name":"other"}},"spec":{}}`, refusedKey: "service.kubernetes.io/service-proxy-name"},
 		{name: "create a Service sharing a MetalLB address", method: "POST", path: svcs,
