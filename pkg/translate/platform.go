@@ -68,11 +68,15 @@ const (
 	DefaultIngressClassAnnotation     = "ingressclass.kubernetes.io/is-default-class"
 )
 
-// platformTable is THE table of platform-owned metadata. Keys are
-// case-sensitive, as the API server and its plugins read them. Sources: the
-// admission plugins of k8s.io/kubernetes v1.34 (plugin/pkg/admission:
-// podnodeselector, podtolerationrestriction, storage/storageclass/setdefault,
-// network/defaultingressclass) and Pod Security admission.
+// platformTable is THE table of platform-owned single keys, with rules of
+// their own (an Allowed value, FoldCase, a key the API server keeps, the
+// Pod Security levels); its rows come before the platform's domains
+// (platform_domains.go), which own the other keys of their domains on the
+// kinds with PlatformDomains. Keys are case-sensitive, as the API server and
+// its plugins read them. Sources: the admission plugins of k8s.io/kubernetes
+// v1.34 (plugin/pkg/admission: podnodeselector, podtolerationrestriction,
+// storage/storageclass/setdefault, network/defaultingressclass) and Pod
+// Security admission.
 var platformTable = []PlatformKey{
 	{Key: PodSecurityPrefix, Resource: grNamespace, Reader: "Pod Security admission"},
 	{Key: "scheduler.alpha.kubernetes.io/", Annotation: true, Resource: grNamespace,
