@@ -46,9 +46,17 @@ func quote(s string) string { return "'" + s + "'" }
 
 // platformKeyCEL is the CEL predicate over k (a label key, or an annotation
 // key) that says k is platform-owned on the object of the request, built
-// from translate.PlatformMetadata. It costs a few string comparisons per key.
+// from translate.PlatformMetadata and the platform's domains
+// (domainKeyCEL). It costs a few string comparisons per key and domain.
 func platformKeyCEL(annotation bool) string {
 	out := rowsCEL(annotation, func(translate.PlatformKey) string { return "" })
+	if d := domainKeyCEL(annotation); d != "false" {
+		if out == "false" {
+			out = d
+		} else {
+			out += " ||\n    " + d
+		}
+	}
 	if !annotation && out != "false" {
 		out = cel("k != '$LABEL' && (" + out + ")")
 	}
@@ -116,15 +124,19 @@ func rowsCEL(annotation bool, extra func(translate.PlatformKey) string) string {
 }
 
 // platformResources are the resource rules of the resources that carry
-// platform-owned metadata, with their subresources.
+// platform-owned metadata (rows of the table, and the kinds with
+// PlatformDomains), with their subresources.
 func platformResources() []admissionv1.NamedRuleWithOperations {
 	byGroup := map[string][]string{}
 	var groups []string
+	var judged []schema.GroupResource
 	for _, row := range translate.PlatformMetadata() {
-		if row.APIServer {
-			continue
+		if !row.APIServer {
+			judged = append(judged, row.Resource)
 		}
-		g, r := row.Resource.Group, row.Resource.Resource
+	}
+	for _, gr := range append(judged, translate.PlatformDomainResources()...) {
+		g, r := gr.Group, gr.Resource
 		if _, seen := byGroup[g]; !seen {
 			groups = append(groups, g)
 		}
@@ -194,7 +206,9 @@ func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				Expression: zooIdentityExpr + ` ||
   (request.userInfo.username.startsWith('system:serviceaccount:') && !request.userInfo.username.startsWith('system:serviceaccount:kube-system:'))`,
 			}},
-			Variables: []admissionv1.Variable{
+			// The domain rule's lists first: badLabels and badAnnotations
+			// read them.
+			Variables: append(domainVariables(),
 				v("reqGroup", "has(request.resource.group) ? request.resource.group : ''"),
 				v("res", "variables.reqGroup + '/' + request.resource.resource"),
 				v("isNamespace", "variables.res == '/namespaces'"),
@@ -224,7 +238,7 @@ func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				v("psFloor", psFloorCEL()),
 				v("badLabels", bad("variables.labels", "variables.oldLabels", false)),
 				v("badAnnotations", bad("variables.annotations", "variables.oldAnnotations", true)),
-			},
+			),
 			Validations: []admissionv1.Validation{{
 				Expression: "!variables.judged || size(variables.badLabels) == 0",
 				MessageExpression: `'the labels ' + variables.badLabels.join(', ') + ' belong to the platform: tenant ' + variables.tenant +

@@ -124,6 +124,11 @@ type KindRule struct {
 	// LabelKeys are label keys of the kind stored under other keys upstream
 	// (a tenant's ClusterRole aggregation labels; labelkeys.go).
 	LabelKeys []LabelKeyMapping
+	// PlatformDomains marks a kind whose labels and annotations the
+	// platform's components read: keys in the platform's domains
+	// (PlatformDomains, platform_domains.go) are platform-owned on it,
+	// unless TenantAllowedKeys lists them.
+	PlatformDomains bool
 }
 
 // AnnotationRule is an annotation a tenant may not set on a kind at all,

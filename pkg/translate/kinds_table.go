@@ -43,6 +43,17 @@ const nodesReason = "nodes belong to the shared cluster: tenants may read them b
 // platform's controllers and kubelets; a tenant that wrote it could make the
 // platform act on a lie.
 
+// PlatformDomains: admission plugins, webhooks and controllers of the
+// platform read the labels and annotations of namespaces (node selectors,
+// UID ranges, mesh and policy-engine opt-outs, projects) and of Services
+// (kube-proxy's service-proxy-name, cloud and bare-metal load balancers'
+// addresses, subnets and shared IPs), and of PersistentVolumes (a CSI
+// provisioner deletes the backing volume of a released volume that names it
+// in pv.kubernetes.io/provisioned-by, whatever volume handle the tenant
+// wrote); keys in the platform's domains are theirs on these kinds. Other kinds' keys in those domains are read by the
+// tenant's own workloads and controllers (deployment revisions, pod-template
+// hashes), or by the platform about the tenant's own objects only.
+
 // kindTable is THE table of built-in kinds. Adding a kind is adding a row here
 // and a golden test case in testdata/translate.
 var kindTable = []KindRule{
@@ -51,7 +62,7 @@ var kindTable = []KindRule{
 		PlatformStatusFields: []string{"podIP", "podIPs", "hostIP", "hostIPs", "phase", "nominatedNodeName"}, Subresources: podSubresources},
 	{Resource: gr("", "podtemplates"), Kind: "PodTemplate", Treatment: Namespaced, Refs: podSpecRefs("template.spec")},
 	{Resource: gr("", "replicationcontrollers"), Kind: "ReplicationController", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: workloadSubresources},
-	{Resource: gr("", "services"), Kind: "Service", Treatment: Namespaced, Refs: []Ref{
+	{Resource: gr("", "services"), Kind: "Service", Treatment: Namespaced, PlatformDomains: true, Refs: []Ref{
 		refusedField(TargetAddress, gr("", "services"), "spec", "externalIPs", "kube-proxy on every machine would capture the traffic of those addresses, other tenants' included")}, Subresources: serviceSubresources},
 	{Resource: gr("", "endpoints"), Kind: "Endpoints", Treatment: Namespaced, Refs: []Ref{
 		objectRefAt("subsets[].addresses[].targetRef"), objectRefAt("subsets[].notReadyAddresses[].targetRef")}},
@@ -65,8 +76,8 @@ var kindTable = []KindRule{
 	{Resource: gr("", "resourcequotas"), Kind: "ResourceQuota", Treatment: Namespaced, Subresources: quotaSubresources},
 	{Resource: gr("", "bindings"), Kind: "Binding", Treatment: Namespaced},
 	// core, cluster-scoped
-	{Resource: grNamespace, Kind: "Namespace", Treatment: TenantOwned, NameIsNamespace: true, Subresources: namespaceSubresources},
-	{Resource: grPV, Kind: "PersistentVolume", Treatment: TenantOwned, Refs: pvRefs, Complete: completePV,
+	{Resource: grNamespace, Kind: "Namespace", Treatment: TenantOwned, NameIsNamespace: true, Subresources: namespaceSubresources, PlatformDomains: true},
+	{Resource: grPV, Kind: "PersistentVolume", Treatment: TenantOwned, Refs: pvRefs, Complete: completePV, PlatformDomains: true,
 		Annotations: []AnnotationRule{storageClassAnnotation}, Subresources: volumeSubresources},
 	{Resource: grNode, Kind: "Node", Treatment: ReadOnly, Reason: nodesReason, Subresources: nodeSubresources},
 	{Resource: gr("", "componentstatuses"), Kind: "ComponentStatus", Treatment: Hidden},

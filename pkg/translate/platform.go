@@ -36,10 +36,18 @@ type PlatformKey struct {
 	// upstream for every writer (zoo-tenant-metadata leaves the variants
 	// to it and judges the exact key).
 	FoldCase bool
+	// Domain marks a row made from a PlatformDomain (platform_domains.go):
+	// Key is the domain, and the row owns every key in it or its
+	// subdomains that the allow-list does not list.
+	Domain bool
 }
 
 // Matches reports whether key falls under the row.
 func (k *PlatformKey) Matches(key string) bool {
+	if k.Domain {
+		d, ok := ownerDomain(key)
+		return ok && d.Domain == k.Key && !tenantAllowed(key)
+	}
 	if k.FoldCase {
 		key = strings.ToLower(key)
 	}
@@ -60,11 +68,15 @@ const (
 	DefaultIngressClassAnnotation     = "ingressclass.kubernetes.io/is-default-class"
 )
 
-// platformTable is THE table of platform-owned metadata. Keys are
-// case-sensitive, as the API server and its plugins read them. Sources: the
-// admission plugins of k8s.io/kubernetes v1.34 (plugin/pkg/admission:
-// podnodeselector, podtolerationrestriction, storage/storageclass/setdefault,
-// network/defaultingressclass) and Pod Security admission.
+// platformTable is THE table of platform-owned single keys, with rules of
+// their own (an Allowed value, FoldCase, a key the API server keeps, the
+// Pod Security levels); its rows come before the platform's domains
+// (platform_domains.go), which own the other keys of their domains on the
+// kinds with PlatformDomains. Keys are case-sensitive, as the API server and
+// its plugins read them. Sources: the admission plugins of k8s.io/kubernetes
+// v1.34 (plugin/pkg/admission: podnodeselector, podtolerationrestriction,
+// storage/storageclass/setdefault, network/defaultingressclass) and Pod
+// Security admission.
 var platformTable = []PlatformKey{
 	{Key: PodSecurityPrefix, Resource: grNamespace, Reader: "Pod Security admission"},
 	{Key: "scheduler.alpha.kubernetes.io/", Annotation: true, Resource: grNamespace,
@@ -84,30 +96,46 @@ var platformTable = []PlatformKey{
 func PlatformMetadata() []PlatformKey { return slices.Clone(platformTable) }
 
 // platformKey returns the row that makes key of an object of gr
-// platform-owned and judged. TenantLabel has rules of its own (metadataIn,
-// and the zoo-tenant policy), so it is never one.
+// platform-owned and judged: a row of the table (whose rules come first:
+// a key the API server keeps is judged by none), else the key's platform
+// domain on a kind with PlatformDomains. TenantLabel has rules of its own
+// (metadataIn, and the zoo-tenant policy), so it is never one.
 func platformKey(gr schema.GroupResource, annotation bool, key string) (*PlatformKey, bool) {
 	if !annotation && key == TenantLabel {
 		return nil, false
 	}
 	for i := range platformTable {
 		r := &platformTable[i]
-		if r.Resource == gr && r.Annotation == annotation && !r.APIServer && r.Matches(key) {
-			return r, true
+		if r.Resource == gr && r.Annotation == annotation && r.Matches(key) {
+			return r, !r.APIServer
 		}
 	}
-	return nil, false
+	return domainKey(gr, annotation, key)
 }
 
 // hasPlatformMetadata reports whether objects of gr carry platform-owned
 // metadata.
 func hasPlatformMetadata(gr schema.GroupResource) bool {
+	_, ok := platformExample(gr, false)
+	if !ok {
+		_, ok = platformExample(gr, true)
+	}
+	return ok
+}
+
+// platformExample names a platform-owned key (or domain) of the labels
+// (annotations) of objects of gr, if they have any.
+func platformExample(gr schema.GroupResource, annotation bool) (string, bool) {
 	for i := range platformTable {
-		if platformTable[i].Resource == gr && !platformTable[i].APIServer {
-			return true
+		r := &platformTable[i]
+		if r.Resource == gr && r.Annotation == annotation && !r.APIServer {
+			return r.Key, true
 		}
 	}
-	return false
+	if rule, ok := kindsByResource[gr]; ok && rule.PlatformDomains && len(platformDomains) > 0 {
+		return "those of " + platformDomains[0].Domain, true
+	}
+	return "", false
 }
 
 // Metadata is the labels and annotations of an upstream object.
@@ -163,14 +191,18 @@ func platformKeyError(gr schema.GroupResource, name string, row *PlatformKey, ke
 	if row.Annotation {
 		kind = "annotation"
 	}
-	but := ""
-	if key != row.Key && !strings.HasSuffix(row.Key, "/") {
+	reader := row.Reader + " reads it"
+	switch {
+	case row.Domain:
+		reader = "its domain " + row.Key + " is " + row.Reader + "'s"
+	case key != row.Key && !strings.HasSuffix(row.Key, "/"):
 		key += " (" + row.Key + ")"
 	}
+	but := ""
 	if row.Allowed != "" {
 		but = fmt.Sprintf(" (other than to %q, or remove it)", row.Allowed)
 	}
-	return forbidden(gr, name, fmt.Sprintf("the %s %s belongs to the platform (%s reads it): a tenant may not %s it%s", kind, key, row.Reader, what, but))
+	return forbidden(gr, name, fmt.Sprintf("the %s %s belongs to the platform (%s): a tenant may not %s it%s", kind, key, reader, what, but))
 }
 
 func lookupError(what string, err error) error {

@@ -167,19 +167,17 @@ func (j *platformJudge) whole(m map[string]any, annotation bool) (map[string]any
 // whole labels (annotations), metadata or object, when the kind has
 // platform-owned keys there: the value it would write is not known here.
 func (j *platformJudge) unseen(annotation bool) error {
-	for i := range platformTable {
-		r := &platformTable[i]
-		if r.Resource == j.rule.Resource && r.Annotation == annotation && !r.APIServer {
-			kind := "labels"
-			if annotation {
-				kind = "annotations"
-			}
-			return forbidden(j.rule.Resource, j.name, fmt.Sprintf(
-				"a json-patch move or copy onto the whole %s could set platform-owned keys such as %s, whose value kubectl-zoo cannot see: patch single keys",
-				kind, r.Key))
-		}
+	example, ok := platformExample(j.rule.Resource, annotation)
+	if !ok {
+		return nil
 	}
-	return nil
+	kind := "labels"
+	if annotation {
+		kind = "annotations"
+	}
+	return forbidden(j.rule.Resource, j.name, fmt.Sprintf(
+		"a json-patch move or copy onto the whole %s could set platform-owned keys such as %s, whose value kubectl-zoo cannot see: patch single keys",
+		kind, example))
 }
 
 // removeAll judges the removal of every label (annotation) of the object.
