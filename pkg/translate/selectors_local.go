@@ -5,6 +5,7 @@ const (
 	byController  = "the kind's controller"
 	nodesOnly     = "selects nodes, the shared cluster's machines, which every tenant reads and schedules onto"
 	narrowRequest = "narrows requests the namespaceSelector and the tenant's matchCondition already confine to the tenant's"
+	claimSelector = "narrows which volume of the claim's class binds; the class (the tenant's own, or the cluster's) is confined as a shared reference"
 )
 
 // localSelectors are the label selectors that cannot reach another
@@ -36,7 +37,11 @@ var localSelectors = []SelectorRule{
 	{Resource: gr("networking.k8s.io", "networkpolicies"), Field: "spec.ingress[].from[].podSelector, spec.egress[].to[].podSelector", Evaluator: "the network plugin",
 		Reach: ReachNarrowing, Upstream: "selects pods of the policy's own namespace, or of the namespaces its (confined) namespaceSelector selects"},
 	{Resource: gr("", "persistentvolumeclaims"), Field: "spec.selector", Evaluator: "the PersistentVolume controller", Reach: ReachNarrowing,
-		Upstream: "narrows which volume of the claim's class binds; the class (the tenant's own, or the cluster's) is confined as a shared reference"},
+		Upstream: claimSelector},
+	{Resource: gr("apps", "statefulsets"), Field: "spec.volumeClaimTemplates[].spec.selector", Evaluator: "the PersistentVolume controller, on the claims made from it",
+		Reach: ReachNarrowing, Upstream: claimSelector},
+	{Resource: PodSpecSelector, Field: "volumes[].ephemeral.volumeClaimTemplate.spec.selector", Evaluator: "the PersistentVolume controller, on the claim made from it",
+		Reach: ReachNarrowing, Upstream: claimSelector},
 	{Resource: gr(admissionGroup, "validatingwebhookconfigurations"), Field: "webhooks[].objectSelector", Evaluator: "the API server", Reach: ReachNarrowing, Upstream: narrowRequest},
 	{Resource: gr(admissionGroup, "mutatingwebhookconfigurations"), Field: "webhooks[].objectSelector", Evaluator: "the API server", Reach: ReachNarrowing, Upstream: narrowRequest},
 	{Resource: grVAP, Field: "spec.matchConstraints.objectSelector", Evaluator: "the API server", Reach: ReachNarrowing, Upstream: narrowRequest},
