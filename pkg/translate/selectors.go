@@ -25,8 +25,9 @@ const (
 	// narrow what the tenant's own object (already confined by something
 	// else) applies to or binds.
 	ReachNarrowing
-	// ReachShared selectors select the shared cluster's machines (nodes),
-	// which every tenant may read and schedule onto.
+	// ReachShared selectors select what the shared cluster publishes for
+	// everyone and no tenant writes: its machines (nodes), its trust
+	// bundles.
 	ReachShared
 )
 
@@ -40,7 +41,7 @@ func (r SelectorReach) String() string {
 	case ReachNarrowing:
 		return "narrowing"
 	case ReachShared:
-		return "shared machines"
+		return "shared"
 	}
 	return "unknown"
 }
@@ -54,8 +55,10 @@ var PodSpecSelector = schema.GroupResource{Resource: "<pod spec>"}
 type SelectorRule struct {
 	// Resource is the kind, or PodSpecSelector.
 	Resource schema.GroupResource
-	// Field is the dotted path of the selector ("[]" marks a list).
-	Field string
+	// Fields are the dotted paths of the selector ("[]" marks a list, "*"
+	// stands for any one step), relative to the pod spec for
+	// PodSpecSelector.
+	Fields []string
 	// Evaluator is who evaluates the selector, and over what.
 	Evaluator string
 	// Reach classifies it.
@@ -70,35 +73,50 @@ type SelectorRule struct {
 }
 
 // SelectorTable classifies every label selector of the kinds the tenants
-// write: what is not in it is not a label selector a tenant can set
-// (TestSelectorTable holds the table against the kinds table).
+// write (TestSelectorTable holds the table against the kinds table, and
+// against every selector field of the kinds' Go types, so that a selector
+// it does not classify fails the test).
 var SelectorTable = append(confinedSelectors, localSelectors...)
 
+// affinityTerms are the pod affinity term fields key of a pod spec.
+func affinityTerms(key string) []string {
+	var out []string
+	for _, kind := range []string{"podAffinity", "podAntiAffinity"} {
+		out = append(out, "affinity."+kind+".requiredDuringSchedulingIgnoredDuringExecution[]."+key,
+			"affinity."+kind+".preferredDuringSchedulingIgnoredDuringExecution[].podAffinityTerm."+key)
+	}
+	return out
+}
+
 var confinedSelectors = []SelectorRule{
-	{Resource: grClusterRole, Field: "aggregationRule.clusterRoleSelectors[]", Ref: "aggregationRule.clusterRoleSelectors",
+	{Resource: grClusterRole, Fields: []string{"aggregationRule.clusterRoleSelectors[]"}, Ref: "aggregationRule.clusterRoleSelectors",
 		Evaluator: "the clusterrole-aggregation controller, over every ClusterRole of the cluster", Reach: ReachConfined,
 		Upstream: "zoo-tenant rule 5: every selector holds matchLabels " + TenantLabel + "=<tenant>"},
-	{Resource: PodSpecSelector, Field: "affinity.podAffinity.*.namespaceSelector, .namespaces", Ref: "affinity",
-		Evaluator: "the scheduler, over the pods of every namespace (and an existing pod's anti-affinity over every incoming pod)",
+	{Resource: PodSpecSelector, Fields: affinityTerms("namespaceSelector"), Ref: "affinity",
+		Evaluator: "the scheduler, over the pods of every namespace (and an existing pod's anti-affinity over every incoming pod); the terms' namespaces too",
 		Reach:     ReachConfined, Upstream: "zoo-tenant: every pod affinity term's namespaces start with <tenant>- and its namespaceSelector holds the tenant requirement"},
-	{Resource: PodSpecSelector, Field: "affinity.podAntiAffinity.*.namespaceSelector, .namespaces", Ref: "affinity",
-		Evaluator: "the scheduler, as for podAffinity", Reach: ReachConfined, Upstream: "zoo-tenant, as for podAffinity"},
-	{Resource: gr("networking.k8s.io", "networkpolicies"), Field: "spec.ingress[].from[].namespaceSelector", Ref: "spec.ingress[].from[].namespaceSelector",
-		Evaluator: "the network plugin, over every namespace", Reach: ReachConfined,
-		Upstream: "harmless: a NetworkPolicy opens or limits only the traffic of its own namespace's pods"},
-	{Resource: gr("networking.k8s.io", "networkpolicies"), Field: "spec.egress[].to[].namespaceSelector", Ref: "spec.egress[].to[].namespaceSelector",
-		Evaluator: "the network plugin, over every namespace", Reach: ReachConfined,
-		Upstream: "harmless: a NetworkPolicy opens or limits only the traffic of its own namespace's pods"},
-	{Resource: gr(admissionGroup, "validatingwebhookconfigurations"), Field: "webhooks[].namespaceSelector", Ref: "webhooks[].namespaceSelector",
-		Evaluator: "the API server, over every namespaced request", Reach: ReachConfined, Upstream: "no tenant identity may write webhook configurations (the proxy writes them)"},
-	{Resource: gr(admissionGroup, "mutatingwebhookconfigurations"), Field: "webhooks[].namespaceSelector", Ref: "webhooks[].namespaceSelector",
-		Evaluator: "the API server, over every namespaced request", Reach: ReachConfined, Upstream: "no tenant identity may write webhook configurations (the proxy writes them)"},
-	{Resource: grVAP, Field: "spec.matchConstraints.namespaceSelector", Ref: "spec.matchConstraints.namespaceSelector",
-		Evaluator: "the API server, over every namespaced request", Reach: ReachConfined, Upstream: "no tenant identity may write admission policies (the proxy writes them)"},
-	{Resource: grMAP, Field: "spec.matchConstraints.namespaceSelector", Ref: "spec.matchConstraints.namespaceSelector",
-		Evaluator: "the API server, over every namespaced request", Reach: ReachConfined, Upstream: "no tenant identity may write admission policies"},
-	{Resource: gr(admissionGroup, "validatingadmissionpolicybindings"), Field: "spec.matchResources.namespaceSelector", Ref: "spec.matchResources.namespaceSelector",
-		Evaluator: "the API server, over every namespaced request", Reach: ReachConfined, Upstream: "no tenant identity may write admission policies (the proxy writes them)"},
-	{Resource: gr(admissionGroup, "mutatingadmissionpolicybindings"), Field: "spec.matchResources.namespaceSelector", Ref: "spec.matchResources.namespaceSelector",
-		Evaluator: "the API server, over every namespaced request", Reach: ReachConfined, Upstream: "no tenant identity may write admission policies"},
+	{Resource: grNetworkPolicy, Fields: []string{"spec.ingress[].from[].namespaceSelector"}, Ref: "spec.ingress[].from[].namespaceSelector",
+		Evaluator: "the network plugin, over every namespace", Reach: ReachConfined, Upstream: ownTraffic},
+	{Resource: grNetworkPolicy, Fields: []string{"spec.egress[].to[].namespaceSelector"}, Ref: "spec.egress[].to[].namespaceSelector",
+		Evaluator: "the network plugin, over every namespace", Reach: ReachConfined, Upstream: ownTraffic},
+	{Resource: gr(admissionGroup, "validatingwebhookconfigurations"), Fields: []string{"webhooks[].namespaceSelector"}, Ref: "webhooks[].namespaceSelector",
+		Evaluator: everyRequest, Reach: ReachConfined, Upstream: proxyWrites},
+	{Resource: gr(admissionGroup, "mutatingwebhookconfigurations"), Fields: []string{"webhooks[].namespaceSelector"}, Ref: "webhooks[].namespaceSelector",
+		Evaluator: everyRequest, Reach: ReachConfined, Upstream: proxyWrites},
+	{Resource: grVAP, Fields: []string{"spec.matchConstraints.namespaceSelector"}, Ref: "spec.matchConstraints.namespaceSelector",
+		Evaluator: everyRequest, Reach: ReachConfined, Upstream: proxyWrites},
+	{Resource: grMAP, Fields: []string{"spec.matchConstraints.namespaceSelector"}, Ref: "spec.matchConstraints.namespaceSelector",
+		Evaluator: everyRequest, Reach: ReachConfined, Upstream: proxyWrites},
+	{Resource: gr(admissionGroup, "validatingadmissionpolicybindings"), Fields: []string{"spec.matchResources.namespaceSelector"}, Ref: "spec.matchResources.namespaceSelector",
+		Evaluator: everyRequest, Reach: ReachConfined, Upstream: proxyWrites},
+	{Resource: gr(admissionGroup, "mutatingadmissionpolicybindings"), Fields: []string{"spec.matchResources.namespaceSelector"}, Ref: "spec.matchResources.namespaceSelector",
+		Evaluator: everyRequest, Reach: ReachConfined, Upstream: proxyWrites},
 }
+
+const (
+	ownTraffic   = "harmless: a NetworkPolicy opens or limits only the traffic of its own namespace's pods"
+	everyRequest = "the API server, over every namespaced request"
+	proxyWrites  = "no tenant identity may write admission configuration (the proxy writes it, AccessProxy)"
+)
+
+var grNetworkPolicy = gr("networking.k8s.io", "networkpolicies")

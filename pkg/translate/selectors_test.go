@@ -17,7 +17,8 @@ import (
 func TestSelectorTable(t *testing.T) {
 	confined := map[string]bool{}
 	for _, s := range SelectorTable {
-		t.Run(s.Resource.String()+" "+s.Field, func(t *testing.T) {
+		t.Run(s.Resource.String()+" "+strings.Join(s.Fields, ","), func(t *testing.T) {
+			assert.NotEmpty(t, s.Fields)
 			assert.NotEmpty(t, s.Evaluator, "who evaluates it")
 			assert.NotEmpty(t, s.Upstream, "what holds it upstream, or why it cannot reach another tenant")
 			assert.NotEqual(t, "unknown", s.Reach.String())
