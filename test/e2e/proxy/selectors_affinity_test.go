@@ -110,6 +110,28 @@ func TestSelectorPodAffinityConfined(t *testing.T) {
 		scheduled(t, beta, "default", "sel-late", "acme's anti-affinity does not reach beta's pod")
 	})
 
+	t.Run("through the proxy: server-side apply and patches of a workload", func(t *testing.T) {
+		deploy := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"sel-web"},"spec":{"replicas":0,` +
+			`"selector":{"matchLabels":{"app":"sel-web"}},"template":{"metadata":{"labels":{"app":"sel-web"}},"spec":` +
+			affinitySpec("podAntiAffinity", "sel-beta-late", everyNamespace) + `}}}`
+		acme.apply(t, deploy, "-n", "sel-aff", "--server-side")
+		defer acme.run(t, "", "delete", "deployment", "sel-web", "-n", "sel-aff")
+		upstream := func() string {
+			return admin(t, "get", "deployment", "sel-web", "-n", "acme-sel-aff", "-o", "jsonpath={.spec.template.spec.affinity}")
+		}
+		assert.Contains(t, upstream(), `{"matchExpressions":[{"key":"zoo.kubectl-zoo.io/tenant","operator":"In","values":["acme"]}]}`, "apply is confined")
+		acme.k(t, "patch", "deployment", "sel-web", "-n", "sel-aff", "--type=strategic", "-p",
+			`{"spec":{"template":{"spec":{"affinity":{"podAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":1,"podAffinityTerm":`+
+				`{"topologyKey":"kubernetes.io/hostname","labelSelector":{},"namespaces":["beta-default"],"namespaceSelector":{}}}]}}}}}}`)
+		assert.Contains(t, upstream(), `"namespaces":["acme-beta-default"]`, "a strategic merge patch is confined")
+		assert.NotContains(t, upstream(), `"namespaceSelector":{}`, "no selector of every namespace reaches the upstream")
+		acme.k(t, "patch", "deployment", "sel-web", "-n", "sel-aff", "--type=json", "-p",
+			`[{"op":"replace","path":"/spec/template/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/0/namespaceSelector",`+
+				`"value":{"matchExpressions":[{"key":"team","operator":"DoesNotExist"}]}}]`)
+		assert.Contains(t, upstream(), `{"matchExpressions":[{"key":"team","operator":"DoesNotExist"},{"key":"zoo.kubectl-zoo.io/tenant","operator":"In","values":["acme"]}]}`,
+			"a JSON patch is confined")
+	})
+
 	t.Run("through the server", func(t *testing.T) {
 		srv := viaServer(t, lb, "acme")
 		srv.apply(t, affinityPod("probe-srv", "", "probe", "podAffinity", "sel-beta-secret", everyNamespace), "-n", "sel-aff")
