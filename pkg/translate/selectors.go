@@ -48,7 +48,7 @@ func (r SelectorReach) String() string {
 
 // PodSpecSelector stands, in SelectorRule.Resource, for every kind of the
 // kinds table that holds a pod spec (pods, and the templates of workloads);
-// the Field of such a rule is relative to the pod spec.
+// the Fields of such a rule are relative to the pod spec.
 var PodSpecSelector = schema.GroupResource{Resource: "<pod spec>"}
 
 // SelectorRule classifies one label selector field a tenant writes.
@@ -78,12 +78,13 @@ type SelectorRule struct {
 // it does not classify fails the test).
 var SelectorTable = append(confinedSelectors, localSelectors...)
 
-// affinityTerms are the pod affinity term fields key of a pod spec.
+// affinityTerms are the fields key of the pod affinity terms of a pod
+// spec (PodAffinityTermPaths, which the proxy's reference and the
+// upstream rule walk too).
 func affinityTerms(key string) []string {
-	var out []string
-	for _, kind := range []string{"podAffinity", "podAntiAffinity"} {
-		out = append(out, "affinity."+kind+".requiredDuringSchedulingIgnoredDuringExecution[]."+key,
-			"affinity."+kind+".preferredDuringSchedulingIgnoredDuringExecution[].podAffinityTerm."+key)
+	out := make([]string, 0, len(PodAffinityTermPaths))
+	for _, p := range PodAffinityTermPaths {
+		out = append(out, p+"."+key)
 	}
 	return out
 }
