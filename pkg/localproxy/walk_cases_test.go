@@ -61,8 +61,19 @@ func podSpecCases(key, p string) map[string]walkCase {
 		field + ".runtimeClassName":  refused(p+"/runtimeClassName", `"beta-rc"`),
 		field + ".volumes[].ephemeral.volumeClaimTemplate.spec.storageClassName": {at: p + "/volumes/0/ephemeral/volumeClaimTemplate/spec/storageClassName",
 			value: betaClass, want: betaClsUp, base: nest(p, `{"volumes":[{"name":"v"}]}`)},
+		field + ".affinity": mapped(p+"/affinity", betaAffinity, betaAffinityUp),
 	}
 }
+
+// A pod affinity term naming beta's namespace, and an anti-affinity term
+// selecting every namespace: confined to acme's.
+const (
+	betaAffinity = `{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{},"topologyKey":"h","namespaces":["beta-default"]}]},` +
+		`"podAntiAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":1,"podAffinityTerm":{"topologyKey":"h","namespaceSelector":{}}}]}}`
+	betaAffinityUp = `{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{},"topologyKey":"h","namespaces":["acme-beta-default"]}]},` +
+		`"podAntiAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":1,"podAffinityTerm":{"topologyKey":"h",` +
+		`"namespaceSelector":{"matchExpressions":[{"key":"zoo.kubectl-zoo.io/tenant","operator":"In","values":["acme"]}]}}}]}}`
+)
 
 // nest wraps the JSON object inner into the pointer p.
 func nest(p, inner string) string {

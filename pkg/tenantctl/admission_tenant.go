@@ -198,6 +198,7 @@ func tenantValidations(forbidden *metav1.StatusReason) []admissionv1.Validation 
 	rules = append(rules, serverLabelValidations(forbidden)...)
 	rules = append(rules, membershipValidations(forbidden)...)
 	rules = append(rules, refValidations(forbidden)...)
+	rules = append(rules, affinityValidations(forbidden)...) // admission_selector.go
 	rules = append(rules, statusFieldValidations(forbidden)...)
 	rules = append(rules, propagatedValidations(forbidden)...) // admission_propagated.go
 	rules = append(rules, classifiedValidations(forbidden)...) // admission_subresources.go

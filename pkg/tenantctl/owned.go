@@ -142,6 +142,11 @@ func (c *Client) sweepClusterScoped(ctx context.Context, t translate.Tenant, pro
 // namespace ("" when cluster-scoped) and name, after checking it is labeled
 // as the tenant's.
 func (c *Client) deleteExact(ctx context.Context, kind, namespace, name string, t translate.Tenant) (bool, error) {
+	return c.deleteExactLabeled(ctx, kind, namespace, name, translate.TenantLabel, t.Name())
+}
+
+// deleteExactLabeled is deleteExact for an object labeled key=value.
+func (c *Client) deleteExactLabeled(ctx context.Context, kind, namespace, name, key, value string) (bool, error) {
 	gvr, ok := map[string]schema.GroupVersionResource{
 		"clusterrole":        {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"},
 		"clusterrolebinding": {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"},
@@ -157,7 +162,7 @@ func (c *Client) deleteExact(ctx context.Context, kind, namespace, name string, 
 	if err != nil {
 		return false, fmt.Errorf("read %s %s: %w", kind, name, err)
 	}
-	if u.GetLabels()[translate.TenantLabel] != t.Name() {
+	if u.GetLabels()[key] != value {
 		return false, nil
 	}
 	uid := u.GetUID()

@@ -31,15 +31,25 @@ const PriorityGrantRoleBinding = "zoo-tenant-priority"
 // right in the namespace of the binding.
 func PriorityGrantClusterRole(t translate.Tenant) string { return "zoo-tenant-priority-" + t.Name() }
 
+// PriorityGrantTenantLabel marks the ClusterRole of a tenant's priority
+// grant with the tenant's name. The role is the platform's, not the
+// tenant's, so it does not carry translate.TenantLabel: every ClusterRole
+// aggregation selector of the tenant requires that label (translate,
+// aggregationRule; TenantPolicy rule 5), and would otherwise copy the
+// grant's rule into a role of the tenant.
+const PriorityGrantTenantLabel = translate.APIGroup + "/priority-grant-of"
+
 // PriorityGrant returns the objects that let the pods of tenant t use the
 // cluster PriorityClasses classes: a ClusterRole granting `use` of them
 // (PriorityClassResource) and a RoleBinding of it to the registry identity
 // in t's MembershipNamespace. A tenant can neither bind the registry
 // identity nor refer to a ClusterRole outside its prefix (TenantPolicy).
 func PriorityGrant(t translate.Tenant, classes []string) (*rbacv1.ClusterRole, *rbacv1.RoleBinding) {
+	labels := managedLabels()
+	labels[PriorityGrantTenantLabel] = t.Name()
 	role := &rbacv1.ClusterRole{
 		TypeMeta:   clusterRoleType,
-		ObjectMeta: metav1.ObjectMeta{Name: PriorityGrantClusterRole(t), Labels: tenantManagedLabels(t)},
+		ObjectMeta: metav1.ObjectMeta{Name: PriorityGrantClusterRole(t), Labels: labels},
 		Rules: []rbacv1.PolicyRule{{
 			APIGroups: []string{translate.APIGroup}, Resources: []string{PriorityClassResource}, ResourceNames: classes, Verbs: []string{"use"},
 		}},
@@ -76,7 +86,10 @@ func (c *Client) revokePriorityGrant(ctx context.Context, t translate.Tenant) (b
 	if err != nil {
 		return b, err
 	}
-	r, err := c.deleteExact(ctx, "clusterrole", "", PriorityGrantClusterRole(t), t)
+	r, err := c.deleteExactLabeled(ctx, "clusterrole", "", PriorityGrantClusterRole(t), PriorityGrantTenantLabel, t.Name())
+	if !r && err == nil { // a grant of an earlier version, labeled as the tenant's
+		r, err = c.deleteExact(ctx, "clusterrole", "", PriorityGrantClusterRole(t), t)
+	}
 	return b || r, err
 }
 

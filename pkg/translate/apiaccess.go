@@ -71,6 +71,11 @@ var containerLists = []string{"initContainers", "containers", "ephemeralContaine
 // the namespace such an object is written into.
 func (r *KindRule) HasPodSpecs() bool { return len(podSpecPaths(r)) > 0 }
 
+// PodSpecPaths are the dotted paths of the pod specs of the rule's objects
+// ("spec", "spec.template.spec", ...): the upstream policies judge what a
+// pod spec holds at each.
+func (r *KindRule) PodSpecPaths() []string { return podSpecPaths(r) }
+
 // apiAccessIn refuses a pod spec that names APIAccessName as a volume (the
 // tenant's would be taken for the proxy's and hidden), removes what
 // injectAPIAccess would add (mounts of that volume, the variables in their

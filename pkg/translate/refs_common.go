@@ -144,6 +144,7 @@ func podSpecRefs(path string) []Ref {
 		priority,
 		sharedNameRef(path, "runtimeClassName", grRuntimeClass),
 		claimClassRef(path + ".volumes[].ephemeral.volumeClaimTemplate.spec"),
+		podAffinityRef(path), // refs_affinity.go
 	}
 }
 

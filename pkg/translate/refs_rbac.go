@@ -191,11 +191,16 @@ func shallowCopy(in map[string]any) map[string]any {
 // aggregationRule confines ClusterRole aggregation to the tenant's own
 // ClusterRoles: every clusterRoleSelector gets matchLabels
 // TenantLabel=<tenant> on the way in (the form the zoo-tenant admission
-// policy demands, as it cannot read matchExpressions), which is stripped on
-// the way out. A selector that names TenantLabel itself is refused; on the
-// way out, a selector of another tenant's roles is left out. Aggregation
-// label keys (AggregateLabelPrefix) are the tenant's upstream keys
-// (TenantAggregateLabelPrefix), as on the roles they select.
+// policy demands), which is stripped on the way out. The requirement is
+// AND-ed with whatever else the selector holds, so no expression
+// (NotIn, DoesNotExist, an empty or null selector, which the API server
+// reads as "every role") can widen it; a selector that names TenantLabel
+// itself is refused. On the way out, a selector that does not carry the
+// requirement for this tenant (another tenant's, or one written upstream
+// without it) is left out, as without it it would read as selecting the
+// tenant's own roles only. Aggregation label keys (AggregateLabelPrefix) are
+// the tenant's upstream keys (TenantAggregateLabelPrefix), as on the roles
+// they select.
 func aggregationRule(m *mapper, obj map[string]any) error {
 	agg := child(obj, "aggregationRule")
 	if agg == nil {
@@ -210,37 +215,58 @@ func aggregationRule(m *mapper, obj map[string]any) error {
 	}()
 	for _, s := range sels {
 		sel, ok := s.(map[string]any)
-		if !ok {
-			kept = append(kept, s)
+		switch {
+		case !ok && m.in:
+			sel = map[string]any{} // null: every role, confined below
+		case !ok || (!m.in && !m.confinedToTenant(sel)):
 			continue
-		}
-		if labels, ok := sel["matchLabels"].(map[string]any); ok && !m.in {
-			if v, set := labels[TenantLabel]; set && v != m.tenant().Name() {
-				// Another tenant's roles (written upstream, not through
-				// the proxy): left out, as the selector without its
-				// label would read as every role of the tenant's own.
-				continue
-			}
 		}
 		kept = append(kept, sel)
-		// Namespace names in values; on the way out also the
-		// matchExpressions form of the confinement of older versions.
-		if err := m.labelSelector(sel, !m.in); err != nil {
+		if err := m.aggregationSelector(sel); err != nil {
 			return err
 		}
-		// Aggregation labels select the tenant's own roles' upstream keys.
-		if err := m.mapSelectorKeys(kindsByResource[grClusterRole], sel); err != nil {
-			return err
+	}
+	return nil
+}
+
+// confinedToTenant reports whether an upstream aggregation selector selects
+// only roles labeled TenantLabel=<tenant>: in matchLabels, or in the
+// matchExpressions form of older versions.
+func (m *mapper) confinedToTenant(sel map[string]any) bool {
+	if labels, ok := sel["matchLabels"].(map[string]any); ok && labels[TenantLabel] == m.tenant().Name() {
+		return true
+	}
+	exprs, _ := sel["matchExpressions"].([]any)
+	for _, e := range exprs {
+		expr, _ := e.(map[string]any)
+		values, _ := expr["values"].([]any)
+		if str(expr, "key") == TenantLabel && str(expr, "operator") == "In" && len(values) == 1 && values[0] == m.tenant().Name() {
+			return true
 		}
-		if m.in {
-			ensureChild(sel, "matchLabels")[TenantLabel] = m.tenant().Name()
-			continue
-		}
-		if labels, ok := sel["matchLabels"].(map[string]any); ok {
-			delete(labels, TenantLabel)
-			if len(labels) == 0 {
-				delete(sel, "matchLabels")
-			}
+	}
+	return false
+}
+
+// aggregationSelector maps one clusterRoleSelector in the mapper's
+// direction.
+func (m *mapper) aggregationSelector(sel map[string]any) error {
+	// Namespace names in values; on the way out also the matchExpressions
+	// form of the confinement of older versions.
+	if err := m.labelSelector(sel, !m.in); err != nil {
+		return err
+	}
+	// Aggregation labels select the tenant's own roles' upstream keys.
+	if err := m.mapSelectorKeys(kindsByResource[grClusterRole], sel); err != nil {
+		return err
+	}
+	if m.in {
+		ensureChild(sel, "matchLabels")[TenantLabel] = m.tenant().Name()
+		return nil
+	}
+	if labels, ok := sel["matchLabels"].(map[string]any); ok {
+		delete(labels, TenantLabel)
+		if len(labels) == 0 {
+			delete(sel, "matchLabels")
 		}
 	}
 	return nil

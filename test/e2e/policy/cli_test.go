@@ -96,7 +96,7 @@ func TestDefaultPolicy(t *testing.T) {
 	mustZoo(t, "tenant", "create", "gamma") // run again: the stored policy stays
 	assert.Contains(t, mustZoo(t, "policy", "show", "gamma"), "pod-security        restricted")
 	assert.Equal(t, "gamma", framework.Kubectl(t, "get", "clusterrole", "zoo-tenant-priority-gamma", "-o", "jsonpath={.metadata.labels."+
-		`zoo\.kubectl-zoo\.io/tenant}`), "the default's classes are granted")
+		`zoo\.kubectl-zoo\.io/priority-grant-of}`), "the default's classes are granted")
 
 	mustZoo(t, "install", "--default-policy", reset)
 	mustZoo(t, "tenant", "create", "delta")

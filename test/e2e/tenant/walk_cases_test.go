@@ -47,6 +47,8 @@ func podSpecUpstreamCases(key, apiVersion, kind, field string, wrap func(spec st
 		key + " " + field + ".runtimeClassName":  {obj: obj(`"runtimeClassName":"beta-rc"`), denial: byStorage},
 		key + " " + field + ".volumes[].ephemeral.volumeClaimTemplate.spec.storageClassName": {obj: obj(`"volumes":[{"name":"v","ephemeral":{"volumeClaimTemplate":{"spec":` +
 			`{"accessModes":["ReadWriteOnce"],"storageClassName":"beta-fast","resources":{"requests":{"storage":"1Gi"}}}}}}]`), harmless: claimJudged},
+		key + " " + field + ".affinity": {obj: obj(`"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[` +
+			`{"topologyKey":"kubernetes.io/hostname","labelSelector":{},"namespaces":["beta-default"]}]}}`), denial: byTenantPolicy},
 	}
 }
 
