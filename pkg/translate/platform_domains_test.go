@@ -34,6 +34,9 @@ func TestPlatformDomainKeys(t *testing.T) {
 		{grNamespace, true, "cni.projectcalico.org/ipv4pools", true},
 		{grNamespace, true, "propagate.kubectl-zoo.io/select", true},
 		{grNamespace, false, "k8s.io/x", true},
+		// DRA's admin access: with it, a claim's adminAccess request is
+		// allocated devices that other tenants' claims hold.
+		{grNamespace, false, "resource.kubernetes.io/admin-access", true},
 		{grNamespace, false, "a.image-policy.k8s.io/break-glass", true},
 		{grNamespace, false, "argocd.argoproj.io/managed-by", true},
 		{grNamespace, true, "kustomize.toolkit.fluxcd.io/reconcile", true},
