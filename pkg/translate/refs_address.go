@@ -136,6 +136,16 @@ func (m *mapper) addressOut(kind AddressKind, s string) (string, error) {
 	return svc + "." + local + suffix, nil
 }
 
+// externalNameCell maps the External-IP cell of a Service's Table row,
+// which shows an ExternalName Service's name; the addresses other Services
+// show there stay as they are.
+func (m *mapper) externalNameCell(cell string) (string, error) {
+	if _, _, _, ok := parseServiceName(cell); !ok {
+		return cell, nil
+	}
+	return m.addressOut(AddressServiceName, cell)
+}
+
 // checkAddress refuses a value of an IP or address-family field that the
 // kind does not allow (a value that is not a string included).
 func (m *mapper) checkAddress(gr schema.GroupResource, name, field string, kind AddressKind, v any) error {
