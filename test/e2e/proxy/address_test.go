@@ -71,10 +71,10 @@ func addressAttackers(t *testing.T, ns string) (*served, []attacker) {
 	}
 }
 
-// refusedBy asserts that res failed with a message naming field, from the
+// addrRefusedBy asserts that res failed with a message naming field, from the
 // layer stopper (or, for addresses the API server refuses itself, its own
 // validation when also is set), and returns the layer that answered.
-func refusedBy(t *testing.T, res framework.Result, stopper, field string, also string) string {
+func addrRefusedBy(t *testing.T, res framework.Result, stopper, field string, also string) string {
 	t.Helper()
 	require.Error(t, res.Err, "accepted: %s", res.Stdout)
 	if also != "" && strings.Contains(res.Stderr, also) {
@@ -172,7 +172,7 @@ func TestExternalNameConfined(t *testing.T) {
 					w.run(t, "", "-n", w.ns, "delete", "svc", svc)
 					continue
 				}
-				t.Logf("%s: stopped by %s", name, refusedBy(t, res, w.stopper, "spec.externalName", ""))
+				t.Logf("%s: stopped by %s", name, addrRefusedBy(t, res, w.stopper, "spec.externalName", ""))
 			}
 			own := "web." + w.ns + ".svc."
 			res := w.run(t, externalNameService(w.ns, "own", own), "create", "-f", "-")
@@ -187,16 +187,16 @@ func TestExternalNameConfined(t *testing.T) {
 				{"patch", "svc", "hook", "--type=json", "-p", `[{"op":"copy","from":"/metadata/name","path":"/spec/externalName"}]`},
 			} {
 				res := w.run(t, "", append([]string{"-n", w.ns}, args...)...)
-				t.Logf("%v: stopped by %s", args[3:], refusedBy(t, res, w.stopper, "spec.externalName", ""))
+				t.Logf("%v: stopped by %s", args[3:], addrRefusedBy(t, res, w.stopper, "spec.externalName", ""))
 			}
 			res := w.run(t, externalNameService(w.ns, "hook", "127.0.0.1"), "apply", "--server-side", "--force-conflicts", "-f", "-")
-			refusedBy(t, res, w.stopper, "spec.externalName", "")
+			addrRefusedBy(t, res, w.stopper, "spec.externalName", "")
 			current := w.run(t, "", "-n", w.ns, "get", "svc", "hook", "-o", "json")
 			require.NoError(t, current.Err)
 			replaced := regexp.MustCompile(`"externalName": "[^"]*"`).ReplaceAllString(current.Stdout, `"externalName": "127.0.0.2"`)
 			require.NotEqual(t, current.Stdout, replaced)
 			res = w.run(t, replaced, "replace", "-f", "-")
-			refusedBy(t, res, w.stopper, "spec.externalName", "")
+			addrRefusedBy(t, res, w.stopper, "spec.externalName", "")
 		})
 	}
 	assert.Equal(t, "backend.acme-extname.svc.cluster.local", admin(t, "-n", "acme-extname", "get", "svc", "hook", "-o", "jsonpath={.spec.externalName}"),
@@ -261,13 +261,13 @@ func TestEndpointAddressesConfined(t *testing.T) {
 		t.Run(w.name, func(t *testing.T) {
 			for _, a := range bad {
 				res := w.run(t, endpointsOf(w.ns, "ext", a.ip), "create", "-f", "-")
-				t.Logf("Endpoints %s: stopped by %s", a.ip, refusedBy(t, res, w.stopper, "subsets[].addresses[].ip", a.apiRefuses))
+				t.Logf("Endpoints %s: stopped by %s", a.ip, addrRefusedBy(t, res, w.stopper, "subsets[].addresses[].ip", a.apiRefuses))
 				res = w.run(t, sliceOf(w.ns, "ext-bad", a.family, a.ip), "create", "-f", "-")
-				t.Logf("EndpointSlice %s: stopped by %s", a.ip, refusedBy(t, res, w.stopper, "endpoints[].addresses[]", a.apiRefuses))
+				t.Logf("EndpointSlice %s: stopped by %s", a.ip, addrRefusedBy(t, res, w.stopper, "endpoints[].addresses[]", a.apiRefuses))
 			}
 			for _, host := range []string{"localhost.localdomain", "kubernetes.default.svc.cluster.local", "metadata.google.internal"} {
 				res := w.run(t, sliceOf(w.ns, "ext-fqdn", "FQDN", host), "create", "-f", "-")
-				t.Logf("FQDN %s: stopped by %s", host, refusedBy(t, res, w.stopper, "addressType", ""))
+				t.Logf("FQDN %s: stopped by %s", host, addrRefusedBy(t, res, w.stopper, "addressType", ""))
 			}
 
 			// Public addresses work; a later change to a private one is
@@ -287,7 +287,7 @@ func TestEndpointAddressesConfined(t *testing.T) {
 				assert.True(t, strings.Contains(res.Stderr, layers[0]) || strings.Contains(res.Stderr, layers[1]), "%v: %s", args, res.Stderr)
 			}
 			res := w.run(t, endpointsOf(w.ns, "ext", "192.168.7.7"), "apply", "--server-side", "--force-conflicts", "-f", "-")
-			refusedBy(t, res, w.stopper, "subsets[].addresses[].ip", "")
+			addrRefusedBy(t, res, w.stopper, "subsets[].addresses[].ip", "")
 			assert.Equal(t, "203.0.113.5", admin(t, "-n", "acme-endpts", "get", "endpoints", "ext", "-o", "jsonpath={.subsets[*].addresses[*].ip}"))
 			w.run(t, "", "-n", w.ns, "delete", "endpoints,endpointslices", "--all")
 		})
