@@ -306,3 +306,34 @@ func TestEndpointAddressesConfined(t *testing.T) {
 	})
 	assert.Equal(t, before, withoutAcme(netState(t)), "nothing of beta's or the platform's changed")
 }
+
+// TestProbeHostsRefused: the kubelet dials a probe's or lifecycle hook's
+// host from the machine's network, so a host there (the machine's own
+// loopback, the metadata IP, beta's pod) is an address the cluster dials.
+// Pod Security baseline (every tenant's level unless the platform gives a
+// tenant privileged) refuses any host there at v1.34; the test holds that
+// on the four ways, since the translator has no check of its own for it.
+func TestProbeHostsRefused(t *testing.T) {
+	betaIP := betaPodIP(t, "probes")
+	_, ways := addressAttackers(t, "probes")
+	before := withoutAcme(netState(t))
+	pod := func(ns, handler string) string {
+		return "apiVersion: v1\nkind: Pod\nmetadata: {name: probe, namespace: " + ns + "}\n" +
+			"spec: {containers: [{name: c, image: nginx, " + handler + "}]}\n"
+	}
+	for _, w := range ways {
+		t.Run(w.name, func(t *testing.T) {
+			for _, handler := range []string{
+				"livenessProbe: {httpGet: {host: 127.0.0.1, port: 10250, path: /pods}}",
+				"readinessProbe: {tcpSocket: {host: 169.254.169.254, port: 80}}",
+				"startupProbe: {httpGet: {host: '" + betaIP + "', port: 80}}",
+				"lifecycle: {postStart: {httpGet: {host: kubernetes.default.svc, port: 443}}}",
+			} {
+				res := w.run(t, pod(w.ns, handler), "create", "-f", "-")
+				require.Error(t, res.Err, "%s accepted", handler)
+				assert.Contains(t, res.Stderr, `violates PodSecurity "baseline:latest": probe or lifecycle host`, handler)
+			}
+		})
+	}
+	assert.Equal(t, before, withoutAcme(netState(t)), "nothing of beta's or the platform's changed")
+}
