@@ -81,10 +81,16 @@ func addressPredicate(kind translate.AddressKind) func(v string) string {
 // serviceNamePredicate: v is empty, or <service>.<namespace>.svc or
 // <service>.<namespace>.svc.<cluster domain>, with or without a final dot,
 // in one of the tenant's namespaces (whose prefix holds no character special
-// in a regular expression: a tenant name is a DNS label without "-").
+// in a regular expression: a tenant name is a DNS label without "-"); or a
+// name the tenant's external-name grant allows, itself or by its one-label
+// wildcard (policy_externalnames.go).
 func serviceNamePredicate(v string) string {
 	domain := strings.ReplaceAll(translate.ClusterDomain, ".", "\\\\.")
-	return "(" + v + " == '' || " + v + ".matches('^[^.]+\\\\.' + variables.prefix + '[^.]+\\\\.svc(\\\\." + domain + ")?\\\\.?$'))"
+	own := v + ".matches('^[^.]+\\\\.' + variables.prefix + '[^.]+\\\\.svc(\\\\." + domain + ")?\\\\.?$')"
+	n := "(" + v + ".endsWith('.') ? " + v + ".substring(0, size(" + v + ") - 1) : " + v + ")"
+	granted := "(!" + v + ".contains('*') && (" + memberCheck("variables.tenant", ExternalNameResource, n, "use") + " || (" + n + ".contains('.') && " +
+		memberCheck("variables.tenant", ExternalNameResource, "'*.' + "+n+".substring("+n+".indexOf('.') + 1)", "use") + ")))"
+	return "(" + v + " == '' || " + own + " || " + granted + ")"
 }
 
 // publicUnicastPredicate: v is an IP address (CEL's isIP refuses zones and

@@ -46,7 +46,7 @@ var AddressFamilies = []string{"IPv4", "IPv6"}
 func (k AddressKind) Reason() string {
 	switch k {
 	case AddressServiceName:
-		return "may only name a Service of the tenant (<service>.<namespace>.svc[." + ClusterDomain + "]): the cluster's DNS and the API server resolve it"
+		return "may only name a Service of the tenant (<service>.<namespace>.svc[." + ClusterDomain + "]) or an external name the platform allows the tenant: the cluster's DNS and the API server resolve it"
 	case AddressIP:
 		return "may only hold public unicast IP addresses: the cluster's machines and the API server send traffic there " +
 			"(loopback, link-local, private, shared and reserved ranges reach the platform's or other tenants' endpoints)"
@@ -108,6 +108,10 @@ func (m *mapper) addressIn(gr schema.GroupResource, name, field string, kind Add
 	}
 	svc, ns, suffix, ok := parseServiceName(s)
 	if !ok {
+		allowed, err := m.allowedExternalName(s)
+		if err != nil || allowed {
+			return err
+		}
 		return forbidden(gr, name, fmt.Sprintf("%s %s, not %q", field, kind.Reason(), s))
 	}
 	up, err := m.namespace(ns)
@@ -119,13 +123,17 @@ func (m *mapper) addressIn(gr schema.GroupResource, name, field string, kind Add
 }
 
 // addressOut shows an upstream address in the tenant's terms: a Service
-// name of another namespace than the tenant's is not the tenant's (left
-// out); addresses are shown as they are.
+// name of another namespace than the tenant's, or another name of the
+// cluster's, is not the tenant's (left out); external names (which the
+// tenant's policy allowed) and addresses are shown as they are.
 func (m *mapper) addressOut(kind AddressKind, s string) (string, error) {
 	if kind != AddressServiceName {
 		return s, nil
 	}
 	svc, ns, suffix, ok := parseServiceName(s)
+	if !ok && ValidateExternalNamePattern(strings.TrimSuffix(s, ".")) == nil && !strings.Contains(s, "*") {
+		return s, nil
+	}
 	if !ok {
 		return "", foreign("externalName", s)
 	}

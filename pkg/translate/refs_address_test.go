@@ -78,12 +78,82 @@ func TestServiceNameRefs(t *testing.T) {
 		err := tr.ObjectToUpstream(grService, jsonObj(t, `{"metadata":{"name":"x"},"spec":{"externalName":7}}`))
 		requireForbidden(t, err, "spec.externalName")
 	})
-	for _, up := range []string{"web.beta-default.svc", "kubernetes.default.svc.cluster.local", "example.com", "127.0.0.1"} {
+	for _, up := range []string{"web.beta-default.svc", "kubernetes.default.svc.cluster.local", "127.0.0.1", "localhost", "x.svc"} {
 		t.Run("out "+up, func(t *testing.T) {
 			obj := jsonObj(t, upSvc(up))
 			require.NoError(t, tr.ObjectToTenant(grService, obj))
 			assert.NotContains(t, child(obj, "spec"), "externalName", "a name outside the tenant is left out")
 		})
+	}
+	t.Run("out: an external name is shown as it is", func(t *testing.T) {
+		obj := jsonObj(t, upSvc("www.example.com."))
+		require.NoError(t, tr.ObjectToTenant(grService, obj))
+		jsonEq(t, svc("www.example.com."), obj)
+	})
+}
+
+// externalNames is a PlatformLookup whose tenant's policy allows names.
+type externalNames struct {
+	fakePlatform
+	names []string
+	err   error
+}
+
+func (e *externalNames) AllowedExternalNames() ([]string, error) { return e.names, e.err }
+
+// TestExternalNamesOfThePolicy: a name outside the cluster is allowed when
+// the tenant's policy names it, or a "*." pattern matches it with exactly
+// one label; it goes upstream as written. Everything else stays refused,
+// and a policy that cannot be read refuses too (503, never allowed).
+func TestExternalNamesOfThePolicy(t *testing.T) {
+	platform := &externalNames{names: []string{"*.example.com", "api.partner.io"}}
+	tr := New(MustTenant("acme"), Options{Shared: fakeShared{}, Platform: platform})
+	svc := func(name string) map[string]any {
+		return jsonObj(t, `{"metadata":{"name":"x","namespace":"default"},"spec":{"type":"ExternalName","externalName":"`+name+`"}}`)
+	}
+	for _, name := range []string{"www.example.com", "www.example.com.", "api.partner.io", "api.partner.io."} {
+		t.Run(name, func(t *testing.T) {
+			obj := svc(name)
+			require.NoError(t, tr.ObjectToUpstream(grService, obj))
+			assert.Equal(t, name, child(obj, "spec")["externalName"])
+		})
+	}
+	for _, name := range []string{"example.com", "a.b.example.com", "www.example.com.evil.io", "partner.io", "x.api.partner.io", "*.example.com",
+		"127.0.0.1", "web.beta-default.svc.cluster.local.example.com"} {
+		t.Run("refused "+name, func(t *testing.T) {
+			requireForbidden(t, tr.ObjectToUpstream(grService, svc(name)), "spec.externalName")
+		})
+	}
+	t.Run("a policy that cannot be read", func(t *testing.T) {
+		broken := New(MustTenant("acme"), Options{Shared: fakeShared{}, Platform: &externalNames{err: errors.New("boom")}})
+		err := broken.ObjectToUpstream(grService, svc("www.example.com"))
+		var e *Error
+		require.True(t, errors.As(err, &e), "%v", err)
+		assert.NotEqualValues(t, http.StatusOK, e.Code)
+	})
+	t.Run("own Services still translated", func(t *testing.T) {
+		obj := svc("web.default.svc")
+		require.NoError(t, tr.ObjectToUpstream(grService, obj))
+		assert.Equal(t, "web.acme-default.svc", child(obj, "spec")["externalName"])
+	})
+}
+
+// TestExternalNamePatterns: what a platform may allow, and what a pattern
+// matches.
+func TestExternalNamePatterns(t *testing.T) {
+	for _, p := range []string{"example.com", "*.example.com", "api.partner.io", "*.a.b.example.org"} {
+		t.Run(p, func(t *testing.T) { assert.NoError(t, ValidateExternalNamePattern(p)) })
+	}
+	for _, p := range []string{"", "*", "*.com.", "com", "localhost", "foo.localhost", "127.0.0.1", "*.0.0.1", "0x7f.0x1", "2130706433",
+		"web.default.svc", "*.svc", "cluster.local", "*.cluster.local", "web.ns.svc.cluster.local", "Example.com", "a..b", "*.*.example.com", "::1"} {
+		t.Run("refused "+p, func(t *testing.T) { assert.Error(t, ValidateExternalNamePattern(p)) })
+	}
+	patterns := []string{"*.example.com", "api.partner.io"}
+	for name, want := range map[string]bool{
+		"www.example.com": true, "www.example.com.": true, "api.partner.io": true, "example.com": false, "a.b.example.com": false,
+		"*.example.com": false, "x.api.partner.io": false, "www.example.com.evil.io": false, "": false,
+	} {
+		assert.Equal(t, want, ExternalNameAllowed(patterns, name), name)
 	}
 }
 

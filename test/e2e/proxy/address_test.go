@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -333,6 +334,57 @@ func TestProbeHostsRefused(t *testing.T) {
 				require.Error(t, res.Err, "%s accepted", handler)
 				assert.Contains(t, res.Stderr, `violates PodSecurity "baseline:latest": probe or lifecycle host`, handler)
 			}
+		})
+	}
+	assert.Equal(t, before, withoutAcme(netState(t)), "nothing of beta's or the platform's changed")
+}
+
+// zooPolicySet runs `kubectl zoo policy set acme args...` as the platform's
+// admin (also in a cleanup, when the test's context is done).
+func zooPolicySet(t *testing.T, args ...string) {
+	t.Helper()
+	res := framework.Run(context.Background(), nil, framework.ZooPath(t),
+		append([]string{"--kubeconfig", framework.Cluster().Kubeconfig, "policy", "set", "acme"}, args...)...)
+	require.NoError(t, res.Err, "policy set %v: %s", args, res.Stderr)
+}
+
+// TestExternalNamesOfThePolicy: the names outside the cluster that the
+// platform allows acme (`policy set --external-names`, a name or "*." for
+// one label) work on the four ways; a deeper name, the parent, a name
+// that merely ends like an allowed one and a literal wildcard stay refused;
+// once the policy allows none again, an allowed name is refused again.
+func TestExternalNamesOfThePolicy(t *testing.T) {
+	_, ways := addressAttackers(t, "extpol")
+	before := withoutAcme(netState(t))
+	zooPolicySet(t, "--external-names", "*.example.com,api.partner.io")
+	t.Cleanup(func() { zooPolicySet(t, "--external-names", "") })
+	for _, w := range ways {
+		t.Run(w.name, func(t *testing.T) {
+			for i, name := range []string{"www.example.com", "api.partner.io."} {
+				svc := "allowed-" + string(rune('a'+i))
+				res := w.run(t, externalNameService(w.ns, svc, name), "create", "-f", "-")
+				require.NoError(t, res.Err, "%s: %s", name, res.Stderr)
+				assert.Equal(t, name, admin(t, "-n", "acme-extpol", "get", "svc", svc, "-o", "jsonpath={.spec.externalName}"), "stored as written")
+				w.run(t, "", "-n", w.ns, "delete", "svc", svc)
+			}
+			for i, name := range []string{"a.b.example.com", "example.com", "api.partner.io.evil.com", "x.api.partner.io", "127.0.0.1"} {
+				res := w.run(t, externalNameService(w.ns, "refused-"+string(rune('a'+i)), name), "create", "-f", "-")
+				t.Logf("%s: stopped by %s", name, addrRefusedBy(t, res, w.stopper, "spec.externalName", ""))
+			}
+		})
+	}
+	zooPolicySet(t, "--external-names", "")
+	for _, w := range ways {
+		t.Run(w.name+": allowed no more", func(t *testing.T) {
+			var res framework.Result
+			require.Eventually(t, func() bool { // RBAC drops a revoked grant asynchronously
+				res = w.run(t, externalNameService(w.ns, "revoked", "www.example.com"), "create", "-f", "-")
+				if res.Err == nil {
+					w.run(t, "", "-n", w.ns, "delete", "svc", "revoked")
+				}
+				return res.Err != nil
+			}, 30*time.Second, 250*time.Millisecond)
+			addrRefusedBy(t, res, w.stopper, "spec.externalName", "")
 		})
 	}
 	assert.Equal(t, before, withoutAcme(netState(t)), "nothing of beta's or the platform's changed")
