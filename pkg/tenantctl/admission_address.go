@@ -78,19 +78,30 @@ func addressPredicate(kind translate.AddressKind) func(v string) string {
 	panic("tenantctl: no upstream rule for address kind " + strconv.Itoa(int(kind)))
 }
 
-// serviceNamePredicate: v is empty, or <service>.<namespace>.svc or
+// serviceNamePredicate: v is empty, one of the tenant's Services
+// (ownServicePredicate), or a name its external-name grant allows
+// (grantedNamePredicate).
+func serviceNamePredicate(v string) string {
+	return "(" + v + " == '' || " + ownServicePredicate(v) + " || " + grantedNamePredicate(v) + ")"
+}
+
+// ownServicePredicate: v is <service>.<namespace>.svc or
 // <service>.<namespace>.svc.<cluster domain>, with or without a final dot,
 // in one of the tenant's namespaces (whose prefix holds no character special
-// in a regular expression: a tenant name is a DNS label without "-"); or a
-// name the tenant's external-name grant allows, itself or by its one-label
-// wildcard (policy_externalnames.go).
-func serviceNamePredicate(v string) string {
+// in a regular expression: a tenant name is a DNS label without "-").
+func ownServicePredicate(v string) string {
 	domain := strings.ReplaceAll(translate.ClusterDomain, ".", "\\\\.")
-	own := v + ".matches('^[^.]+\\\\.' + variables.prefix + '[^.]+\\\\.svc(\\\\." + domain + ")?\\\\.?$')"
+	return v + ".matches('^[^.]+\\\\.' + variables.prefix + '[^.]+\\\\.svc(\\\\." + domain + ")?\\\\.?$')"
+}
+
+// grantedNamePredicate: v (without a final dot, and without a "*" of its
+// own) is granted to the tenant by its external-name grant, itself or by
+// its one-label wildcard (policy_externalnames.go).
+func grantedNamePredicate(v string) string {
 	n := "(" + v + ".endsWith('.') ? " + v + ".substring(0, size(" + v + ") - 1) : " + v + ")"
-	granted := "(!" + v + ".contains('*') && (" + memberCheck("variables.tenant", ExternalNameResource, n, "use") + " || (" + n + ".contains('.') && " +
-		memberCheck("variables.tenant", ExternalNameResource, "'*.' + "+n+".substring("+n+".indexOf('.') + 1)", "use") + ")))"
-	return "(" + v + " == '' || " + own + " || " + granted + ")"
+	wildcard := "'*.' + " + n + ".substring(" + n + ".indexOf('.') + 1)"
+	return "(!" + v + ".contains('*') && (" + memberCheck("variables.tenant", ExternalNameResource, n, "use") + " || (" + n + ".contains('.') && " +
+		memberCheck("variables.tenant", ExternalNameResource, wildcard, "use") + ")))"
 }
 
 // publicUnicastPredicate: v is an IP address (CEL's isIP refuses zones and
