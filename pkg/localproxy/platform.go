@@ -149,3 +149,26 @@ func (l *platformLookup) AllowedPriorityClasses(ns string) ([]string, error) {
 func (l *platformLookup) ownJSON(ctx context.Context, path string, out any) error {
 	return l.p.ownJSON(ctx, path, out)
 }
+
+// AllowedExternalNames implements translate.ExternalNameLookup: the
+// external names of the tenant's policy. It is asked only for an
+// externalName that is not one of the tenant's Services, so it is not
+// cached: a `policy set --external-names` holds at once. Serving with a
+// user's own certificate (direct.go), the record is not the tenant's to
+// read, so the proxy allows none and the upstream is not asked.
+func (l *platformLookup) AllowedExternalNames() ([]string, error) {
+	if l.p.cfg.Direct {
+		return nil, nil
+	}
+	ctx, cancel := l.lookupCtx()
+	defer cancel()
+	rec, err := l.p.tenantRecord(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p, err := tenantctl.EffectivePolicy(rec)
+	if err != nil {
+		return nil, err
+	}
+	return p.ExternalNames, nil
+}

@@ -20,6 +20,9 @@ type Change struct {
 	NetworkIsolation *string
 	// PriorityClasses is a comma-separated list; "" allows none.
 	PriorityClasses *string
+	// ExternalNames is a comma-separated list of names and "*." patterns;
+	// "" allows none.
+	ExternalNames *string
 	// QPS, Burst and MaxInflight change RateLimit; 0 is no limit, and a
 	// RateLimit of three zeros is removed. When QPS is set and the burst
 	// would stay 0, the burst becomes QPS.
@@ -71,6 +74,9 @@ func (c Change) Apply(p Policy) (Policy, error) {
 		}
 		out.PriorityClasses = CanonicalClasses(names)
 	}
+	if c.ExternalNames != nil {
+		out.ExternalNames = CanonicalClasses(splitList(*c.ExternalNames))
+	}
 	if c.QPS != nil || c.Burst != nil || c.MaxInflight != nil {
 		rl := RateLimit{}
 		if p.RateLimit != nil {
@@ -96,4 +102,15 @@ func (c Change) Apply(p Policy) (Policy, error) {
 		return p, err
 	}
 	return out, nil
+}
+
+// splitList splits a comma-separated flag value, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }

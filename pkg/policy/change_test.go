@@ -42,6 +42,11 @@ func TestChangeApply(t *testing.T) {
 		"bad quota":     {change: Change{Quota: ptr.To("pods")}, wantErr: `"pods" is not NAME=QUANTITY`},
 		"bad isolation": {change: Change{NetworkIsolation: ptr.To("some")}, wantErr: "networkIsolation"},
 		"bad class":     {change: Change{PriorityClasses: ptr.To("Gold")}, wantErr: "priorityClasses"},
+		"external names sorted, deduplicated": {change: Change{ExternalNames: ptr.To("*.example.com, api.partner.io,*.example.com")},
+			want: func(p *Policy) { p.ExternalNames = []string{"*.example.com", "api.partner.io"} }},
+		"external names cleared":             {change: Change{ExternalNames: ptr.To(" ")}, want: func(p *Policy) { p.ExternalNames = nil }},
+		"an IP is no external name":          {change: Change{ExternalNames: ptr.To("127.0.0.1")}, wantErr: "externalNames"},
+		"a cluster name is no external name": {change: Change{ExternalNames: ptr.To("*.svc.cluster.local")}, wantErr: "externalNames"},
 		"burst below qps": {change: Change{QPS: ptr.To[int32](50), Burst: ptr.To[int32](5)},
 			wantErr: "burst (5) must be at least qps (50)"},
 	} {

@@ -22,10 +22,12 @@ func Parse(data []byte) (Policy, error) {
 		return Policy{}, err
 	}
 	p.PriorityClasses = CanonicalClasses(p.PriorityClasses)
+	p.ExternalNames = CanonicalClasses(p.ExternalNames)
 	return p, nil
 }
 
-// CanonicalClasses sorts and deduplicates PriorityClass names; nil for none.
+// CanonicalClasses sorts and deduplicates PriorityClass names (and external
+// names); nil for none.
 func CanonicalClasses(names []string) []string {
 	out := slices.Clone(names)
 	slices.Sort(out)

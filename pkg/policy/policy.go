@@ -43,6 +43,10 @@ type Policy struct {
 	// PriorityClasses are the cluster PriorityClasses (of positive value) the
 	// tenant's pods may use, beside the tenant's own (capped at 0).
 	PriorityClasses []string `json:"priorityClasses,omitempty"`
+	// ExternalNames are the DNS names outside the cluster ("*." and a name
+	// for exactly one label in front) a Service of the tenant's may have as
+	// its externalName, beside the tenant's own Services; none by default.
+	ExternalNames []string `json:"externalNames,omitempty"`
 	// RateLimit is the tenant's fair share of the proxy and the server.
 	RateLimit *RateLimit `json:"rateLimit,omitempty"`
 }
@@ -102,6 +106,9 @@ func Effective(p, defaults Policy) Policy {
 	if out.RateLimit == nil {
 		out.RateLimit = defaults.RateLimit
 	}
+	if out.ExternalNames == nil {
+		out.ExternalNames = defaults.ExternalNames
+	}
 	return out
 }
 
@@ -129,6 +136,11 @@ func (p Policy) Validate() error {
 	for _, name := range p.PriorityClasses {
 		for _, msg := range validation.IsDNS1123Subdomain(name) {
 			errs = append(errs, fmt.Errorf("priorityClasses: %q: %s", name, msg))
+		}
+	}
+	for _, name := range p.ExternalNames {
+		if err := translate.ValidateExternalNamePattern(name); err != nil {
+			errs = append(errs, fmt.Errorf("externalNames: %w", err))
 		}
 	}
 	if r := p.RateLimit; r != nil {

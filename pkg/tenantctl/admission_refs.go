@@ -24,7 +24,7 @@ func refValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {
 	// conversion webhook Service, are namespace references of the kinds
 	// table: namespaceRefValidation judges them.
 	conversion := "object.spec.conversion.webhook.clientConfig"
-	return []admissionv1.Validation{{
+	return append([]admissionv1.Validation{{
 		Expression:        "!(" + isPV + ") || (" + strings.Join(pv, " && ") + ")",
 		MessageExpression: "'volumes of tenant ' + variables.tenant + ' may not be on a path of the machines (hostPath, local)'",
 		Reason:            forbidden,
@@ -43,7 +43,7 @@ func refValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {
 			"object.parameters[k] == '" + translate.PVCNamespaceTemplate + "' || object.parameters[k].startsWith(variables.prefix))",
 		MessageExpression: "'the secrets a StorageClass of tenant ' + variables.tenant + ' names must be in namespaces starting with ' + variables.prefix",
 		Reason:            forbidden,
-	}}
+	}}, addressValidations(forbidden)...) // admission_address.go
 }
 
 // optionalPrefixed is a CEL condition that holds when the string field key of

@@ -61,6 +61,14 @@ func (c *Client) revokeMembership(ctx context.Context, t translate.Tenant, progr
 		found = true
 		progress("clusterrole.rbac.authorization.k8s.io/%s deleted", PriorityGrantClusterRole(t))
 	}
+	names, err := c.revokeExternalNameGrant(ctx, t) // policy_externalnames.go
+	if err != nil {
+		return found, err
+	}
+	if names {
+		found = true
+		progress("clusterrole.rbac.authorization.k8s.io/%s deleted", ExternalNameGrantClusterRole(t))
+	}
 	legacy, err := c.deleteLegacyRBAC(ctx, t, progress)
 	return found || legacy, err
 }

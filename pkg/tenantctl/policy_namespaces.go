@@ -53,12 +53,18 @@ func (c *Client) ReconcilePolicy(ctx context.Context, tenant string) error {
 	if err := c.applyPriorityGrant(ctx, t, p.PriorityClasses); err != nil {
 		return err
 	}
+	if err := c.applyExternalNameGrant(ctx, t, p.ExternalNames); err != nil { // policy_externalnames.go
+		return err
+	}
 	if len(rec.Spec.Admins) > 0 {
 		if err := c.waitEnforced(ctx, t, rec.Spec.Admins[0], p.PodSecurity); err != nil {
 			return err
 		}
 	}
 	if err := c.waitPriorityGrant(ctx, t, p.PriorityClasses); err != nil {
+		return err
+	}
+	if err := c.waitExternalNameGrant(ctx, t, p.ExternalNames); err != nil {
 		return err
 	}
 	if err := c.relabelNamespaces(ctx, t, p.PodSecurity); err != nil {

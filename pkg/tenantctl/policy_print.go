@@ -58,6 +58,7 @@ func PrintPolicy(w io.Writer, output, tenant string, p policy.Policy) error {
 		{"pod-security", none(p.PodSecurity)},
 		{"network-isolation", none(p.NetworkIsolation)},
 		{"priority-classes", none(strings.Join(p.PriorityClasses, ","))},
+		{"external-names", none(strings.Join(p.ExternalNames, ","))},
 		{"rate-limit", none(rate)},
 	} {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", tenant, row[0], row[1])

@@ -66,6 +66,7 @@ func (c *Client) changePolicy(ctx context.Context, tenant string, change func(*T
 		}
 		next = policy.Effective(next, policy.Default())
 		next.PriorityClasses = policy.CanonicalClasses(next.PriorityClasses)
+		next.ExternalNames = policy.CanonicalClasses(next.ExternalNames)
 		if err := next.Validate(); err != nil {
 			return err
 		}

@@ -71,6 +71,11 @@ type Ref struct {
 	// matchCondition marks the reference that adds TenantMatchCondition
 	// (matchConditionsRef): Reconfine rewrites these.
 	matchCondition bool
+	// Address is set on an address the cluster resolves or routes
+	// (TargetServiceName, TargetEndpointAddress): what the field holds, from
+	// which the proxy's check and the upstream policy's rule are derived
+	// (refs_address.go).
+	Address AddressKind
 }
 
 // KindRule is one row of the kinds table.

@@ -63,9 +63,11 @@ var kindTable = []KindRule{
 	{Resource: gr("", "podtemplates"), Kind: "PodTemplate", Treatment: Namespaced, Refs: podSpecRefs("template.spec")},
 	{Resource: gr("", "replicationcontrollers"), Kind: "ReplicationController", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: workloadSubresources},
 	{Resource: gr("", "services"), Kind: "Service", Treatment: Namespaced, PlatformDomains: true, Refs: []Ref{
-		refusedField(TargetAddress, gr("", "services"), "spec", "externalIPs", "kube-proxy on every machine would capture the traffic of those addresses, other tenants' included")}, Subresources: serviceSubresources},
+		refusedField(TargetAddress, gr("", "services"), "spec", "externalIPs", "kube-proxy on every machine would capture the traffic of those addresses, other tenants' included"),
+		addressRef(gr("", "services"), "spec.externalName", AddressServiceName)}, Subresources: serviceSubresources},
 	{Resource: gr("", "endpoints"), Kind: "Endpoints", Treatment: Namespaced, Refs: []Ref{
-		objectRefAt("subsets[].addresses[].targetRef"), objectRefAt("subsets[].notReadyAddresses[].targetRef")}},
+		objectRefAt("subsets[].addresses[].targetRef"), objectRefAt("subsets[].notReadyAddresses[].targetRef"),
+		addressRef(gr("", "endpoints"), "subsets[].addresses[].ip", AddressIP), addressRef(gr("", "endpoints"), "subsets[].notReadyAddresses[].ip", AddressIP)}},
 	{Resource: gr("", "configmaps"), Kind: "ConfigMap", Treatment: Namespaced},
 	{Resource: gr("", "secrets"), Kind: "Secret", Treatment: Namespaced},
 	{Resource: gr("", "serviceaccounts"), Kind: "ServiceAccount", Treatment: Namespaced, Subresources: serviceAccountSubresources},
@@ -100,7 +102,8 @@ var kindTable = []KindRule{
 		apiGroupRef(TargetObject, "spec.parameters", "apiGroup"), namespaceRef("spec.parameters", "namespace")}},
 	{Resource: gr("networking.k8s.io", "ipaddresses"), Kind: "IPAddress", Treatment: ReadOnly, Reason: "service IP addresses are allocated by the shared cluster"},
 	{Resource: gr("networking.k8s.io", "servicecidrs"), Kind: "ServiceCIDR", Treatment: ReadOnly, Reason: "service CIDRs configure the shared cluster's network", Subresources: cidrSubresources},
-	{Resource: gr("discovery.k8s.io", "endpointslices"), Kind: "EndpointSlice", Treatment: Namespaced, Refs: []Ref{objectRefAt("endpoints[].targetRef")}},
+	{Resource: gr("discovery.k8s.io", "endpointslices"), Kind: "EndpointSlice", Treatment: Namespaced, Refs: []Ref{objectRefAt("endpoints[].targetRef"),
+		addressRef(gr("discovery.k8s.io", "endpointslices"), "addressType", AddressFamily), addressRef(gr("discovery.k8s.io", "endpointslices"), "endpoints[].addresses[]", AddressIP)}},
 	{Resource: gr("coordination.k8s.io", "leases"), Kind: "Lease", Treatment: Namespaced},
 	{Resource: gr("coordination.k8s.io", "leasecandidates"), Kind: "LeaseCandidate", Treatment: Namespaced},
 	{Resource: gr("events.k8s.io", "events"), Kind: "Event", Treatment: Namespaced, Refs: []Ref{eventTextRef("note", "regarding", "related"), objectRefAt("regarding"), objectRefAt("related")}},

@@ -63,6 +63,7 @@ var refCells = map[schema.GroupResource]map[string]refCell{
 		"volumeattributesclass": {out: sharedCell(grVolumeAttrClass), unset: "<unset>"},
 	},
 	gr("networking.k8s.io", "ingresses"):         {"class": {out: sharedCell(grIngressClass), unset: "<none>"}},
+	gr("", "services"):                           {"external-ip": {out: (*mapper).externalNameCell, unset: "<none>"}},
 	gr("storage.k8s.io", "csistoragecapacities"): {"storageclassname": {out: (*mapper).classOut}},
 	gr(flowGroup, "flowschemas"):                 {"prioritylevel": {out: nameCell(grPLC)}},
 	gr(admissionGroup, "validatingadmissionpolicybindings"): {

@@ -51,6 +51,14 @@ const (
 	TargetURL
 	// TargetHostPath is a path on the shared cluster's machines: refused.
 	TargetHostPath
+	// TargetServiceName is a DNS name the cluster resolves (a Service's
+	// externalName): only a Service of the tenant's, its namespace
+	// translated (refs_address.go).
+	TargetServiceName
+	// TargetEndpointAddress is an address the cluster sends traffic to (an
+	// Endpoints or EndpointSlice address) or its family: only public
+	// unicast IP addresses; it is checked, not translated.
+	TargetEndpointAddress
 	// TargetText is free text that quotes names (an Event's message): the
 	// names the translator produced are shown in the tenant's terms on the
 	// way out; what a tenant writes is kept as written, since text names
@@ -61,7 +69,8 @@ const (
 // Targets lists every target, in order.
 func Targets() []Target {
 	return []Target{TargetNamespace, TargetLocal, TargetObject, TargetOwned, TargetShared, TargetAPIGroup,
-		TargetIdentity, TargetSelector, TargetRules, TargetPlatform, TargetAddress, TargetURL, TargetHostPath, TargetText}
+		TargetIdentity, TargetSelector, TargetRules, TargetPlatform, TargetAddress, TargetURL, TargetHostPath, TargetText,
+		TargetServiceName, TargetEndpointAddress}
 }
 
 // String names the target.
@@ -95,6 +104,10 @@ func (t Target) String() string {
 		return "machine path"
 	case TargetText:
 		return "text"
+	case TargetServiceName:
+		return "Service DNS name"
+	case TargetEndpointAddress:
+		return "endpoint address"
 	}
 	return "unknown"
 }
@@ -143,6 +156,10 @@ func (t Target) Confined() string {
 		return "capped by the proxy"
 	case TargetText:
 		return "names the translator produced are shown in the tenant's terms; kept as written"
+	case TargetServiceName:
+		return "only the tenant's own Services (<service>.<namespace>.svc[.cluster.local]), namespace prefixed; anything else refused"
+	case TargetEndpointAddress:
+		return "only public unicast IP addresses (IPv4 or IPv6 slices); anything else refused"
 	}
 	if t.Refused() {
 		return "refused (403 naming the field)"

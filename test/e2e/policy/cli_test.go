@@ -29,6 +29,7 @@ acme     limit-range         <none>
 acme     pod-security        baseline
 acme     network-isolation   tenant
 acme     priority-classes    <none>
+acme     external-names      <none>
 acme     rate-limit          qps=50,burst=50,max-inflight=20
 `
 	assert.Equal(t, want, mustZoo(t, "policy", "show", "acme"))
@@ -56,6 +57,7 @@ acme     rate-limit          qps=50,burst=50,max-inflight=20
 		"show bad output":   {[]string{"policy", "show", "acme", "-o", "wide"}, "--output must be one of json|yaml"},
 		"bad tenant name":   {[]string{"policy", "set", "Acme", "--pod-security", "restricted"}, "Acme"},
 		"two errors joined": {[]string{"policy", "set", "acme", "--network-isolation", "some", "--priority-classes", "Gold"}, "networkIsolation"},
+		"an IP is no name":  {[]string{"policy", "set", "acme", "--external-names", "*.example.com,127.0.0.1"}, `externalNames: "127.0.0.1": IP addresses are not names`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			requireOneLineError(t, zoo(t, tc.args...), tc.want)
