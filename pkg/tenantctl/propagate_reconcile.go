@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -132,19 +133,35 @@ func splitNamespaces(nss []corev1.Namespace) (active []string, terminating map[s
 }
 
 // reconcile is the work of reconcilePolicyObjects once the namespaces are
-// known: the quota's split over active and terminating, then the
-// LimitRanges and NetworkPolicies of active (of only, when set).
+// known: the LimitRanges and NetworkPolicies of active (of only, when set),
+// then the quota's split over active and terminating. The ResourceQuota
+// comes last: until it exists a namespace admits no create
+// (zoo-tenant-policy-objects, admission_gate.go), so its first object finds
+// the LimitRange and NetworkPolicy in force. Where those failed, a
+// namespace without a ResourceQuota gets none (it stays gated) and the
+// others' split is reconciled all the same.
 func (io policyIO) reconcile(ctx context.Context, t translate.Tenant, p policy.Policy, active []string, terminating map[string]bool, only string) error {
-	if err := io.reconcileQuota(ctx, t, p.Quota, active, terminating); err != nil {
-		return err
-	}
+	kindsIn := active
 	if only != "" {
-		active = []string{only}
+		kindsIn = []string{only}
 	}
-	if err := io.reconcileKind(ctx, t, p, active, limitRangeKind); err != nil {
-		return err
+	var errs []error
+	for _, k := range []policyKind{limitRangeKind, networkPolicyKind} {
+		if err := io.reconcileKind(ctx, t, p, kindsIn, k); err != nil {
+			if io.cache != nil { // a dry run stops at the first drift
+				return err
+			}
+			errs = append(errs, err)
+		}
 	}
-	return io.reconcileKind(ctx, t, p, active, networkPolicyKind)
+	if len(errs) > 0 {
+		ready, err := io.readyForQuota(ctx, t, p, active)
+		if err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+		active = ready
+	}
+	return errors.Join(append(errs, io.reconcileQuota(ctx, t, p.Quota, active, terminating))...)
 }
 
 // reconcileQuota rebalances the split of quota q among the active
@@ -176,17 +193,35 @@ func (io policyIO) reconcileQuota(ctx context.Context, t translate.Tenant, q cor
 	if err := io.apply(ctx, lower); err != nil {
 		return err
 	}
-	if len(q) == 0 {
+	written := namespacesOf(lower)
+	if len(q) > 0 {
+		if shares, err = io.quotaShares(ctx, t, active, terminating); err != nil {
+			return err
+		}
+		var raise []runtime.Object
+		for ns, hard := range raised(q, shares, want) {
+			raise = append(raise, PolicyResourceQuota(t, ns, hard))
+		}
+		if err := io.apply(ctx, raise); err != nil {
+			return err
+		}
+		written = append(written, namespacesOf(raise)...)
+	}
+	if io.cache != nil || len(written) == 0 {
 		return nil
 	}
-	if shares, err = io.quotaShares(ctx, t, active, terminating); err != nil {
-		return err
+	return io.c.waitAdmits(ctx, slices.Compact(slices.Sorted(slices.Values(written)))) // propagate_gate.go
+}
+
+// namespacesOf are the namespaces of objs.
+func namespacesOf(objs []runtime.Object) []string {
+	var out []string
+	for _, o := range objs {
+		if m, ok := o.(metav1.Object); ok {
+			out = append(out, m.GetNamespace())
+		}
 	}
-	var raise []runtime.Object
-	for ns, hard := range raised(q, shares, want) {
-		raise = append(raise, PolicyResourceQuota(t, ns, hard))
-	}
-	return io.apply(ctx, raise)
+	return out
 }
 
 // quotaShares reads the policy ResourceQuota of each namespace; a
