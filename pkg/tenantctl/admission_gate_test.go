@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -160,6 +161,50 @@ func TestWaitAdmitsUntilTheGateOpens(t *testing.T) {
 			})
 			require.NoError(t, f.c.waitAdmits(context.Background(), []string{"acme-a"}))
 			assert.Equal(t, c.probes, probes)
+		})
+	}
+}
+
+// TestNamespacesBeyondTheLimitGetNoPolicyObjects: under a namespace limit
+// the slots go to the standard namespaces, then to those holding a policy
+// quota, then to the others by age (name on ties); the rest get no policy
+// objects, so stay gated — however they were made.
+func TestNamespacesBeyondTheLimitGetNoPolicyObjects(t *testing.T) {
+	at := func(sec int64) metav1.Time { return metav1.Unix(1_700_000_000+sec, 0) }
+	ns := func(name string, sec int64) corev1.Namespace {
+		return corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: at(sec)}}
+	}
+	std := []corev1.Namespace{ns("acme-default", 0), ns("acme-kube-system", 0), ns("acme-kube-public", 0), ns("acme-kube-node-lease", 0)}
+	cases := []struct {
+		name  string
+		limit *int32
+		extra []corev1.Namespace
+		held  []string
+		want  []string // the extra namespaces kept
+	}{
+		{name: "no limit", extra: []corev1.Namespace{ns("acme-a", 5), ns("acme-b", 6)}, want: []string{"acme-a", "acme-b"}},
+		{name: "room for one, the older", limit: ptr.To(int32(5)), extra: []corev1.Namespace{ns("acme-b", 6), ns("acme-a", 5)}, want: []string{"acme-a"}},
+		{name: "a tie goes by name", limit: ptr.To(int32(5)), extra: []corev1.Namespace{ns("acme-b", 5), ns("acme-a", 5)}, want: []string{"acme-a"}},
+		{name: "a held slot is kept", limit: ptr.To(int32(5)), extra: []corev1.Namespace{ns("acme-a", 5), ns("acme-b", 6)}, held: []string{"acme-b"}, want: []string{"acme-b"}},
+		{name: "a lowered limit keeps what holds", limit: ptr.To(int32(4)), extra: []corev1.Namespace{ns("acme-a", 5), ns("acme-b", 6), ns("acme-c", 7)},
+			held: []string{"acme-a", "acme-b"}, want: []string{"acme-a", "acme-b"}},
+		{name: "the standard ones beyond a small limit", limit: ptr.To(int32(1)), extra: []corev1.Namespace{ns("acme-a", 5)}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newPolicyFakes(t, tenantWithPolicy(t, policy.Policy{}))
+			for _, h := range c.held {
+				_, err := f.kube.CoreV1().ResourceQuotas(h).Create(context.Background(), PolicyResourceQuota(translate.MustTenant("acme"), h, nil), metav1.CreateOptions{})
+				require.NoError(t, err)
+			}
+			got, err := policyIO{c: f.c}.withinLimit(context.Background(), translate.MustTenant("acme"), policy.Policy{MaxNamespaces: c.limit}, append(slices.Clone(std), c.extra...))
+			require.NoError(t, err)
+			var names []string
+			for _, n := range got {
+				names = append(names, n.Name)
+			}
+			assert.Subset(t, names, []string{"acme-default", "acme-kube-system", "acme-kube-public", "acme-kube-node-lease"}, "the standard namespaces always")
+			assert.ElementsMatch(t, c.want, names[len(std):])
 		})
 	}
 }

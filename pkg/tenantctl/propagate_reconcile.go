@@ -85,18 +85,12 @@ func (c *Client) reconcilePolicyObjects(ctx context.Context, tenant, only string
 	if recheck != nil && c.dryReconcilePolicyObjects(ctx, t, recheck) == nil {
 		return nil
 	}
-	var active []string
-	terminating := map[string]bool{}
-	if only != "" && len(p.Quota) == 0 {
-		active = []string{only}
-	} else {
-		nss, err := c.tenantNamespaces(ctx, t)
-		if err != nil {
-			return err
-		}
-		active, terminating = splitNamespaces(nss)
+	io := policyIO{c: c}
+	active, terminating, err := io.namespaces(ctx, t, p, only)
+	if err != nil {
+		return err
 	}
-	return policyIO{c: c}.reconcile(ctx, t, p, active, terminating, only)
+	return io.reconcile(ctx, t, p, active, terminating, only)
 }
 
 // livePolicy reads tenant t's record and returns its effective policy; ok

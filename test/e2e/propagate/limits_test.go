@@ -115,15 +115,21 @@ func gateOpen(t *testing.T, ns string) {
 	}, 30*time.Second, 100*time.Millisecond, "namespace %s admits creates: %v", ns, err)
 }
 
-// rawNamespace creates namespace name of tenant with the tenant identity,
-// directly upstream: no proxy makes its policy objects.
-func rawNamespace(t *testing.T, tenant, name string) {
-	t.Helper()
+// rawNamespaceObject is namespace name of tenant as the tenant identity may
+// create it directly upstream (its label, Pod Security at the default).
+func rawNamespaceObject(tenant, name string) *corev1.Namespace {
 	labels := map[string]string{translate.TenantLabel: tenant}
 	for k, v := range translate.PodSecurityLabels(translate.DefaultPodSecurityLevel) {
 		labels[k] = v
 	}
-	_, err := asTenant(t, tenant).CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}, metav1.CreateOptions{})
+	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+}
+
+// rawNamespace creates namespace name of tenant with the tenant identity,
+// directly upstream: no proxy makes its policy objects.
+func rawNamespace(t *testing.T, tenant, name string) {
+	t.Helper()
+	_, err := asTenant(t, tenant).CoreV1().Namespaces().Create(t.Context(), rawNamespaceObject(tenant, name), metav1.CreateOptions{})
 	require.NoError(t, err)
 }
 
