@@ -187,35 +187,42 @@ func (io policyIO) reconcileQuota(ctx context.Context, t translate.Tenant, q cor
 	if err := io.apply(ctx, lower); err != nil {
 		return err
 	}
-	written := namespacesOf(lower)
-	if len(q) > 0 {
-		if shares, err = io.quotaShares(ctx, t, active, terminating); err != nil {
-			return err
-		}
-		var raise []runtime.Object
-		for ns, hard := range raised(q, shares, want) {
-			raise = append(raise, PolicyResourceQuota(t, ns, hard))
-		}
-		if err := io.apply(ctx, raise); err != nil {
-			return err
-		}
-		written = append(written, namespacesOf(raise)...)
+	// The raise counts what the lowered quotas report used: only once the
+	// quota controller has brought them into force (the gate opens) does
+	// their status count a resource the quota has just gained.
+	if err := io.waitAdmits(ctx, lower); err != nil {
+		return err
 	}
+	if len(q) == 0 {
+		return nil
+	}
+	if shares, err = io.quotaShares(ctx, t, active, terminating); err != nil {
+		return err
+	}
+	var raise []runtime.Object
+	for ns, hard := range raised(q, shares, want) {
+		raise = append(raise, PolicyResourceQuota(t, ns, hard))
+	}
+	if err := io.apply(ctx, raise); err != nil {
+		return err
+	}
+	return io.waitAdmits(ctx, raise)
+}
+
+// waitAdmits waits until the namespaces of the quotas written admit creates
+// again (Client.waitAdmits); a dry run writes nothing and waits for
+// nothing.
+func (io policyIO) waitAdmits(ctx context.Context, written []runtime.Object) error {
 	if io.cache != nil || len(written) == 0 {
 		return nil
 	}
-	return io.c.waitAdmits(ctx, slices.Compact(slices.Sorted(slices.Values(written)))) // propagate_gate.go
-}
-
-// namespacesOf are the namespaces of objs.
-func namespacesOf(objs []runtime.Object) []string {
-	var out []string
-	for _, o := range objs {
+	var namespaces []string
+	for _, o := range written {
 		if m, ok := o.(metav1.Object); ok {
-			out = append(out, m.GetNamespace())
+			namespaces = append(namespaces, m.GetNamespace())
 		}
 	}
-	return out
+	return io.c.waitAdmits(ctx, namespaces) // propagate_gate.go
 }
 
 // quotaShares reads the policy ResourceQuota of each namespace; a
