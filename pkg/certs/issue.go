@@ -24,8 +24,9 @@ import (
 // TTL bounds. The cluster's signer may cut a certificate shorter than asked
 // (kube-controller-manager --cluster-signing-duration).
 const (
-	// DefaultTTL is short: the API server cannot revoke a certificate the
-	// cluster's signer issued, only its end stops it there.
+	// DefaultTTL: a revocation takes effect everywhere without waiting
+	// for the end (the zoo server by its record, the API server by the
+	// certificate's grant, grant.go).
 	DefaultTTL = 24 * time.Hour
 	// MinTTL is the CSR API's lower bound of expirationSeconds.
 	MinTTL = 10 * time.Minute
@@ -107,6 +108,12 @@ func Issue(ctx context.Context, c *tenantctl.Client, r Request) (*Issued, error)
 		return nil, fmt.Errorf("generate a key: %w", err)
 	}
 	cn, orgs := Subject(tenant, r.User, r.Groups)
+	if r.Signer == SignerKubernetes { // grant.go: a user of its own, in no group
+		if cn, err = newCertUser(tenant); err != nil {
+			return nil, err
+		}
+		orgs = nil
+	}
 	subject := pkix.Name{CommonName: cn, Organization: orgs, OrganizationalUnit: []string{TenantUIDUnit(u.GetUID())}}
 	var certPEM []byte
 	switch r.Signer {
@@ -128,6 +135,11 @@ func Issue(ctx context.Context, c *tenantctl.Client, r Request) (*Issued, error)
 	rec, err := record(ctx, c, r, cert, u.GetUID(), before.userRevocations(r.User))
 	if err != nil {
 		return nil, err
+	}
+	if r.Signer == SignerKubernetes {
+		if err := grant(ctx, c, r.Tenant, cn, rec); err != nil {
+			return nil, err
+		}
 	}
 	keyPEM, err := keyutil.MarshalPrivateKeyToPEM(key)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // Endpoint is where a written kubeconfig points.
@@ -57,7 +58,16 @@ func Kubeconfig(is *Issued, ep Endpoint) *clientcmdapi.Config {
 	name := "zoo-" + is.Tenant + "-" + is.Record.User
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters[name] = &clientcmdapi.Cluster{Server: ep.Server, CertificateAuthorityData: ep.CAPEM}
-	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{ClientCertificateData: is.CertPEM, ClientKeyData: is.KeyPEM}
+	auth := &clientcmdapi.AuthInfo{ClientCertificateData: is.CertPEM, ClientKeyData: is.KeyPEM}
+	if is.Record.Signer == SignerKubernetes {
+		// The certificate's user may only impersonate its tenant identity
+		// (grant.go). The zoo server removes Impersonate-* headers and
+		// takes the identity from the record: the same kubeconfig serves
+		// both, pointed at either.
+		t := translate.MustTenant(is.Tenant)
+		auth.Impersonate, auth.ImpersonateGroups = t.UpstreamUser(is.Record.User), t.UpstreamGroups(is.Record.Groups, false)
+	}
+	cfg.AuthInfos[name] = auth
 	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
 	cfg.CurrentContext = name
 	return cfg

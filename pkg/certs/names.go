@@ -54,8 +54,10 @@ func tenantGroup(tenant translate.Tenant, g string) (string, error) {
 	return g, nil
 }
 
-// Subject returns the upstream user and groups of a certificate: CN
-// zoo:<tenant>:<user>, O zoo:tenant:<tenant> and zoo:<tenant>:<group>.
+// Subject returns the upstream user and groups of a certificate of the zoo
+// CA: CN zoo:<tenant>:<user>, O zoo:tenant:<tenant> and
+// zoo:<tenant>:<group>. (One of the cluster's signer names a user of its
+// own, grant.go.)
 func Subject(tenant translate.Tenant, user string, groups []string) (cn string, orgs []string) {
 	return tenant.UpstreamUser(user), tenant.UpstreamGroups(groups, false)
 }

@@ -32,7 +32,8 @@ const (
 type Record struct {
 	// Serial is the certificate's serial number, lower-case hex.
 	Serial string `json:"serial"`
-	// User is the tenant-local user (the CN is zoo:<tenant>:<user>).
+	// User is the tenant-local user (the CN is zoo:<tenant>:<user> for the
+	// zoo CA; a certificate of the cluster's signer impersonates it, grant.go).
 	User string `json:"user"`
 	// Groups are the tenant-local groups, sorted.
 	Groups []string `json:"groups,omitempty"`

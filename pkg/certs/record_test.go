@@ -4,6 +4,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"fmt"
 	"testing"
 	"time"
 
@@ -103,4 +104,32 @@ func TestUserRevocations(t *testing.T) {
 	got, err := CertificatesOf(u)
 	require.NoError(t, err)
 	assert.Equal(t, int64(3), got.userRevocations("alice"))
+}
+
+// TestKubeconfigOfAClusterSignedCertificateImpersonates: the kubeconfig of
+// a certificate of the cluster's signer impersonates the tenant user and
+// groups it stands for (its own user may do nothing else), wherever it
+// points; one of the zoo CA impersonates no one.
+func TestKubeconfigOfAClusterSignedCertificateImpersonates(t *testing.T) {
+	for _, c := range []struct {
+		signer    string
+		zooServer bool
+		as        string
+		groups    []string
+	}{
+		{signer: SignerKubernetes, as: "zoo:acme:carol", groups: []string{"zoo:tenant:acme", "zoo:acme:ops"}},
+		{signer: SignerKubernetes, zooServer: true, as: "zoo:acme:carol", groups: []string{"zoo:tenant:acme", "zoo:acme:ops"}},
+		{signer: SignerZoo, zooServer: true},
+	} {
+		t.Run(fmt.Sprintf("%s/zoo-server=%v", c.signer, c.zooServer), func(t *testing.T) {
+			is := &Issued{Tenant: "acme", Record: Record{Serial: "a1", User: "carol", Groups: []string{"ops"}, Signer: c.signer}}
+			cfg := Kubeconfig(is, Endpoint{Server: "https://x", ZooServer: c.zooServer})
+			auth := cfg.AuthInfos["zoo-acme-carol"]
+			require.NotNil(t, auth)
+			assert.Equal(t, c.as, auth.Impersonate)
+			assert.Equal(t, c.groups, auth.ImpersonateGroups)
+			assert.Empty(t, auth.ImpersonateUID)
+			assert.Empty(t, auth.ImpersonateUserExtra)
+		})
+	}
 }

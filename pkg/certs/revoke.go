@@ -64,6 +64,11 @@ func Revoke(ctx context.Context, c *tenantctl.Client, s Selector, now time.Time)
 	if err != nil {
 		return nil, err
 	}
+	// Upstream, a certificate of the cluster's signer acts only through
+	// its grant (grant.go): it goes with the revocation.
+	if err := SyncGrants(ctx, c, tenant, now); err != nil {
+		return nil, err
+	}
 	if !matched {
 		if s.Serial != "" {
 			return nil, fmt.Errorf("tenant %q has no certificate with serial %s", tenant, s.Serial)

@@ -15,9 +15,9 @@ func NewCmdCert(getter genericclioptions.RESTClientGetter, streams genericioopti
 machine and never leaves it; the certificate is signed by the cluster's signer
 (CSR API, --signer kubernetes) or by the zoo CA of the zoo server (--signer zoo).
 Every certificate is recorded (never its key) in its Tenant record, and the zoo
-server refuses revoked ones. The Kubernetes API server itself cannot revoke a
-certificate its own signer issued: used directly upstream, such a certificate
-works until it expires, so keep their lifetime short (docs/certificates.md).`,
+server refuses revoked ones. A certificate of the cluster's signer names a user of
+its own whose one right is to impersonate the tenant user; revoking it takes that
+right back, so directly upstream it can then do nothing (docs/certificates.md).`,
 	}
 	cmd.AddCommand(NewCmdCertIssue(getter, streams))
 	cmd.AddCommand(NewCmdCertList(getter, streams))

@@ -126,7 +126,7 @@ func (o *CertIssueOptions) report(issued *certs.Issued, ep certs.Endpoint) error
 		r.Serial, r.User, issued.Tenant, groups, r.Signer, r.NotAfter.Format(time.RFC3339))
 	fmt.Fprintf(o.Out, "kubeconfig for %s written to %s\n", where, o.KubeconfigOut)
 	if r.Signer == certs.SignerKubernetes {
-		fmt.Fprintln(o.Out, "note: the API server cannot revoke a certificate of its own signer; `kubectl zoo cert revoke` stops it at the zoo server only, directly upstream it works until it expires")
+		fmt.Fprintln(o.Out, "note: the certificate acts upstream by impersonating the tenant user (the kubeconfig says so); `kubectl zoo cert revoke` takes that right back")
 	}
 	return nil
 }

@@ -27,8 +27,8 @@ func NewCmdCertRevoke(getter genericclioptions.RESTClientGetter, streams generic
 		Short: "Revoke a client certificate, or every certificate of a tenant user",
 		Long: `Mark certificates revoked in their Tenant record. The zoo server refuses a revoked
 certificate once its replicas' watch of Tenant records has the change (docs/server.md
-gives the measured bound). The Kubernetes API server cannot revoke a certificate its
-own signer issued: used directly upstream, it works until it expires.`,
+gives the measured bound). A certificate of the cluster's signer also loses its one
+upstream right, to impersonate the tenant user, within seconds (docs/certificates.md).`,
 		Example:           "  kubectl zoo cert revoke 5f3a9c...\n  kubectl zoo cert revoke --tenant acme --user alice",
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: completeCertificates(getter, false),
@@ -77,7 +77,7 @@ func (o *CertRevokeOptions) Run(cmd *cobra.Command) error {
 	for _, c := range revoked {
 		fmt.Fprintf(o.Out, "certificate %s of user %s of tenant %s revoked\n", c.Serial, c.User, c.Tenant)
 		if c.Signer == certs.SignerKubernetes {
-			fmt.Fprintf(o.Out, "warning: %s was signed by the cluster's signer: the zoo server refuses it, but the API server accepts it directly until it expires at %s\n",
+			fmt.Fprintf(o.Out, "%s was signed by the cluster's signer: the API server still authenticates it until %s, as a user that may do nothing\n",
 				c.Serial, c.NotAfter.Format(time.RFC3339))
 		}
 	}

@@ -3,6 +3,7 @@ package localproxy
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -89,10 +90,21 @@ func (c *Config) complete() (translate.Tenant, error) {
 	if c.Direct && (c.Admin || len(c.Extra) > 0) {
 		return translate.Tenant{}, errors.New("a proxy with the tenant's own credential (Direct) impersonates no one: Admin and Extra must be unset")
 	}
-	if c.Upstream.Impersonate.UserName != "" || len(c.Upstream.Impersonate.Groups) > 0 {
+	if (c.Upstream.Impersonate.UserName != "" || len(c.Upstream.Impersonate.Groups) > 0) && !c.credentialIsTenantUser(tenant) {
 		return translate.Tenant{}, errors.New("the upstream config already impersonates someone; the proxy impersonates the tenant itself")
 	}
 	return tenant, nil
+}
+
+// credentialIsTenantUser reports whether, in Direct mode, the upstream
+// config's own impersonation is exactly the tenant user served: a
+// certificate of the cluster's signer acts only by impersonating its
+// tenant identity (its kubeconfig says so, pkg/certs), which is then the
+// credential, not an impersonation of the proxy's.
+func (c *Config) credentialIsTenantUser(t translate.Tenant) bool {
+	im := c.Upstream.Impersonate
+	return c.Direct && im.UserName == t.UpstreamUser(c.User) && im.UID == "" && len(im.Extra) == 0 &&
+		slices.Equal(slices.Sorted(slices.Values(im.Groups)), slices.Sorted(slices.Values(t.UpstreamGroups(c.Groups, false))))
 }
 
 // impersonation returns the upstream identity of the configured tenant user.

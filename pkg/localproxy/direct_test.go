@@ -95,3 +95,39 @@ func TestDirectConfinedKinds(t *testing.T) {
 	assert.Contains(t, rec.Body.String(), `serves with user \"dev\"'s own credential, and writes validatingadmissionpolicies for tenants only with an identity of its own`)
 	assert.Empty(t, up.requests)
 }
+
+// TestDirectCredentialMayImpersonateItsOwnIdentity: with the tenant user's
+// own credential (Direct), an upstream config that impersonates exactly
+// that user and its groups (a certificate of the cluster's signer, whose
+// kubeconfig says so) is the credential; any other impersonation — another
+// user, one group more or less, a UID, an extra, or any when not Direct —
+// is refused.
+func TestDirectCredentialMayImpersonateItsOwnIdentity(t *testing.T) {
+	own := rest.ImpersonationConfig{UserName: "zoo:acme:carol", Groups: []string{"zoo:acme:ops", "zoo:tenant:acme"}}
+	cases := []struct {
+		name   string
+		direct bool
+		im     rest.ImpersonationConfig
+		ok     bool
+	}{
+		{name: "its own identity", direct: true, im: own, ok: true},
+		{name: "not direct", im: own},
+		{name: "another user", direct: true, im: rest.ImpersonationConfig{UserName: "zoo:acme:admin", Groups: own.Groups}},
+		{name: "a group less", direct: true, im: rest.ImpersonationConfig{UserName: own.UserName, Groups: []string{"zoo:tenant:acme"}}},
+		{name: "zoo:admins", direct: true, im: rest.ImpersonationConfig{UserName: own.UserName, Groups: append([]string{"zoo:admins"}, own.Groups...)}},
+		{name: "a UID", direct: true, im: rest.ImpersonationConfig{UserName: own.UserName, Groups: own.Groups, UID: "u"}},
+		{name: "an extra", direct: true, im: rest.ImpersonationConfig{UserName: own.UserName, Groups: own.Groups, Extra: map[string][]string{"k": {"v"}}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := Config{Upstream: &rest.Config{Host: "https://x", Impersonate: c.im}, Tenant: "acme", User: "carol", Groups: []string{"ops"}, Direct: c.direct}
+			_, err := cfg.complete()
+			if c.ok {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "already impersonates someone")
+		})
+	}
+}

@@ -15,8 +15,8 @@ import (
 // own upstream identity (the `serve` user's, the server's ServiceAccount):
 // the tenant may not write objects labeled as propagated. A failure is
 // logged and reported as a Warning header; the namespace then admits no
-// pod, claim or service (zoo-tenant-policy-objects) until a reconcile (the
-// server's loop, `policy set`) makes them.
+// create at all (zoo-tenant-policy-objects) until a reconcile (the server's
+// loop, `policy set`) makes them.
 //
 // With the tenant user's own credential (Config.Direct) the proxy has no
 // identity of its own that may write them (the tenant may not, and such a
@@ -33,7 +33,7 @@ func (p *Proxy) policyObjects(ctx context.Context, w http.ResponseWriter, ns str
 	klog.ErrorS(err, "making the policy objects of a new namespace", "tenant", p.tenant.Name(), "namespace", ns)
 	local, _ := p.tenant.TenantNamespace(ns)
 	w.Header().Add("Warning", fmt.Sprintf("299 - %q", "kubectl-zoo could not make the policy objects (quota, limits, network policy) of namespace "+local+
-		"; it admits no pod, claim or service until they exist"))
+		"; it admits no create until they exist"))
 }
 
 // reconcilePolicyObjects makes the policy objects of the new upstream

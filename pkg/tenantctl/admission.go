@@ -67,7 +67,7 @@ func InstallPolicies() ([]*admissionv1.ValidatingAdmissionPolicy, []*admissionv1
 	policies := []*admissionv1.ValidatingAdmissionPolicy{tenantPolicy(), identityPolicy(),
 		metadataPolicy(), priorityPolicy(), // admission_platform.go
 		storagePolicy(),        // admission_storage.go
-		policyObjectsPolicy(),  // admission_propagated.go
+		policyObjectsPolicy(),  // admission_gate.go
 		namespaceLimitPolicy(), // admission_maxns.go
 		propagatorPolicy()}     // propagator.go
 	binding := func(name string) *admissionv1.ValidatingAdmissionPolicyBinding {
@@ -80,15 +80,17 @@ func InstallPolicies() ([]*admissionv1.ValidatingAdmissionPolicy, []*admissionv1
 			},
 		}
 	}
-	return policies, []*admissionv1.ValidatingAdmissionPolicyBinding{
+	bindings := []*admissionv1.ValidatingAdmissionPolicyBinding{
 		binding(TenantPolicy),
 		binding(IdentityPolicy),
 		binding(MetadataPolicy), binding(PriorityPolicy),
 		binding(StoragePolicy),
-		policyObjectsBinding(),
+	}
+	bindings = append(bindings, policyObjectsBindings()...) // admission_gate.go
+	return policies, append(bindings,
 		binding(NamespaceLimitPolicy),
 		binding(PropagatorName),
-	}
+	)
 }
 
 // identityPolicy judges every write made with a zoo: user or group: the

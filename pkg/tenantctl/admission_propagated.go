@@ -5,16 +5,15 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
-// PolicyObjectsPolicy is the ValidatingAdmissionPolicy (and its binding)
-// that admits the creates a namespace's quota bounds only once the
+// PolicyObjectsPolicy is the ValidatingAdmissionPolicy (and its first
+// binding) that admits a create in a tenant namespace only once the
 // namespace's policy ResourceQuota exists: a namespace a tenant makes
-// directly upstream does not escape its tenant's quota until the reconcile
-// makes that ResourceQuota.
+// directly upstream holds nothing its tenant's quota could count until the
+// reconcile makes that ResourceQuota (admission_gate.go).
 const PolicyObjectsPolicy = "zoo-tenant-policy-objects"
 
 // propagatedValidations keep the objects kubectl-zoo propagates into a
@@ -74,60 +73,4 @@ func celList(items []string) string {
 		quoted[i] = quote(s)
 	}
 	return "[" + strings.Join(quoted, ", ") + "]"
-}
-
-// policyObjectsResources are what a namespace's ResourceQuota bounds and a
-// tenant or its controllers create without kubectl-zoo: pods (compute),
-// claims (storage) and services (load balancers, node ports).
-var policyObjectsResources = []string{"pods", "persistentvolumeclaims", "services"}
-
-// policyObjectsPolicy refuses, whoever asks, the create of a pod, a claim or
-// a service in a tenant namespace (a namespace labeled TenantLabel) that
-// has no ResourceQuota labeled PropagatedFromLabel=policy: its binding's
-// paramRef names, in the request's own namespace, the ResourceQuotas so
-// labeled, and says Deny when there is none. One lookup in the API server's
-// informer of ResourceQuotas per create, whatever the number of tenants.
-func policyObjectsPolicy() *admissionv1.ValidatingAdmissionPolicy {
-	return &admissionv1.ValidatingAdmissionPolicy{
-		TypeMeta:   policyType,
-		ObjectMeta: metav1.ObjectMeta{Name: PolicyObjectsPolicy, Labels: managedLabels()},
-		Spec: admissionv1.ValidatingAdmissionPolicySpec{
-			FailurePolicy: ptr.To(admissionv1.Fail),
-			ParamKind:     &admissionv1.ParamKind{APIVersion: "v1", Kind: "ResourceQuota"},
-			MatchConstraints: &admissionv1.MatchResources{
-				NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
-					Key: translate.TenantLabel, Operator: metav1.LabelSelectorOpExists,
-				}}},
-				ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
-					Operations: []admissionv1.OperationType{admissionv1.Create},
-					Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: policyObjectsResources},
-				}}},
-			},
-			Validations: []admissionv1.Validation{{
-				// Reached only when the ResourceQuota exists.
-				Expression: "params != null",
-				Message:    "the namespace's policy objects do not exist yet; kubectl-zoo makes them",
-				Reason:     ptr.To(metav1.StatusReasonForbidden),
-			}},
-		},
-	}
-}
-
-// policyObjectsBinding binds policyObjectsPolicy with the namespace's
-// policy ResourceQuota as its parameter (Deny when missing).
-func policyObjectsBinding() *admissionv1.ValidatingAdmissionPolicyBinding {
-	return &admissionv1.ValidatingAdmissionPolicyBinding{
-		TypeMeta:   policyBindingType,
-		ObjectMeta: metav1.ObjectMeta{Name: PolicyObjectsPolicy, Labels: managedLabels()},
-		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        PolicyObjectsPolicy,
-			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
-			ParamRef: &admissionv1.ParamRef{
-				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{
-					translate.PropagatedFromLabel: translate.PropagatedFromPolicy,
-				}},
-				ParameterNotFoundAction: ptr.To(admissionv1.DenyAction),
-			},
-		},
-	}
 }

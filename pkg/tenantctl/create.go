@@ -193,10 +193,10 @@ func (c *Client) preflight(ctx context.Context, t translate.Tenant) (map[string]
 
 // reconcile applies everything of the tenant in an order that never leaves
 // it with rights before its confinement: the record first, with its policy
-// (initialPolicy: the cluster's default policy when created), then namespaces,
-// roles and the admins' RoleBindings, the membership (TenantRBAC), without
-// which IdentityPolicy refuses every write of the tenant's zoo: identities,
-// last. The confinement itself needs nothing per tenant: the policies judge
+// (initialPolicy: the cluster's default policy when created), then
+// namespaces and roles, the namespaces' policy objects, the admins'
+// RoleBindings, the membership (TenantRBAC), without which IdentityPolicy
+// refuses every write of the tenant's zoo: identities, last. The confinement itself needs nothing per tenant: the policies judge
 // by identity and labels.
 func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tenant, roles map[string]*rbacv1.ClusterRole, created bool) (*CreateResult, error) {
 	record, err := tenant.ToUnstructured()
@@ -272,18 +272,23 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tena
 			batches = append(batches, []runtime.Object{cr})
 		}
 	}
-	for _, batch := range append(batches, second) {
+	for _, batch := range batches {
 		if err := c.applyParallel(ctx, batch); err != nil {
 			return nil, err
 		}
+	}
+	// The policy objects before anything else in the namespaces: until its
+	// ResourceQuota exists, a namespace admits no create (admission_gate.go).
+	if err := c.ReconcilePolicyObjects(ctx, t.Name()); err != nil { // propagate_reconcile.go
+		return nil, err
+	}
+	if err := c.applyParallel(ctx, second); err != nil {
+		return nil, err
 	}
 	if err := c.applyMembership(ctx, t, tenant); err != nil { // membership.go
 		return nil, err
 	}
 	if err := c.applyPriorityGrant(ctx, t, p.PriorityClasses); err != nil { // policy_priority.go
-		return nil, err
-	}
-	if err := c.ReconcilePolicyObjects(ctx, t.Name()); err != nil { // propagate_reconcile.go
 		return nil, err
 	}
 	if err := c.applyKubernetesService(ctx, t); err != nil { // apiservice.go

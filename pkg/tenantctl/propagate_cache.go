@@ -138,6 +138,11 @@ func (c *Client) dryReconcilePolicyObjects(ctx context.Context, t translate.Tena
 	if err != nil {
 		return fmt.Errorf("read the namespaces of tenant %s: %w", t, err)
 	}
-	active, terminating := splitNamespaces(ownedNamespaces(t, nss))
-	return policyIO{c: c, cache: cache}.reconcile(ctx, t, p, active, terminating, "")
+	io := policyIO{c: c, cache: cache}
+	within, err := io.withinLimit(ctx, t, p, ownedNamespaces(t, nss)) // propagate_maxns.go
+	if err != nil {
+		return err
+	}
+	active, terminating := splitNamespaces(within)
+	return io.reconcile(ctx, t, p, active, terminating, "")
 }

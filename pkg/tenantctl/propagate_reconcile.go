@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -84,18 +85,12 @@ func (c *Client) reconcilePolicyObjects(ctx context.Context, tenant, only string
 	if recheck != nil && c.dryReconcilePolicyObjects(ctx, t, recheck) == nil {
 		return nil
 	}
-	var active []string
-	terminating := map[string]bool{}
-	if only != "" && len(p.Quota) == 0 {
-		active = []string{only}
-	} else {
-		nss, err := c.tenantNamespaces(ctx, t)
-		if err != nil {
-			return err
-		}
-		active, terminating = splitNamespaces(nss)
+	io := policyIO{c: c}
+	active, terminating, err := io.namespaces(ctx, t, p, only)
+	if err != nil {
+		return err
 	}
-	return policyIO{c: c}.reconcile(ctx, t, p, active, terminating, only)
+	return io.reconcile(ctx, t, p, active, terminating, only)
 }
 
 // livePolicy reads tenant t's record and returns its effective policy; ok
@@ -132,19 +127,35 @@ func splitNamespaces(nss []corev1.Namespace) (active []string, terminating map[s
 }
 
 // reconcile is the work of reconcilePolicyObjects once the namespaces are
-// known: the quota's split over active and terminating, then the
-// LimitRanges and NetworkPolicies of active (of only, when set).
+// known: the LimitRanges and NetworkPolicies of active (of only, when set),
+// then the quota's split over active and terminating. The ResourceQuota
+// comes last: until it exists a namespace admits no create
+// (zoo-tenant-policy-objects, admission_gate.go), so its first object finds
+// the LimitRange and NetworkPolicy in force. Where those failed, a
+// namespace without a ResourceQuota gets none (it stays gated) and the
+// others' split is reconciled all the same.
 func (io policyIO) reconcile(ctx context.Context, t translate.Tenant, p policy.Policy, active []string, terminating map[string]bool, only string) error {
-	if err := io.reconcileQuota(ctx, t, p.Quota, active, terminating); err != nil {
-		return err
-	}
+	kindsIn := active
 	if only != "" {
-		active = []string{only}
+		kindsIn = []string{only}
 	}
-	if err := io.reconcileKind(ctx, t, p, active, limitRangeKind); err != nil {
-		return err
+	var errs []error
+	for _, k := range []policyKind{limitRangeKind, networkPolicyKind} {
+		if err := io.reconcileKind(ctx, t, p, kindsIn, k); err != nil {
+			if io.cache != nil { // a dry run stops at the first drift
+				return err
+			}
+			errs = append(errs, err)
+		}
 	}
-	return io.reconcileKind(ctx, t, p, active, networkPolicyKind)
+	if len(errs) > 0 {
+		ready, err := io.readyForQuota(ctx, t, p, active)
+		if err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+		active = ready
+	}
+	return errors.Join(append(errs, io.reconcileQuota(ctx, t, p.Quota, active, terminating))...)
 }
 
 // reconcileQuota rebalances the split of quota q among the active
@@ -176,6 +187,12 @@ func (io policyIO) reconcileQuota(ctx context.Context, t translate.Tenant, q cor
 	if err := io.apply(ctx, lower); err != nil {
 		return err
 	}
+	// The raise counts what the lowered quotas report used: only once the
+	// quota controller has brought them into force (the gate opens) does
+	// their status count a resource the quota has just gained.
+	if err := io.waitAdmits(ctx, lower); err != nil {
+		return err
+	}
 	if len(q) == 0 {
 		return nil
 	}
@@ -186,7 +203,26 @@ func (io policyIO) reconcileQuota(ctx context.Context, t translate.Tenant, q cor
 	for ns, hard := range raised(q, shares, want) {
 		raise = append(raise, PolicyResourceQuota(t, ns, hard))
 	}
-	return io.apply(ctx, raise)
+	if err := io.apply(ctx, raise); err != nil {
+		return err
+	}
+	return io.waitAdmits(ctx, raise)
+}
+
+// waitAdmits waits until the namespaces of the quotas written admit creates
+// again (Client.waitAdmits); a dry run writes nothing and waits for
+// nothing.
+func (io policyIO) waitAdmits(ctx context.Context, written []runtime.Object) error {
+	if io.cache != nil || len(written) == 0 {
+		return nil
+	}
+	var namespaces []string
+	for _, o := range written {
+		if m, ok := o.(metav1.Object); ok {
+			namespaces = append(namespaces, m.GetNamespace())
+		}
+	}
+	return io.c.waitAdmits(ctx, namespaces) // propagate_gate.go
 }
 
 // quotaShares reads the policy ResourceQuota of each namespace; a

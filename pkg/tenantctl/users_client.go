@@ -128,10 +128,26 @@ func (c *Client) ListUserGrants(ctx context.Context, tenant string) ([]UserGrant
 	return out, nil
 }
 
-// deleteUserGrants removes every grant of tenant t (tenant delete): the
-// garbage collector would, once the record is gone, but not at once.
+// deleteUserGrants removes every grant of tenant t (tenant delete), of
+// upstream users and of certificates of the cluster's signer
+// (certgrant.go): the garbage collector would, once the record is gone,
+// but not at once.
 func (c *Client) deleteUserGrants(ctx context.Context, t translate.Tenant, progress func(string, ...any)) ([]string, error) {
-	opts := metav1.ListOptions{LabelSelector: UserGrantTenantLabel + "=" + t.Name()}
+	var deleted []string
+	for _, g := range []struct{ label, prefix string }{{UserGrantTenantLabel, UserGrantPrefix}, {CertGrantTenantLabel, CertGrantPrefix}} {
+		some, err := c.deleteGrantsLabeled(ctx, t, g.label, g.prefix, progress)
+		deleted = append(deleted, some...)
+		if err != nil {
+			return deleted, err
+		}
+	}
+	return deleted, nil
+}
+
+// deleteGrantsLabeled deletes the ClusterRoles and ClusterRoleBindings
+// labeled label=<tenant> whose names start with prefix+<tenant>+":".
+func (c *Client) deleteGrantsLabeled(ctx context.Context, t translate.Tenant, label, prefix string, progress func(string, ...any)) ([]string, error) {
+	opts := metav1.ListOptions{LabelSelector: label + "=" + t.Name()}
 	bindings, err := c.Kube.RbacV1().ClusterRoleBindings().List(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("list the grants of tenant %q: %w", t, err)
@@ -149,7 +165,7 @@ func (c *Client) deleteUserGrants(ctx context.Context, t translate.Tenant, progr
 	}
 	var deleted []string
 	for _, name := range slices.Sorted(maps.Keys(names)) {
-		if !strings.HasPrefix(name, UserGrantPrefix+t.Name()+":") {
+		if !strings.HasPrefix(name, prefix+t.Name()+":") {
 			continue
 		}
 		if err := c.deleteUserGrantObjects(ctx, name); err != nil {

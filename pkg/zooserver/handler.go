@@ -13,6 +13,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/localproxy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -48,12 +49,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.unauthorized(w, "Unauthorized: present a tenant's client certificate or a tenant ServiceAccount's token")
 		return
 	}
-	id, err := identityOf(resp.User)
+	who := resp.User
+	if tenant, ok := tenantctl.IsCertUser(who.GetName()); ok { // certuser.go
+		leaf, _ := clientCert(r)
+		var why string
+		if leaf == nil {
+			why = "a certificate's user without its certificate"
+		} else if who, why = s.tenants.certIdentity(tenant, leaf); why != "" {
+			why = "certificate of tenant " + tenant + ": " + why
+		}
+		if why != "" {
+			s.unauthorized(w, "Unauthorized: "+why)
+			return
+		}
+	}
+	id, err := identityOf(who)
 	if err != nil {
 		s.unauthorized(w, "Unauthorized: "+err.Error())
 		return
 	}
-	if ns, ok := serviceAccountNamespace(resp.User.GetName()); ok {
+	if ns, ok := serviceAccountNamespace(who.GetName()); ok {
 		owned, err := s.namespaces.owns(r.Context(), id.Tenant, ns)
 		if err != nil {
 			klog.ErrorS(err, "judging a ServiceAccount", "namespace", ns)
@@ -62,7 +77,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if !owned {
-			s.unauthorized(w, "Unauthorized: the namespace of "+strconv.Quote(resp.User.GetName())+" is not one of tenant "+
+			s.unauthorized(w, "Unauthorized: the namespace of "+strconv.Quote(who.GetName())+" is not one of tenant "+
 				strconv.Quote(id.Tenant.Name())+"'s")
 			return
 		}
@@ -140,7 +155,8 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u := resp.User
-	if _, err := identityOf(u); err == nil {
+	_, certUser := tenantctl.IsCertUser(u.GetName())
+	if _, err := identityOf(u); err == nil || certUser {
 		// A tenant identity never holds this right: refused without a
 		// SubjectAccessReview, so tenants cannot spend the server's own
 		// upstream rate (which TokenReviews share) by scraping.

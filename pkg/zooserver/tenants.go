@@ -109,6 +109,9 @@ func transformTenant(obj any) (any, error) {
 	u.SetManagedFields(nil)
 	keepRateLimit(u) // tenants_ratelimit.go
 	revoked := certs.RevokedSerials(u)
+	if c, err := certs.CertificatesOf(u); err == nil {
+		keepCertUsers(u, c) // certuser.go
+	}
 	unstructured.RemoveNestedField(u.Object, "spec", "certificates")
 	if len(revoked) > 0 {
 		set := make(map[string]any, len(revoked))

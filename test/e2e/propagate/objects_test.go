@@ -1,6 +1,7 @@
 package propagate_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -103,14 +104,20 @@ func TestPolicyObjectsInANamespaceMadeThroughServe(t *testing.T) {
 
 // TestNamespaceMadeDirectlyUpstreamAdmitsNoPodUntilItsPolicyObjectsExist:
 // a tenant that creates a namespace with its own identity directly upstream
-// (no proxy to make its policy objects) cannot run a pod, a claim or a
-// service in it until the reconcile has made them; it may not squat the
-// policy's name with a ResourceQuota of its own (a scope that exempts
-// everything), and one that predates that rule does not count and is
-// replaced by the reconcile.
+// (no proxy to make its policy objects) cannot create anything in it — not
+// even the RoleBinding that gives its admins their rights there — until the
+// reconcile has made them; it may not squat the policy's name with a
+// ResourceQuota of its own (a scope that exempts everything), and one that
+// predates that rule does not count and is replaced by the reconcile.
+//
+// Before the gate covered every kind, the RoleBinding and a ConfigMap were
+// admitted at once (and only pods, claims and services waited); the
+// squatters below are now made where a stand-in quota labeled as the
+// policy's opens the gate, as the only way to place one.
 func TestNamespaceMadeDirectlyUpstreamAdmitsNoPodUntilItsPolicyObjectsExist(t *testing.T) {
 	createTenant(t, "praw")
 	tenant := asTenant(t, "praw")
+	admin := framework.AdminClient(t)
 	labels := map[string]string{translate.TenantLabel: "praw"}
 	for k, v := range translate.PodSecurityLabels(translate.DefaultPodSecurityLevel) {
 		labels[k] = v
@@ -118,32 +125,45 @@ func TestNamespaceMadeDirectlyUpstreamAdmitsNoPodUntilItsPolicyObjectsExist(t *t
 	_, err := tenant.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "praw-raw", Labels: labels}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 
-	// Its admins get their rights there as through the proxy: a RoleBinding
-	// to zoo-tenant-admin, which the tenant may create in its namespaces.
-	_, err = tenant.RbacV1().RoleBindings("praw-raw").Create(t.Context(), &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "admins"},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "zoo:praw:admin"}},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantctl.TenantAdminClusterRole},
-	}, metav1.CreateOptions{})
-	require.NoError(t, err)
 	gated := func(err error) {
 		t.Helper()
-		// The API server's own refusal of a missing parameter (its code
-		// is the API server's: 422).
+		// The API server's own refusal of a missing parameter.
 		require.Error(t, err, "refused before the policy objects exist")
 		assert.Contains(t, err.Error(), tenantctl.PolicyObjectsPolicy, "reason %s", apierrors.ReasonForError(err))
 		assert.Contains(t, err.Error(), "no params found")
 	}
+	// Its admins would get their rights there as through the proxy: a
+	// RoleBinding to zoo-tenant-admin, which the tenant may create in its
+	// namespaces — once the namespace's quota exists.
+	admins := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "admins"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "zoo:praw:admin"}},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantctl.TenantAdminClusterRole},
+	}
+	_, err = tenant.RbacV1().RoleBindings("praw-raw").Create(t.Context(), admins, metav1.CreateOptions{})
+	gated(err)
+	// Whoever asks: the upstream admin too.
+	_, err = admin.CoreV1().ConfigMaps("praw-raw").Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, metav1.CreateOptions{})
+	gated(err)
+	_, err = admin.CoreV1().Pods("praw-raw").Create(t.Context(), pod("p1"), metav1.CreateOptions{})
+	gated(err)
+	_, err = admin.CoreV1().Services("praw-raw").Create(t.Context(), &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{})
+	gated(err)
+
+	// A stand-in labeled as the policy's (only kubectl-zoo and the admin
+	// may make one) opens the gate, so that the squatters can be placed.
+	standin := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "standin", Labels: tenantctl.PolicyObjectLabels(translate.MustTenant("praw"))}}
+	_, err = admin.CoreV1().ResourceQuotas("praw-raw").Create(t.Context(), standin, metav1.CreateOptions{})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		_, err = tenant.RbacV1().RoleBindings("praw-raw").Create(t.Context(), admins, metav1.CreateOptions{})
+		return err == nil
+	}, 30*time.Second, 200*time.Millisecond, "the gate opens with the stand-in: %v", err)
 	require.Eventually(t, func() bool { // RBAC's cache learns the binding
 		_, err = tenant.CoreV1().ConfigMaps("praw-raw").Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, metav1.CreateOptions{})
 		return err == nil
 	}, 30*time.Second, 200*time.Millisecond, "the tenant may write in its namespace: %v", err)
-	_, err = tenant.CoreV1().Pods("praw-raw").Create(t.Context(), pod("p1"), metav1.CreateOptions{})
-	gated(err)
-	_, err = tenant.CoreV1().Services("praw-raw").Create(t.Context(), &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s"},
-		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{})
-	gated(err)
-
 	squat := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: tenantctl.PolicyObjectName},
 		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("1000")},
 			Scopes: []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeBestEffort}}}
@@ -152,14 +172,18 @@ func TestNamespaceMadeDirectlyUpstreamAdmitsNoPodUntilItsPolicyObjectsExist(t *t
 	assert.Contains(t, err.Error(), "the name is reserved")
 	// One made before that rule (here by the admin) does not count either,
 	// and is replaced, not merged into.
-	_, err = framework.AdminClient(t).CoreV1().ResourceQuotas("praw-raw").Create(t.Context(), squat, metav1.CreateOptions{})
+	_, err = admin.CoreV1().ResourceQuotas("praw-raw").Create(t.Context(), squat, metav1.CreateOptions{})
 	require.NoError(t, err)
-	_, err = tenant.CoreV1().Pods("praw-raw").Create(t.Context(), pod("p1"), metav1.CreateOptions{})
+	require.NoError(t, admin.CoreV1().ResourceQuotas("praw-raw").Delete(t.Context(), "standin", metav1.DeleteOptions{}))
+	require.Eventually(t, func() bool {
+		_, err = tenant.CoreV1().Pods("praw-raw").Create(t.Context(), pod("p1"), metav1.CreateOptions{})
+		return err != nil && strings.Contains(err.Error(), "no params found")
+	}, 30*time.Second, 200*time.Millisecond, "the API server's informer sees the stand-in gone")
 	gated(err) // an unlabeled quota of the policy's name does not count
 
 	setPolicy(t, "praw", policy.Policy{Quota: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("10")}})
 	requirePolicyObjects(t, "praw", "praw-raw", true, false)
-	rq, err := framework.AdminClient(t).CoreV1().ResourceQuotas("praw-raw").Get(t.Context(), tenantctl.PolicyObjectName, metav1.GetOptions{})
+	rq, err := admin.CoreV1().ResourceQuotas("praw-raw").Get(t.Context(), tenantctl.PolicyObjectName, metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Empty(t, rq.Spec.Scopes, "the squatter was replaced, not merged into")
 	require.Eventually(t, func() bool {
@@ -188,7 +212,13 @@ func TestPolicyObjectsInTheWayAreMadeAnew(t *testing.T) {
 		require.NoError(t, del())
 		require.Eventually(t, func() bool { return create() == nil }, 10*time.Second, 100*time.Millisecond, "in %s", ns)
 	}
-	// A squatter with a finalizer in pnew-default.
+	// A squatter with a finalizer in pnew-default, where no quota labeled as
+	// the policy's would admit it: a stand-in so labeled opens the gate
+	// (zoo-tenant-policy-objects) while it is made, as an upgrade finds it.
+	standin := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "standin", Labels: tenantctl.PolicyObjectLabels(tn)}}
+	_, err := admin.CoreV1().ResourceQuotas("pnew-default").Create(ctx, standin, metav1.CreateOptions{})
+	require.NoError(t, err)
+	gateOpen(t, "pnew-default")
 	replace("pnew-default", func() error {
 		return admin.CoreV1().ResourceQuotas("pnew-default").Delete(ctx, tenantctl.PolicyObjectName, metav1.DeleteOptions{})
 	}, func() error {
@@ -196,6 +226,7 @@ func TestPolicyObjectsInTheWayAreMadeAnew(t *testing.T) {
 			ObjectMeta: metav1.ObjectMeta{Name: tenantctl.PolicyObjectName, Finalizers: keep}, Spec: scoped}, metav1.CreateOptions{})
 		return err
 	})
+	require.NoError(t, admin.CoreV1().ResourceQuotas("pnew-default").Delete(ctx, "standin", metav1.DeleteOptions{}))
 	// A labeled quota with a scope in pnew-kube-public.
 	replace("pnew-kube-public", func() error {
 		return admin.CoreV1().ResourceQuotas("pnew-kube-public").Delete(ctx, tenantctl.PolicyObjectName, metav1.DeleteOptions{})

@@ -158,6 +158,13 @@ func TestPolicyObjectNameIsReservedFromTheTenant(t *testing.T) {
 	// Where the policy's are missing, a create (or apply) would be a create.
 	require.NoError(t, admin.NetworkingV1().NetworkPolicies(ns).Delete(ctx, tenantctl.PolicyObjectName, metav1.DeleteOptions{}))
 	require.NoError(t, admin.CoreV1().ResourceQuotas(ns).Delete(ctx, tenantctl.PolicyObjectName, metav1.DeleteOptions{}))
+	// Without a quota labeled as the policy's the namespace admits no create
+	// at all (zoo-tenant-policy-objects): a stand-in so labeled keeps it
+	// open, so that the refusals below are zoo-tenant's own.
+	_, err := admin.CoreV1().ResourceQuotas(ns).Create(ctx, &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "standin",
+		Labels: tenantctl.PolicyObjectLabels(translate.MustTenant("prs"))}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	gateOpen(t, ns)
 
 	squatters := map[string]string{
 		"ResourceQuota": `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"zoo-policy"},"spec":{"scopes":["BestEffort"]}}`,

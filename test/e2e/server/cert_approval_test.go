@@ -77,6 +77,10 @@ func certOperator(t *testing.T, name string) string {
 			{APIGroups: []string{translate.APIGroup}, Resources: []string{tenantctl.TenantResource}, Verbs: []string{"get", "list", "patch"}},
 			{APIGroups: []string{certificatesv1.GroupName}, Resources: []string{"certificatesigningrequests"}, Verbs: []string{"create", "get", "delete"}},
 			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}},
+			// A certificate of the cluster's signer acts upstream by its
+			// own grant (docs/certificates.md, "Revoking").
+			{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"clusterroles", "clusterrolebindings"},
+				Verbs: []string{"get", "list", "create", "patch", "delete", "bind", "escalate"}},
 		},
 	}, metav1.CreateOptions{})
 	require.NoError(t, err)

@@ -93,9 +93,11 @@ func TestAttackSuite(t *testing.T) {
 	assert.Equal(t, "system:serviceaccount:acme-default:builder", strings.TrimSpace(
 		kubectlWith(t, sa, "", "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}").Stdout))
 
-	// A namespace the tenant creates (as the proxy will: create it, then
-	// apply NamespaceRBAC as the admin) gives its admins rights there, and
-	// only there.
+	// A namespace the tenant creates (as the proxy will: create it, make its
+	// policy objects with the proxy's own identity — until its quota exists
+	// it admits no create at all, zoo-tenant-policy-objects — then apply
+	// NamespaceRBAC as the admin) gives its admins rights there, and only
+	// there.
 	ctx := t.Context()
 	adminClient, _ := impersonating(t, "zoo:acme:admin", "zoo:tenant:acme", translate.AdminsGroup)
 	tenant := &tenantctl.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme"}, Spec: tenantctl.TenantSpec{Admins: []string{"admin"}}}
@@ -104,6 +106,9 @@ func TestAttackSuite(t *testing.T) {
 	_, err := adminClient.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 		Name: "acme-fresh", Labels: freshLabels}}, metav1.CreateOptions{})
 	require.NoError(t, err)
+	zc, err := tenantctl.NewClient(framework.Cluster().Config)
+	require.NoError(t, err)
+	require.NoError(t, zc.ReconcileNamespacePolicyObjects(ctx, "acme", "acme-fresh"))
 	rbs, err := tenantctl.NamespaceRBAC(tenant, "acme-fresh")
 	require.NoError(t, err)
 	for _, rb := range rbs {
