@@ -71,3 +71,22 @@ func TestSchemaWalk(t *testing.T) {
 		assert.NotEmpty(t, r.Reason, "%+v has no reason", r)
 	}
 }
+
+// TestKindsDoc keeps docs/kinds.md what WriteKindsDoc renders from the
+// kinds table, the field rules and the pinned snapshot (-update rewrites it).
+func TestKindsDoc(t *testing.T) {
+	snap := pinnedSnapshot(t)
+	fields := make([]SchemaField, 0, len(snap.Fields))
+	for _, f := range snap.Fields {
+		fields = append(fields, SchemaField{Kind: f.Kind, Path: f.Path, Def: f.Def})
+	}
+	var b strings.Builder
+	require.NoError(t, WriteKindsDoc(&b, snap.Version, fields))
+	const path = "../../docs/kinds.md"
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), b.String(), "docs/kinds.md is stale: go test ./pkg/translate -run TestKindsDoc -update")
+}
