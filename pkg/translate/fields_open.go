@@ -19,10 +19,4 @@ var openFieldRules = concatRules(
 	defs(FieldOpen,
 		"a DeviceClass is shared (the tenant's own stored prefixed), but this name is not translated: a claim of the tenant cannot name its own class, and may name another tenant's",
 		"resource.ExactDeviceRequest.deviceClassName", "resource.DeviceSubRequest.deviceClassName"),
-	defs(FieldOpen,
-		"a claim template's volume is not translated: the ephemeral-volume or StatefulSet controller makes the claim, which zoo-tenant-storage does not judge, so it can pre-bind the platform's Available volume",
-		"core.PersistentVolumeClaimSpec.volumeName"),
-	defs(FieldOpen,
-		"a claim template's class of volume attributes is not translated: the tenant's own class is not found, another tenant's is refused only when the controller makes the claim",
-		"core.PersistentVolumeClaimSpec.volumeAttributesClassName"),
 )

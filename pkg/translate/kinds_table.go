@@ -88,7 +88,7 @@ var kindTable = []KindRule{
 	{Resource: gr("apps", "replicasets"), Kind: "ReplicaSet", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: workloadSubresources},
 	{Resource: gr("apps", "daemonsets"), Kind: "DaemonSet", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: statusOnly},
 	{Resource: gr("apps", "statefulsets"), Kind: "StatefulSet", Treatment: Namespaced, Refs: append(podSpecRefs("spec.template.spec"),
-		claimClassRef("spec.volumeClaimTemplates[].spec")), Subresources: workloadSubresources},
+		claimSpecRefs("spec.volumeClaimTemplates[].spec")...), Subresources: workloadSubresources},
 	{Resource: gr("apps", "controllerrevisions"), Kind: "ControllerRevision", Treatment: Namespaced},
 	{Resource: gr("batch", "jobs"), Kind: "Job", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: statusOnly},
 	{Resource: gr("batch", "cronjobs"), Kind: "CronJob", Treatment: Namespaced, Refs: podSpecRefs("spec.jobTemplate.spec.template.spec"), Subresources: statusOnly},
