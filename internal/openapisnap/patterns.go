@@ -18,7 +18,8 @@ import (
 //
 //   - the last word of its camelCase name is one of nameWords (secretRef,
 //     claimName, namespaceSelector, externalName, podIPs, targetPortal,
-//     serviceAccount, ...), or the whole name is (namespace, host, url,
+//     serviceAccount, volumeID, volumeHandle, ...), or the whole name is
+//     (namespace, host, url,
 //     ...), and its type is not a number or a boolean (runAsUser,
 //     manualSelector). A bare "name" is not flagged: it is the object's or
 //     a list item's own local name;
@@ -36,7 +37,7 @@ var (
 		"service", "services", "server", "servers", "endpoint", "endpoints",
 		"address", "addresses", "portal", "portals", "monitors",
 		"user", "users", "username", "group", "groups", "subject", "subjects",
-		"account", "accounts", "gateway", "registry")
+		"account", "accounts", "gateway", "registry", "id", "ids", "handle")
 	anyWords     = words("host")
 	formats      = words("uri", "url", "hostname", "ipv4", "ipv6", "ip", "cidr")
 	typeSuffixes = []string{"Reference", "Selector", "Subject", "Ref"}

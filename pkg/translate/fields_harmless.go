@@ -63,6 +63,9 @@ var podLocalRules = concatRules(
 		"core.ContainerResizePolicy.resourceName", "core.ContainerExtendedResourceRequest.resourceName"),
 	defs(FieldHarmless, "seen only inside the pod's own containers (its host name, /etc/hosts entries, a gRPC service name the kubelet asks the pod's own address for)",
 		"core.PodSpec.hostname", "core.PodSpec.hostAliases", "core.HostAlias.hostnames", "core.HostAlias.ip", "core.GRPCAction.service"),
+	defs(FieldHarmless, "the kubelet's report of the pod's own containers, which nothing of the platform acts on for anyone else",
+		"core.ContainerStatus.containerID", "core.ContainerStatus.imageID", "core.ContainerStateTerminated.containerID",
+		"core.ResourceHealth.resourceID"),
 	defs(FieldHarmless, "a user inside the pod's own containers (reported by the kubelet, or a Windows user name)",
 		"core.ContainerStatus.user", "core.WindowsSecurityContextOptions.runAsUserName"),
 	[]FieldRule{
@@ -145,6 +148,7 @@ var volumeSourceRules = concatRules(
 		"core.AzureFileVolumeSource.shareName", "core.AzureFilePersistentVolumeSource.shareName"),
 	[]FieldRule{
 		def("core.VsphereVirtualDiskVolumeSource.storagePolicyName", FieldHarmless, "a vSphere storage policy: how a disk is stored, not which"),
+		def("core.VsphereVirtualDiskVolumeSource.storagePolicyID", FieldHarmless, "a vSphere storage policy: how a disk is stored, not which"),
 		def("core.AzureFilePersistentVolumeSource.secretName", FieldTranslated, "a secret in spec.azureFile.secretNamespace, which is translated"),
 	},
 )

@@ -32,6 +32,8 @@ var kindFieldRules = concatRules(
 		kindField("apiextensions.k8s.io/CustomResourceDefinition", "spec.versions[].schema.openAPIV3Schema.$ref", FieldHarmless,
 			"a JSON-schema keyword, which the API server refuses in CRD schemas"),
 		kindField("apiextensions.k8s.io/CustomResourceDefinition", "spec.versions[].schema.openAPIV3Schema.externalDocs.url", FieldHarmless, informative),
+		kindField("apiextensions.k8s.io/CustomResourceDefinition", "spec.versions[].schema.openAPIV3Schema.id", FieldHarmless,
+			"a JSON-schema keyword naming the schema itself"),
 		kindField("apps/StatefulSet", "spec.serviceName", FieldHarmless, sameNamespace),
 		kindField("authentication.k8s.io/TokenRequest", "spec.boundObjectRef", FieldHarmless,
 			"looked up in the ServiceAccount's own namespace (a Node only ties the token's lifetime to it)"),
