@@ -84,7 +84,7 @@ func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
 				rule("storage.k8s.io", "storageclasses", "csistoragecapacities"),
 				rule("networking.k8s.io", "ingressclasses"),
 				rule("scheduling.k8s.io", "priorityclasses"),
-			}, sharedRefRules()...)},
+			}, append(sharedRefRules(), sharedListRules()...)...)},
 			Variables: []admissionv1.Variable{
 				v("isZoo", zooIdentityExpr),
 				v("saTenant", saTenantExpr),
@@ -156,7 +156,7 @@ func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
 				Expression:        `variables.resource != 'priorityclasses' || variables.owner == '' || !has(object.globalDefault) || !object.globalDefault`,
 				MessageExpression: `'the PriorityClass of tenant ' + variables.owner + ' may not be the global default: it would apply to every tenant\'s pods'`,
 				Reason:            forbidden,
-			}, sharedRefValidation(forbidden), {
+			}, sharedRefValidation(forbidden), sharedListValidation(forbidden), {
 				Expression: `variables.resource != 'csistoragecapacities' || variables.nsTenant == '' || object == null ||
   object.storageClassName.startsWith(variables.nsTenant + '-')`,
 				MessageExpression: `'CSIStorageCapacities in namespaces of tenant ' + variables.nsTenant + ' may only publish capacity for the tenant\'s storage classes (' +

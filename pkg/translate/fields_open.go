@@ -21,7 +21,4 @@ var openFieldRules = concatRules(
 	defs(FieldOpen,
 		"a tenant's static volume names the storage backend's volume by its handle, which the platform's CSI driver attaches and mounts with its own credentials: another tenant's provisioned volume",
 		"core.CSIPersistentVolumeSource.volumeHandle"),
-	defs(FieldOpen,
-		"a DeviceClass is shared (the tenant's own stored prefixed), but this name is not translated: a claim of the tenant cannot name its own class, and may name another tenant's",
-		"resource.ExactDeviceRequest.deviceClassName", "resource.DeviceSubRequest.deviceClassName"),
 )

@@ -129,8 +129,8 @@ var kindTable = []KindRule{
 	{Resource: grRuntimeClass, Kind: "RuntimeClass", Treatment: Shared},
 	{Resource: gr("resource.k8s.io", "deviceclasses"), Kind: "DeviceClass", Treatment: Shared},
 	{Resource: gr("resource.k8s.io", "resourceslices"), Kind: "ResourceSlice", Treatment: ReadOnly, Reason: "resource slices are published by the shared cluster's drivers"},
-	{Resource: gr("resource.k8s.io", "resourceclaims"), Kind: "ResourceClaim", Treatment: Namespaced, Subresources: resourceClaimSubresources},
-	{Resource: gr("resource.k8s.io", "resourceclaimtemplates"), Kind: "ResourceClaimTemplate", Treatment: Namespaced},
+	{Resource: gr("resource.k8s.io", "resourceclaims"), Kind: "ResourceClaim", Treatment: Namespaced, Refs: deviceClassRefs("spec"), Subresources: resourceClaimSubresources},
+	{Resource: gr("resource.k8s.io", "resourceclaimtemplates"), Kind: "ResourceClaimTemplate", Treatment: Namespaced, Refs: deviceClassRefs("spec.spec")},
 	// admission
 	{Resource: gr(admissionGroup, "mutatingwebhookconfigurations"), Kind: "MutatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs("mutatingwebhookconfigurations"), Access: AccessProxy, MaxPerTenant: 10},
 	{Resource: gr(admissionGroup, "validatingwebhookconfigurations"), Kind: "ValidatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs("validatingwebhookconfigurations"), Access: AccessProxy, MaxPerTenant: 10},
