@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -93,13 +94,14 @@ rules: [{apiGroups: ["*"], resources: ["*"], verbs: ["*"]}]
 		{"pod ServiceAccount upstream", upstream("--kubeconfig", sa), byPolicy},
 		{"through the server", viaProxy(viaServer(t, lb, "acme")), byProxy},
 	}
-	for _, way := range ways {
-		for _, attack := range deviceClassAttacks {
+	for i, way := range ways {
+		for j, attack := range deviceClassAttacks {
+			name := fmt.Sprintf("steal-%d-%d", i, j)
 			t.Run(way.name+"/"+attack.name, func(t *testing.T) {
-				res := way.create(strings.ReplaceAll(attack.manifest, "NAME", "steal"))
+				res := way.create(strings.ReplaceAll(attack.manifest, "NAME", name))
 				require.Error(t, res.Err, "naming beta's class must be refused; stdout: %s", res.Stdout)
 				assert.Contains(t, res.Stderr, way.denial)
-				assert.Empty(t, admin(t, "get", "resourceclaims,resourceclaimtemplates", "-n", "acme-devclass", "--field-selector=metadata.name=steal", "-o", "name"),
+				assert.Empty(t, admin(t, "get", "resourceclaims,resourceclaimtemplates", "-n", "acme-devclass", "--field-selector=metadata.name="+name, "-o", "name"),
 					"nothing was stored")
 			})
 		}
