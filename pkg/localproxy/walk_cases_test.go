@@ -62,6 +62,10 @@ func podSpecCases(key, p string) map[string]walkCase {
 		field + ".volumes[].ephemeral.volumeClaimTemplate.spec.storageClassName": {at: p + "/volumes/0/ephemeral/volumeClaimTemplate/spec/storageClassName",
 			value: betaClass, want: betaClsUp, base: nest(p, `{"volumes":[{"name":"v"}]}`)},
 		field + ".affinity": mapped(p+"/affinity", betaAffinity, betaAffinityUp),
+		field + ".volumes[].ephemeral.volumeClaimTemplate.spec.volumeName": {at: p + "/volumes/0/ephemeral/volumeClaimTemplate/spec/volumeName",
+			value: `"beta-pv"`, want: `"acme-beta-pv"`, base: nest(p, `{"volumes":[{"name":"v"}]}`)},
+		field + ".volumes[].ephemeral.volumeClaimTemplate.spec.volumeAttributesClassName": {at: p + "/volumes/0/ephemeral/volumeClaimTemplate/spec/volumeAttributesClassName",
+			value: `"beta-gold"`, base: nest(p, `{"volumes":[{"name":"v"}]}`)},
 	}
 }
 
@@ -142,7 +146,17 @@ var walkCases = merge(
 	policyBindingCases("validatingadmissionpolicybindings.admissionregistration.k8s.io"),
 	policyBindingCases("mutatingadmissionpolicybindings.admissionregistration.k8s.io"),
 	map[string]walkCase{
-		"statefulsets.apps spec.volumeClaimTemplates[].spec.storageClassName": mapped("/spec/volumeClaimTemplates/0/spec/storageClassName", betaClass, betaClsUp),
+		"resourceclaims.resource.k8s.io spec.devices.requests[].exactly.deviceClassName": {at: "/spec/devices/requests/0/exactly/deviceClassName",
+			value: `"beta-gpu"`, base: `{"spec":{"devices":{"requests":[{"name":"r"}]}}}`},
+		"resourceclaims.resource.k8s.io spec.devices.requests[].firstAvailable[].deviceClassName": {at: "/spec/devices/requests/0/firstAvailable/0/deviceClassName",
+			value: `"beta-gpu"`, base: `{"spec":{"devices":{"requests":[{"name":"r","firstAvailable":[{"name":"s"}]}]}}}`},
+		"resourceclaimtemplates.resource.k8s.io spec.spec.devices.requests[].exactly.deviceClassName": {at: "/spec/spec/devices/requests/0/exactly/deviceClassName",
+			value: `"beta-gpu"`, base: `{"spec":{"spec":{"devices":{"requests":[{"name":"r"}]}}}}`},
+		"resourceclaimtemplates.resource.k8s.io spec.spec.devices.requests[].firstAvailable[].deviceClassName": {at: "/spec/spec/devices/requests/0/firstAvailable/0/deviceClassName",
+			value: `"beta-gpu"`, base: `{"spec":{"spec":{"devices":{"requests":[{"name":"r","firstAvailable":[{"name":"s"}]}]}}}}`},
+		"statefulsets.apps spec.volumeClaimTemplates[].spec.storageClassName":          mapped("/spec/volumeClaimTemplates/0/spec/storageClassName", betaClass, betaClsUp),
+		"statefulsets.apps spec.volumeClaimTemplates[].spec.volumeName":                mapped("/spec/volumeClaimTemplates/0/spec/volumeName", `"beta-pv"`, `"acme-beta-pv"`),
+		"statefulsets.apps spec.volumeClaimTemplates[].spec.volumeAttributesClassName": refused("/spec/volumeClaimTemplates/0/spec/volumeAttributesClassName", `"beta-gold"`),
 		"services spec.externalIPs":                               refused("/spec/externalIPs", `["203.0.113.10"]`),
 		"services spec.externalName":                              mapped("/spec/externalName", `"web.beta-default.svc"`, `"web.acme-beta-default.svc"`),
 		"endpoints subsets[].addresses[].ip":                      refused("/subsets/0/addresses/0/ip", `"10.0.0.1"`),

@@ -62,6 +62,7 @@ var walkFixtures = []walkFixture{
 	{schema.GroupResource{Group: "node.k8s.io", Resource: "runtimeclasses"}, "beta-rc", "beta"},
 	{schema.GroupResource{Group: "networking.k8s.io", Resource: "ingressclasses"}, "beta-nginx", "beta"},
 	{schema.GroupResource{Group: "storage.k8s.io", Resource: "volumeattributesclasses"}, "beta-gold", "beta"},
+	{schema.GroupResource{Group: "resource.k8s.io", Resource: "deviceclasses"}, "beta-gpu", "beta"},
 	{schema.GroupResource{Group: "storage.k8s.io", Resource: "storageclasses"}, "beta-fast", "beta"},
 	{schema.GroupResource{Group: "storage.k8s.io", Resource: "storageclasses"}, "standard", ""},
 }

@@ -40,24 +40,7 @@ func sharedRefFields() map[schema.GroupResource][]string {
 
 // sharedRefRules are the match rules of the resources sharedRefFields names.
 func sharedRefRules() []admissionv1.NamedRuleWithOperations {
-	byGroup := map[string][]string{}
-	for gr := range sharedRefFields() {
-		byGroup[gr.Group] = append(byGroup[gr.Group], gr.Resource)
-	}
-	groups := make([]string, 0, len(byGroup))
-	for g := range byGroup {
-		groups = append(groups, g)
-	}
-	sort.Strings(groups)
-	out := make([]admissionv1.NamedRuleWithOperations, 0, len(groups))
-	for _, g := range groups {
-		sort.Strings(byGroup[g])
-		out = append(out, admissionv1.NamedRuleWithOperations{RuleWithOperations: admissionv1.RuleWithOperations{
-			Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
-			Rule:       admissionv1.Rule{APIGroups: []string{g}, APIVersions: []string{"*"}, Resources: byGroup[g]},
-		}})
-	}
-	return out
+	return matchRules(sharedRefFields())
 }
 
 // sharedRefsVariable is the CEL list of the shared references the object

@@ -44,9 +44,11 @@ func storageCEL(expr string) string {
 //  2. A volume labeled for tenant t has a class in t's prefix (spec and the
 //     deprecated annotation, which the binder reads first), whenever the
 //     class or the label changes: no claim of another tenant can ask for it.
-//  3. A claim written by a tenant identity names in spec.volumeName only
-//     volumes of its tenant ("t-*"), whenever volumeName changes (the binder
-//     sets it to the cluster's volumes).
+//  3. A claim written by a tenant identity, or created by anyone in a
+//     namespace of tenant t (the StatefulSet and ephemeral-volume
+//     controllers make claims from t's templates), names in spec.volumeName
+//     only volumes of its tenant ("t-*"), whenever volumeName changes (the
+//     binder sets it to the cluster's volumes, on an update).
 //  4. A claim in a namespace of tenant t never asks for another tenant's
 //     class, whenever its class changes: a class "x-..." where x is a tenant
 //     other than t is refused. Whether x is a tenant is one authorization of
@@ -82,7 +84,7 @@ func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
 				rule("storage.k8s.io", "storageclasses", "csistoragecapacities"),
 				rule("networking.k8s.io", "ingressclasses"),
 				rule("scheduling.k8s.io", "priorityclasses"),
-			}, sharedRefRules()...)},
+			}, append(sharedRefRules(), sharedListRules()...)...)},
 			Variables: []admissionv1.Variable{
 				v("isZoo", zooIdentityExpr),
 				v("saTenant", saTenantExpr),
@@ -109,6 +111,11 @@ func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
 				v("volumeName", "variables.resource == 'persistentvolumeclaims' && has(object.spec.volumeName) ? object.spec.volumeName : ''"),
 				v("sharedRefs", sharedRefsVariable()),
 				v("refTenant", "variables.nsTenant != '' ? variables.nsTenant : variables.owner"),
+				// volumeTenant: whose volumes a claim may name, for a claim a
+				// tenant identity writes, and for one anyone creates in a
+				// tenant's namespace (the StatefulSet and ephemeral-volume
+				// controllers make claims from a tenant's templates).
+				v("volumeTenant", "variables.judged ? variables.tenant : (oldObject == null ? variables.nsTenant : '')"),
 				v("oldVolumeName", "oldObject != null && variables.resource == 'persistentvolumeclaims' && has(oldObject.spec.volumeName) ? oldObject.spec.volumeName : ''"),
 			},
 			Validations: []admissionv1.Validation{{
@@ -125,10 +132,10 @@ func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
   (size(variables.classes) == 0 ? '(none)' : variables.classes.join(', '))`),
 				Reason: forbidden,
 			}, {
-				Expression: storageCEL(`!variables.judged || variables.resource != 'persistentvolumeclaims' || variables.volumeName == '' ||
-  variables.volumeName == variables.oldVolumeName || variables.volumeName.startsWith(variables.tenant + '-')`),
-				MessageExpression: storageCEL(`'claims of tenant ' + variables.tenant + ' may only name the tenant\'s own volumes (' +
-  variables.tenant + '-*) in spec.volumeName, not ' + variables.volumeName`),
+				Expression: storageCEL(`variables.resource != 'persistentvolumeclaims' || variables.volumeName == '' || variables.volumeTenant == '' ||
+  variables.volumeName == variables.oldVolumeName || variables.volumeName.startsWith(variables.volumeTenant + '-')`),
+				MessageExpression: storageCEL(`'claims of tenant ' + variables.volumeTenant + ' may only name the tenant\'s own volumes (' +
+  variables.volumeTenant + '-*) in spec.volumeName, not ' + variables.volumeName`),
 				Reason: forbidden,
 			}, {
 				Expression: storageCEL(`variables.resource != 'persistentvolumeclaims' || variables.nsTenant == '' || !variables.classChanged ||
@@ -149,7 +156,7 @@ func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
 				Expression:        `variables.resource != 'priorityclasses' || variables.owner == '' || !has(object.globalDefault) || !object.globalDefault`,
 				MessageExpression: `'the PriorityClass of tenant ' + variables.owner + ' may not be the global default: it would apply to every tenant\'s pods'`,
 				Reason:            forbidden,
-			}, sharedRefValidation(forbidden), {
+			}, sharedRefValidation(forbidden), sharedListValidation(forbidden), {
 				Expression: `variables.resource != 'csistoragecapacities' || variables.nsTenant == '' || object == null ||
   object.storageClassName.startsWith(variables.nsTenant + '-')`,
 				MessageExpression: `'CSIStorageCapacities in namespaces of tenant ' + variables.nsTenant + ' may only publish capacity for the tenant\'s storage classes (' +

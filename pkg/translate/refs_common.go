@@ -140,12 +140,11 @@ func (m *mapper) ownerReferences(meta map[string]any) error {
 func podSpecRefs(path string) []Ref {
 	priority := sharedNameRef(path, "priorityClassName", grPriorityClass)
 	priority.podSpec = true
-	return []Ref{
+	return append([]Ref{
 		priority,
 		sharedNameRef(path, "runtimeClassName", grRuntimeClass),
-		claimClassRef(path + ".volumes[].ephemeral.volumeClaimTemplate.spec"),
 		podAffinityRef(path), // refs_affinity.go
-	}
+	}, claimSpecRefs(path+".volumes[].ephemeral.volumeClaimTemplate.spec")...)
 }
 
 // Well-known resources.

@@ -29,11 +29,7 @@ var priorityClassConfinement = Ref{Field: "value", Target: TargetPlatform, apply
 }}
 
 // pvcSpecRefs are the references of a PersistentVolumeClaim.
-var pvcSpecRefs = []Ref{
-	clusterNameRef("spec", "volumeName", grPV),
-	claimClassRef("spec"),
-	sharedNameRef("spec", "volumeAttributesClassName", grVolumeAttrClass),
-}
+var pvcSpecRefs = claimSpecRefs("spec")
 
 // pvRefs are the references of a PersistentVolume.
 var pvRefs = append([]Ref{

@@ -23,6 +23,8 @@ const (
 	byTenantPolicy = "ValidatingAdmissionPolicy 'zoo-tenant' with binding"
 	otherClass     = "may not name another tenant's class"
 	claimJudged    = "the claim the controller makes from this template is judged by zoo-tenant-storage (rule 4): a claim never asks for another tenant's class"
+	volumeJudged   = "the claim the controller makes from this template is judged by zoo-tenant-storage (rule 3): a claim created in a tenant's namespace names only the tenant's volumes"
+	attrsJudged    = "the claim the controller makes from this template is judged by zoo-tenant-storage (rule 6): an object in a tenant's namespace never names another tenant's class"
 	informational  = "a targetRef only records which object an address belongs to; nothing routes or reads by it"
 )
 
@@ -49,6 +51,10 @@ func podSpecUpstreamCases(key, apiVersion, kind, field string, wrap func(spec st
 			`{"accessModes":["ReadWriteOnce"],"storageClassName":"beta-fast","resources":{"requests":{"storage":"1Gi"}}}}}}]`), harmless: claimJudged},
 		key + " " + field + ".affinity": {obj: obj(`"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[` +
 			`{"topologyKey":"kubernetes.io/hostname","labelSelector":{},"namespaces":["beta-default"]}]}}`), denial: byTenantPolicy},
+		key + " " + field + ".volumes[].ephemeral.volumeClaimTemplate.spec.volumeName": {obj: obj(`"volumes":[{"name":"v","ephemeral":{"volumeClaimTemplate":{"spec":` +
+			`{"accessModes":["ReadWriteOnce"],"volumeName":"beta-pv","resources":{"requests":{"storage":"1Gi"}}}}}}]`), harmless: volumeJudged},
+		key + " " + field + ".volumes[].ephemeral.volumeClaimTemplate.spec.volumeAttributesClassName": {obj: obj(`"volumes":[{"name":"v","ephemeral":{"volumeClaimTemplate":{"spec":` +
+			`{"accessModes":["ReadWriteOnce"],"volumeAttributesClassName":"beta-gold","resources":{"requests":{"storage":"1Gi"}}}}}}]`), harmless: attrsJudged},
 	}
 }
 
@@ -107,6 +113,20 @@ var upstreamCases = mergeUpstream(
 		"statefulsets.apps spec.volumeClaimTemplates[].spec.storageClassName": {obj: nsObject("apps/v1", "StatefulSet",
 			strings.Replace(selected(`{`+container+`}`), `"spec":{`, `"spec":{"serviceName":"walk","volumeClaimTemplates":[{"metadata":{"name":"d"},"spec":`+
 				`{"accessModes":["ReadWriteOnce"],"storageClassName":"beta-fast","resources":{"requests":{"storage":"1Gi"}}}}],`, 1)), harmless: claimJudged},
+		"statefulsets.apps spec.volumeClaimTemplates[].spec.volumeName": {obj: nsObject("apps/v1", "StatefulSet",
+			strings.Replace(selected(`{`+container+`}`), `"spec":{`, `"spec":{"serviceName":"walk","volumeClaimTemplates":[{"metadata":{"name":"d"},"spec":`+
+				`{"accessModes":["ReadWriteOnce"],"volumeName":"beta-pv","resources":{"requests":{"storage":"1Gi"}}}}],`, 1)), harmless: volumeJudged},
+		"statefulsets.apps spec.volumeClaimTemplates[].spec.volumeAttributesClassName": {obj: nsObject("apps/v1", "StatefulSet",
+			strings.Replace(selected(`{`+container+`}`), `"spec":{`, `"spec":{"serviceName":"walk","volumeClaimTemplates":[{"metadata":{"name":"d"},"spec":`+
+				`{"accessModes":["ReadWriteOnce"],"volumeAttributesClassName":"beta-gold","resources":{"requests":{"storage":"1Gi"}}}}],`, 1)), harmless: attrsJudged},
+		"resourceclaims.resource.k8s.io spec.devices.requests[].exactly.deviceClassName": {obj: nsObject("resource.k8s.io/v1", "ResourceClaim",
+			`"spec":{"devices":{"requests":[{"name":"r","exactly":{"deviceClassName":"beta-gpu"}}]}}`), denial: otherClass},
+		"resourceclaims.resource.k8s.io spec.devices.requests[].firstAvailable[].deviceClassName": {obj: nsObject("resource.k8s.io/v1", "ResourceClaim",
+			`"spec":{"devices":{"requests":[{"name":"r","firstAvailable":[{"name":"s","deviceClassName":"beta-gpu"}]}]}}`), denial: otherClass},
+		"resourceclaimtemplates.resource.k8s.io spec.spec.devices.requests[].exactly.deviceClassName": {obj: nsObject("resource.k8s.io/v1", "ResourceClaimTemplate",
+			`"spec":{"spec":{"devices":{"requests":[{"name":"r","exactly":{"deviceClassName":"beta-gpu"}}]}}}`), denial: otherClass},
+		"resourceclaimtemplates.resource.k8s.io spec.spec.devices.requests[].firstAvailable[].deviceClassName": {obj: nsObject("resource.k8s.io/v1", "ResourceClaimTemplate",
+			`"spec":{"spec":{"devices":{"requests":[{"name":"r","firstAvailable":[{"name":"s","deviceClassName":"beta-gpu"}]}]}}}`), denial: otherClass},
 		"services spec.externalIPs": {obj: nsObject("v1", "Service", `"spec":{"ports":[{"port":443}],"externalIPs":["203.0.113.10"]}`),
 			denial: "may not set spec.externalIPs"},
 		"services spec.externalName": {obj: nsObject("v1", "Service", `"spec":{"type":"ExternalName","externalName":"web.beta-default.svc.cluster.local"}`),
