@@ -158,6 +158,7 @@ var walkCases = merge(
 		"statefulsets.apps spec.volumeClaimTemplates[].spec.volumeName":                mapped("/spec/volumeClaimTemplates/0/spec/volumeName", `"beta-pv"`, `"acme-beta-pv"`),
 		"statefulsets.apps spec.volumeClaimTemplates[].spec.volumeAttributesClassName": refused("/spec/volumeClaimTemplates/0/spec/volumeAttributesClassName", `"beta-gold"`),
 		"services spec.externalIPs":                               refused("/spec/externalIPs", `["203.0.113.10"]`),
+		"services spec.loadBalancerIP":                            refused("/spec/loadBalancerIP", `"203.0.113.11"`),
 		"services spec.externalName":                              mapped("/spec/externalName", `"web.beta-default.svc"`, `"web.acme-beta-default.svc"`),
 		"endpoints subsets[].addresses[].ip":                      refused("/subsets/0/addresses/0/ip", `"10.0.0.1"`),
 		"endpoints subsets[].notReadyAddresses[].ip":              refused("/subsets/0/notReadyAddresses/0/ip", `"127.0.0.1"`),

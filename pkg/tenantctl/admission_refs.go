@@ -6,6 +6,7 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -24,16 +25,12 @@ func refValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {
 	// conversion webhook Service, are namespace references of the kinds
 	// table: namespaceRefValidation judges them.
 	conversion := "object.spec.conversion.webhook.clientConfig"
-	return append([]admissionv1.Validation{{
+	out := append([]admissionv1.Validation{{
 		Expression:        "!(" + isPV + ") || (" + strings.Join(pv, " && ") + ")",
 		MessageExpression: "'volumes of tenant ' + variables.tenant + ' may not be on a path of the machines (hostPath, local)'",
 		Reason:            forbidden,
-	}, {
-		Expression: "!(variables.reqGroup == '' && request.resource.resource == 'services' && variables.subres == '' && object != null) || " +
-			"!has(object.spec.externalIPs) || size(object.spec.externalIPs) == 0",
-		Message: "tenants may not set spec.externalIPs: kube-proxy on every machine would capture the traffic of those addresses",
-		Reason:  forbidden,
-	}, {
+	}}, serviceRefusedValidations(forbidden)...)
+	out = append(out, []admissionv1.Validation{{
 		Expression:        "!(variables.isCRD && variables.subres == '' && object != null) || " + absent(conversion+".url"),
 		MessageExpression: "'CustomResourceDefinitions of tenant ' + variables.tenant + ' may not name a conversion webhook URL (the API server would dial it)'",
 		Reason:            forbidden,
@@ -43,7 +40,29 @@ func refValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {
 			"object.parameters[k] == '" + translate.PVCNamespaceTemplate + "' || object.parameters[k].startsWith(variables.prefix))",
 		MessageExpression: "'the secrets a StorageClass of tenant ' + variables.tenant + ' names must be in namespaces starting with ' + variables.prefix",
 		Reason:            forbidden,
-	}}, addressValidations(forbidden)...) // admission_address.go
+	}}...)
+	return append(out, addressValidations(forbidden)...) // admission_address.go
+}
+
+// serviceRefusedValidations refuse the fields of a Service that the kinds
+// table refuses to tenants (KindRule.RefusedFields: externalIPs,
+// loadBalancerIP), each set to anything but empty.
+func serviceRefusedValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {
+	rule, _ := translate.LookupKind(schema.GroupResource{Resource: "services"})
+	var out []admissionv1.Validation
+	for _, ref := range rule.Refs {
+		if !ref.Target.Refused() {
+			continue
+		}
+		field := "object." + ref.Field
+		out = append(out, admissionv1.Validation{
+			Expression: "!(variables.reqGroup == '' && request.resource.resource == 'services' && variables.subres == '' && object != null) || " +
+				absent(field) + " || size(" + field + ") == 0",
+			Message: "tenants may not set " + ref.Field + ": " + ref.Reason,
+			Reason:  forbidden,
+		})
+	}
+	return out
 }
 
 // optionalPrefixed is a CEL condition that holds when the string field key of

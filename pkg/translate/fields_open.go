@@ -5,9 +5,6 @@ package translate
 // lists them. Each says what a tenant can do with it; the work that closes
 // one replaces it with a Ref or a rule of its class.
 var openFieldRules = concatRules(
-	fieldsOf("core/Service", FieldOpen,
-		"a load balancer address of the shared pool that the tenant asks for (deprecated); whether it can take another tenant's address is the load balancer controller's",
-		"spec.loadBalancerIP"),
 	fieldsOf("networking.k8s.io/Ingress", FieldOpen,
 		"host names are one space for every tenant of the shared ingress controllers: a tenant's Ingress may claim another tenant's host, which the controller then merges or races",
 		"spec.rules[].host", "spec.tls[].hosts"),

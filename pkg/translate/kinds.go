@@ -63,6 +63,8 @@ type Ref struct {
 	// Target is what the field names; a target that is Refused marks a
 	// field tenants may not set at all (refusedField).
 	Target Target
+	// Reason says why a refused field is refused (the 403 of both layers).
+	Reason string
 	// apply translates the reference in the direction of m.
 	apply func(m *mapper, obj map[string]any) error
 	// podSpec marks the priorityClassName reference of a pod spec (Field is

@@ -29,6 +29,9 @@ func WriteKindsDoc(w io.Writer, version string, fields []SchemaField) error {
 		"Kubernetes %s (`testdata/openapi/%s/fields.txt`); do not edit: `go test ./pkg/translate -run TestKindsDoc -update`\n"+
 		"rewrites it. See [security](security.md), \"References: targets and the walking tests\".\n", version, version)
 	docKinds(&b)
+	docSubresources(&b) // kinds_doc_more.go
+	docSelectors(&b)
+	docMetadata(&b)
 	docFields(&b, fields)
 	docDefinitions(&b, fields)
 	docOpen(&b, fields)
@@ -39,8 +42,10 @@ func WriteKindsDoc(w io.Writer, version string, fields []SchemaField) error {
 // docKinds is the kinds table: resource, kind, treatment, what a tenant's
 // admins may do upstream, and the row's reason.
 func docKinds(b *strings.Builder) {
-	b.WriteString("\n## Kinds\n\nWhat is not in this table is treated by its scope: namespaced resources as `namespaced`, " +
-		"cluster-scoped ones of built-in groups as `read-only`, others as a tenant's own API group.\n\n" +
+	b.WriteString("\n## Kinds\n\nA resource of an API group of this table that has no row (one a newer API server serves) is " +
+		"refused. Other resources are treated by their scope: a tenant's own CRDs' as its own API group's, a CRD the platform " +
+		"installed in a built-in group as `namespaced` (its subresources refused) or `read-only`. Namespaced kinds are granted " +
+		"to a tenant's admins in its namespaces only; the column below is their cluster-wide rights.\n\n" +
 		"| resource | kind | treatment | tenant admins upstream | why |\n|---|---|---|---|---|\n")
 	for _, r := range Kinds() {
 		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s |\n", r.Resource.String(), r.Kind, r.Treatment, accessName(r.UpstreamAccess()), docCell(r.Reason))

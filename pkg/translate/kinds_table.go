@@ -64,6 +64,7 @@ var kindTable = []KindRule{
 	{Resource: gr("", "replicationcontrollers"), Kind: "ReplicationController", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: workloadSubresources},
 	{Resource: gr("", "services"), Kind: "Service", Treatment: Namespaced, PlatformDomains: true, Refs: []Ref{
 		refusedField(TargetAddress, gr("", "services"), "spec", "externalIPs", "kube-proxy on every machine would capture the traffic of those addresses, other tenants' included"),
+		refusedField(TargetAddress, gr("", "services"), "spec", "loadBalancerIP", "an address of the shared load-balancer pool the tenant picks, another tenant's included (deprecated; the pool's annotations are the platform's too)"),
 		addressRef(gr("", "services"), "spec.externalName", AddressServiceName)}, Subresources: serviceSubresources},
 	{Resource: gr("", "endpoints"), Kind: "Endpoints", Treatment: Namespaced, Refs: []Ref{
 		objectRefAt("subsets[].addresses[].targetRef"), objectRefAt("subsets[].notReadyAddresses[].targetRef"),

@@ -51,7 +51,7 @@ func refusedField(target Target, gr schema.GroupResource, path, key, reason stri
 		panic("translate: refusedField of a target that is translated: " + target.String())
 	}
 	field := path + "." + key
-	return Ref{Field: field, Target: target, apply: func(m *mapper, obj map[string]any) error {
+	return Ref{Field: field, Target: target, Reason: reason, apply: func(m *mapper, obj map[string]any) error {
 		if !m.in {
 			return nil
 		}

@@ -129,6 +129,8 @@ var upstreamCases = mergeUpstream(
 			`"spec":{"spec":{"devices":{"requests":[{"name":"r","firstAvailable":[{"name":"s","deviceClassName":"beta-gpu"}]}]}}}`), denial: otherClass},
 		"services spec.externalIPs": {obj: nsObject("v1", "Service", `"spec":{"ports":[{"port":443}],"externalIPs":["203.0.113.10"]}`),
 			denial: "may not set spec.externalIPs"},
+		"services spec.loadBalancerIP": {obj: nsObject("v1", "Service", `"spec":{"type":"LoadBalancer","ports":[{"port":443}],"loadBalancerIP":"203.0.113.11"}`),
+			denial: "may not set spec.loadBalancerIP"},
 		"services spec.externalName": {obj: nsObject("v1", "Service", `"spec":{"type":"ExternalName","externalName":"web.beta-default.svc.cluster.local"}`),
 			denial: "spec.externalName may only name a Service of the tenant"},
 		"endpoints subsets[].addresses[].targetRef": {obj: nsObject("v1", "Endpoints",
