@@ -21,18 +21,22 @@ import (
 // object is judged: a pod of a tenant's Deployment is created by the
 // ReplicaSet controller.
 
-// sharedRefFields returns, per namespaced resource of the kinds table, the
-// dotted paths of its single-valued references to shared kinds.
-func sharedRefFields() map[schema.GroupResource][]string {
+// sharedRefFields returns, per namespaced or tenant-owned resource of the
+// kinds table, the dotted paths of its references to shared kinds: the
+// single-valued ones, or (lists) those inside lists, claim templates'
+// aside (rules 4 and 6 judge their classes as the claims made from them).
+func sharedRefFields(lists bool) map[schema.GroupResource][]string {
 	out := map[schema.GroupResource][]string{}
 	for _, rule := range translate.Kinds() {
 		if rule.Treatment != translate.Namespaced && rule.Treatment != translate.TenantOwned {
 			continue
 		}
 		for _, ref := range rule.Refs {
-			if ref.Target == translate.TargetShared && !strings.Contains(ref.Field, "[]") {
-				out[rule.Resource] = append(out[rule.Resource], ref.Field)
+			inList := strings.Contains(ref.Field, "[]")
+			if ref.Target != translate.TargetShared || inList != lists || (lists && strings.Contains(ref.Field, "olumeClaimTemplate")) {
+				continue
 			}
+			out[rule.Resource] = append(out[rule.Resource], ref.Field)
 		}
 	}
 	return out
@@ -40,13 +44,13 @@ func sharedRefFields() map[schema.GroupResource][]string {
 
 // sharedRefRules are the match rules of the resources sharedRefFields names.
 func sharedRefRules() []admissionv1.NamedRuleWithOperations {
-	return matchRules(sharedRefFields())
+	return matchRules(sharedRefFields(false))
 }
 
 // sharedRefsVariable is the CEL list of the shared references the object
 // sets (empty for other resources and subresources).
 func sharedRefsVariable() string {
-	fields := sharedRefFields()
+	fields := sharedRefFields(false)
 	grs := make([]schema.GroupResource, 0, len(fields))
 	for gr := range fields {
 		grs = append(grs, gr)

@@ -7,8 +7,6 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // The upstream half of translate.TargetShared for references inside lists
@@ -19,27 +17,10 @@ import (
 // whoever writes (the resource claim controller makes a tenant's claims
 // from its templates), with the same test as sharedRefValidation.
 
-// sharedListFields returns, per resource, the paths of its shared
-// references inside lists, claim templates' aside.
-func sharedListFields() map[schema.GroupResource][]string {
-	out := map[schema.GroupResource][]string{}
-	for _, rule := range translate.Kinds() {
-		if rule.Treatment != translate.Namespaced && rule.Treatment != translate.TenantOwned {
-			continue
-		}
-		for _, ref := range rule.Refs {
-			if ref.Target == translate.TargetShared && strings.Contains(ref.Field, "[]") && !strings.Contains(ref.Field, "olumeClaimTemplate") {
-				out[rule.Resource] = append(out[rule.Resource], ref.Field)
-			}
-		}
-	}
-	return out
-}
-
 // sharedListRules are the match rules of the resources sharedListFields
 // names.
 func sharedListRules() []admissionv1.NamedRuleWithOperations {
-	return matchRules(sharedListFields())
+	return matchRules(sharedRefFields(true))
 }
 
 // matchRules matches writes of the resources of fields, one rule per group.
@@ -91,7 +72,7 @@ func eachAt(obj, path, test string, depth int) string {
 // labeled for t) that names, in a list, a class "x-..." of another existing
 // tenant x.
 func sharedListValidation(forbidden *metav1.StatusReason) admissionv1.Validation {
-	fields := sharedListFields()
+	fields := sharedRefFields(true)
 	grs := make([]schema.GroupResource, 0, len(fields))
 	for gr := range fields {
 		grs = append(grs, gr)

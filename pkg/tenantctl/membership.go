@@ -53,7 +53,7 @@ func (c *Client) revokeMembership(ctx context.Context, t translate.Tenant, progr
 	if found {
 		progress("rolebinding.rbac.authorization.k8s.io/%s deleted (namespace %s)", MembershipRoleBinding, MembershipNamespace(t))
 	}
-	grant, err := c.revokePriorityGrant(ctx, t) // policy_priority.go
+	grant, err := c.revokeGrant(ctx, priorityGrant, t) // policy_priority.go
 	if err != nil {
 		return found, err
 	}
@@ -61,7 +61,7 @@ func (c *Client) revokeMembership(ctx context.Context, t translate.Tenant, progr
 		found = true
 		progress("clusterrole.rbac.authorization.k8s.io/%s deleted", PriorityGrantClusterRole(t))
 	}
-	names, err := c.revokeExternalNameGrant(ctx, t) // policy_externalnames.go
+	names, err := c.revokeGrant(ctx, externalNameGrant, t) // policy_externalnames.go
 	if err != nil {
 		return found, err
 	}

@@ -50,10 +50,10 @@ func (c *Client) ReconcilePolicy(ctx context.Context, tenant string) error {
 	if err := c.applyMembership(ctx, t, rec); err != nil {
 		return err
 	}
-	if err := c.applyPriorityGrant(ctx, t, p.PriorityClasses); err != nil {
+	if err := c.applyGrant(ctx, priorityGrant, t, p.PriorityClasses); err != nil {
 		return err
 	}
-	if err := c.applyExternalNameGrant(ctx, t, p.ExternalNames); err != nil { // policy_externalnames.go
+	if err := c.applyGrant(ctx, externalNameGrant, t, p.ExternalNames); err != nil { // policy_externalnames.go
 		return err
 	}
 	if len(rec.Spec.Admins) > 0 {
@@ -61,10 +61,10 @@ func (c *Client) ReconcilePolicy(ctx context.Context, tenant string) error {
 			return err
 		}
 	}
-	if err := c.waitPriorityGrant(ctx, t, p.PriorityClasses); err != nil {
+	if err := c.waitGrant(ctx, priorityGrant, t, p.PriorityClasses); err != nil {
 		return err
 	}
-	if err := c.waitExternalNameGrant(ctx, t, p.ExternalNames); err != nil {
+	if err := c.waitGrant(ctx, externalNameGrant, t, p.ExternalNames); err != nil {
 		return err
 	}
 	if err := c.relabelNamespaces(ctx, t, p.PodSecurity); err != nil {

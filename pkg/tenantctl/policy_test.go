@@ -1,6 +1,7 @@
 package tenantctl
 
 import (
+	rbacv1 "k8s.io/api/rbac/v1"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -60,23 +61,35 @@ func TestEffectivePolicy(t *testing.T) {
 	assert.ErrorContains(t, err, "annotation "+translate.PodSecurityLevelAnnotation)
 }
 
-// TestPriorityGrant: the grant names exactly the classes, is bound only to
-// the registry identity in the tenant's kube-system, and its ClusterRole
-// lies outside the tenant's prefix (so the tenant cannot change it).
-func TestPriorityGrant(t *testing.T) {
+// TestRegistryGrants: each grant (PriorityClasses, external names) names
+// exactly the names, is bound only to the registry identity in the
+// tenant's kube-system, and its ClusterRole lies outside the tenant's
+// prefix and carries no TenantLabel (so the tenant can neither change it
+// nor aggregate it into a role of its own).
+func TestRegistryGrants(t *testing.T) {
 	acme := translate.MustTenant("acme")
-	role, binding := PriorityGrant(acme, []string{"gold", "silver"})
-	assert.Equal(t, "zoo-tenant-priority-acme", role.Name)
-	assert.False(t, acme.Owns(role.Name))
-	assert.Equal(t, "acme", role.Labels[PriorityGrantTenantLabel])
-	assert.NotContains(t, role.Labels, translate.TenantLabel, "the platform's role: no aggregation selector of the tenant selects it")
-	require.Len(t, role.Rules, 1)
-	assert.Equal(t, []string{"gold", "silver"}, role.Rules[0].ResourceNames)
-	assert.Equal(t, []string{"use"}, role.Rules[0].Verbs)
-	assert.Equal(t, []string{PriorityClassResource}, role.Rules[0].Resources)
-	assert.Equal(t, MembershipNamespace(acme), binding.Namespace)
-	assert.Equal(t, role.Name, binding.RoleRef.Name)
-	require.Len(t, binding.Subjects, 1)
-	assert.Equal(t, RegistryServiceAccount, binding.Subjects[0].Name)
-	assert.Equal(t, RegistryNamespace, binding.Subjects[0].Namespace)
+	for _, tc := range []struct {
+		name, role, label, resource string
+		grant                       func(translate.Tenant, []string) (*rbacv1.ClusterRole, *rbacv1.RoleBinding)
+	}{
+		{"priority classes", "zoo-tenant-priority-acme", PriorityGrantTenantLabel, PriorityClassResource, PriorityGrant},
+		{"external names", "zoo-tenant-external-names-acme", ExternalNameGrantTenantLabel, ExternalNameResource, ExternalNameGrant},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			role, binding := tc.grant(acme, []string{"gold", "silver"})
+			assert.Equal(t, tc.role, role.Name)
+			assert.False(t, acme.Owns(role.Name))
+			assert.Equal(t, "acme", role.Labels[tc.label])
+			assert.NotContains(t, role.Labels, translate.TenantLabel, "the platform's role: no aggregation selector of the tenant selects it")
+			require.Len(t, role.Rules, 1)
+			assert.Equal(t, []string{"gold", "silver"}, role.Rules[0].ResourceNames)
+			assert.Equal(t, []string{"use"}, role.Rules[0].Verbs)
+			assert.Equal(t, []string{tc.resource}, role.Rules[0].Resources)
+			assert.Equal(t, MembershipNamespace(acme), binding.Namespace)
+			assert.Equal(t, role.Name, binding.RoleRef.Name)
+			require.Len(t, binding.Subjects, 1)
+			assert.Equal(t, RegistryServiceAccount, binding.Subjects[0].Name)
+			assert.Equal(t, RegistryNamespace, binding.Subjects[0].Namespace)
+		})
+	}
 }
