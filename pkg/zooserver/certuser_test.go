@@ -1,13 +1,20 @@
 package zooserver
 
 import (
+	"context"
+	"crypto/tls"
 	"crypto/x509"
+	"crypto/x509/pkix"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apiserver/pkg/authentication/authenticator"
+	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -55,4 +62,52 @@ func TestCertIdentityFromTheRecord(t *testing.T) {
 	}
 	_, found, _ := unstructured.NestedFieldNoCopy(obj.(*unstructured.Unstructured).Object, "spec", "certificates")
 	assert.False(t, found, "the informer keeps no certificate records")
+}
+
+// TestVerifiedLeafOf: a certificate's user (zoo-cert:) is mapped by its
+// record only when the connection verified that very certificate and it
+// names that user. A token whose authenticator returned such a name, with
+// a certificate of the attacker's own carrying a victim's serial, is not.
+func TestVerifiedLeafOf(t *testing.T) {
+	const name = "zoo-cert:acme:0123"
+	mine := &x509.Certificate{SerialNumber: big.NewInt(0xa1), Subject: pkix.Name{CommonName: name}}
+	other := &x509.Certificate{SerialNumber: big.NewInt(0xa1), Subject: pkix.Name{CommonName: name}}
+	verified := func(leaf *x509.Certificate) *connCache {
+		return &connCache{leaf: leaf, resp: &authenticator.Response{User: &user.DefaultInfo{Name: leaf.Subject.CommonName}}}
+	}
+	request := func(cc *connCache, peer *x509.Certificate) *http.Request {
+		r := httptest.NewRequest(http.MethodGet, "/api", nil)
+		if cc != nil {
+			r = r.WithContext(context.WithValue(r.Context(), connKey{}, cc))
+		}
+		r.TLS = &tls.ConnectionState{}
+		if peer != nil {
+			r.TLS.PeerCertificates = []*x509.Certificate{peer}
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name string
+		r    *http.Request
+		user string
+		ok   bool
+	}{
+		{"the verified certificate of the user", request(verified(mine), mine), name, true},
+		{"a token's user, with an unverified certificate", request(&connCache{}, other), name, false},
+		{"another certificate than the verified one", request(verified(mine), other), name, false},
+		{"the verified certificate of another user", request(verified(mine), mine), "zoo-cert:acme:4567", false},
+		{"no certificate", request(&connCache{}, nil), name, false},
+		{"no connection cache", request(nil, mine), name, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			leaf, why := verifiedLeafOf(tc.r, tc.user)
+			if tc.ok {
+				assert.Same(t, mine, leaf)
+				assert.Empty(t, why)
+				return
+			}
+			assert.Nil(t, leaf)
+			assert.NotEmpty(t, why)
+		})
+	}
 }

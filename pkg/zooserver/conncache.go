@@ -36,6 +36,31 @@ func withConnCache(ctx context.Context, _ net.Conn) context.Context {
 	return context.WithValue(ctx, connKey{}, &connCache{})
 }
 
+// verifiedLeafOf returns the client certificate of r when this connection
+// verified it against the client CAs (AuthenticateRequest) and it names
+// user: a certificate's user is served by the certificate's record only when
+// it came with that certificate. Anything else — a token whose
+// authenticator returned such a name, a certificate that failed
+// verification (the token authenticated the request), another certificate's
+// name — yields why instead.
+func verifiedLeafOf(r *http.Request, user string) (leaf *x509.Certificate, why string) {
+	cc, _ := r.Context().Value(connKey{}).(*connCache)
+	if cc == nil || r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
+		return nil, "a certificate's user without its certificate"
+	}
+	cc.mu.Lock()
+	verified := cc.resp != nil && cc.leaf == r.TLS.PeerCertificates[0]
+	cc.mu.Unlock()
+	switch leaf := r.TLS.PeerCertificates[0]; {
+	case !verified:
+		return nil, "a certificate's user is served only with that certificate, verified against the cluster's client CA"
+	case leaf.Subject.CommonName != user:
+		return nil, "the certificate names another user"
+	default:
+		return leaf, ""
+	}
+}
+
 // AuthenticateRequest authenticates r as the API server's union of the x509
 // and bearer-token authenticators does — the certificate first, then the
 // token — reusing the connection's verified certificate.

@@ -51,11 +51,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	who := resp.User
 	if tenant, ok := tenantctl.IsCertUser(who.GetName()); ok { // certuser.go
-		leaf, _ := clientCert(r)
-		var why string
-		if leaf == nil {
-			why = "a certificate's user without its certificate"
-		} else if who, why = s.tenants.certIdentity(tenant, leaf); why != "" {
+		leaf, why := verifiedLeafOf(r, who.GetName())
+		if leaf != nil {
+			who, why = s.tenants.certIdentity(tenant, leaf)
+		}
+		if why != "" && leaf != nil {
 			why = "certificate of tenant " + tenant + ": " + why
 		}
 		if why != "" {
