@@ -100,14 +100,18 @@ func policyObjectsPolicy() *admissionv1.ValidatingAdmissionPolicy {
 	}
 }
 
-// quotaInForce holds when quota admission enforces the parameter's hard
-// limits as written: it judges a create by status.hard, which the quota
-// controller copies from spec.hard after each change. Until then a new
-// quota bounds nothing, and a lowered one still admits up to its old
+// quotaInForce holds when quota admission enforces limits no higher than
+// the parameter's hard limits: it judges a create by status.hard, which the
+// quota controller copies from spec.hard after each change. Until then a
+// new quota bounds nothing, and a lowered one still admits up to its old
 // limit, which the rebalance may already have given to other namespaces
-// (SplitQuota's guarantee counts the new one).
+// (SplitQuota's guarantee counts the new one). A raised one is held by its
+// old, lower limit meanwhile, so it does not close the gate: a rebalance
+// after every pod create or delete would otherwise refuse the creates of
+// each namespace it raises until the controller caught up.
 const quotaInForce = "!has(params.spec) || !has(params.spec.hard) || " +
-	"(has(params.status) && has(params.status.hard) && params.spec.hard.all(k, k in params.status.hard && params.status.hard[k] == params.spec.hard[k]))"
+	"(has(params.status) && has(params.status.hard) && params.spec.hard.all(k, k in params.status.hard && " +
+	"quantity(params.status.hard[k]).compareTo(quantity(params.spec.hard[k])) <= 0))"
 
 // policyObjectsBindings bind policyObjectsPolicy with the namespace's
 // policy ResourceQuota as its parameter (Deny when missing): the first for
