@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -126,11 +127,7 @@ func (l *platformLookup) PriorityClassValue(name string) (int64, bool, error) {
 func (l *platformLookup) AllowedPriorityClasses(ns string) ([]string, error) {
 	ctx, cancel := l.lookupCtx()
 	defer cancel()
-	rec, err := l.p.tenantRecord(ctx)
-	if err != nil {
-		return nil, err
-	}
-	p, err := tenantctl.EffectivePolicy(rec)
+	p, err := l.policy(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -162,13 +159,18 @@ func (l *platformLookup) AllowedExternalNames() ([]string, error) {
 	}
 	ctx, cancel := l.lookupCtx()
 	defer cancel()
-	rec, err := l.p.tenantRecord(ctx)
-	if err != nil {
-		return nil, err
-	}
-	p, err := tenantctl.EffectivePolicy(rec)
+	p, err := l.policy(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return p.ExternalNames, nil
+}
+
+// policy reads the tenant's effective policy from its record, uncached.
+func (l *platformLookup) policy(ctx context.Context) (policy.Policy, error) {
+	rec, err := l.p.tenantRecord(ctx)
+	if err != nil {
+		return policy.Policy{}, err
+	}
+	return tenantctl.EffectivePolicy(rec)
 }

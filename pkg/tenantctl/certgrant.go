@@ -85,13 +85,7 @@ func CertGrantRBAC(g CertGrant, owner metav1.OwnerReference) (*rbacv1.ClusterRol
 	role := &rbacv1.ClusterRole{
 		TypeMeta:   clusterRoleType,
 		ObjectMeta: *meta.DeepCopy(),
-		Rules: []rbacv1.PolicyRule{{
-			APIGroups: []string{""}, Resources: []string{"users"}, Verbs: []string{"impersonate"},
-			ResourceNames: []string{t.UpstreamUser(g.User)},
-		}, {
-			APIGroups: []string{""}, Resources: []string{"groups"}, Verbs: []string{"impersonate"},
-			ResourceNames: t.UpstreamGroups(g.Groups, false),
-		}},
+		Rules:      impersonationRules(t.UpstreamUser(g.User), t.UpstreamGroups(g.Groups, false)),
 	}
 	binding := &rbacv1.ClusterRoleBinding{
 		TypeMeta:   clusterRoleBindingType,
@@ -152,4 +146,15 @@ func (c *Client) CertGrantSerials(ctx context.Context, tenant string) ([]string,
 		}
 	}
 	return out, nil
+}
+
+// impersonationRules let a ClusterRole's subject impersonate exactly the
+// user and the groups named: no other user, no ServiceAccount, UID or
+// extra (a certificate's grant, a tenant user's grant).
+func impersonationRules(user string, groups []string) []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{{
+		APIGroups: []string{""}, Resources: []string{"users"}, Verbs: []string{"impersonate"}, ResourceNames: []string{user},
+	}, {
+		APIGroups: []string{""}, Resources: []string{"groups"}, Verbs: []string{"impersonate"}, ResourceNames: groups,
+	}}
 }

@@ -107,16 +107,10 @@ func UserGrantRBAC(g UserGrant, owner metav1.OwnerReference) (*rbacv1.ClusterRol
 	role := &rbacv1.ClusterRole{
 		TypeMeta:   clusterRoleType,
 		ObjectMeta: *meta.DeepCopy(),
-		Rules: []rbacv1.PolicyRule{{
-			APIGroups: []string{""}, Resources: []string{"users"}, Verbs: []string{"impersonate"},
-			ResourceNames: []string{t.UpstreamUser(g.User)},
-		}, {
-			APIGroups: []string{""}, Resources: []string{"groups"}, Verbs: []string{"impersonate"},
-			ResourceNames: []string{t.TenantGroup()},
-		}, {
+		Rules: append(impersonationRules(t.UpstreamUser(g.User), []string{t.TenantGroup()}), rbacv1.PolicyRule{
 			APIGroups: []string{translate.APIGroup}, Resources: []string{TenantResource}, Verbs: []string{"get"},
 			ResourceNames: []string{t.Name()},
-		}},
+		}),
 	}
 	binding := &rbacv1.ClusterRoleBinding{
 		TypeMeta:   clusterRoleBindingType,
