@@ -1,16 +1,20 @@
 package propagate_test
 
 import (
+	"context"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
@@ -18,14 +22,35 @@ import (
 // create of the admin passes zoo-tenant-policy-objects).
 func usable(t *testing.T, tenant string) []string {
 	t.Helper()
+	out, err := usableNamespaces(t.Context(), tenant)
+	require.NoError(t, err)
+	return out
+}
+
+// usableNamespaces is usable without the test: a condition of
+// require.Never runs in a goroutine of its own, which may still be asking
+// when the test has ended, so it may neither fail the test nor use its
+// context.
+func usableNamespaces(ctx context.Context, tenant string) ([]string, error) {
+	client, err := kubernetes.NewForConfig(framework.Cluster().Config)
+	if err != nil {
+		return nil, err
+	}
+	list, err := client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: translate.TenantLabel + "=" + tenant})
+	if err != nil {
+		return nil, err
+	}
 	var out []string
-	for _, ns := range tenantNamespaces(t, tenant) {
-		_, err := framework.AdminClient(t).CoreV1().ConfigMaps(ns).Create(t.Context(), configMap("probe"), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	for _, ns := range list.Items {
+		if ns.DeletionTimestamp != nil {
+			continue
+		}
+		_, err := client.CoreV1().ConfigMaps(ns.Name).Create(ctx, configMap("probe"), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		if err == nil {
-			out = append(out, ns)
+			out = append(out, ns.Name)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // TestNamespaceLimitHoldsForWhatNamespacesHold: the upstream refuses a
@@ -80,8 +105,20 @@ func TestNamespaceLimitHoldsForWhatNamespacesHold(t *testing.T) {
 		require.Eventually(t, func() bool { return len(tenantNamespaces(t, "plns")) >= 5 }, 30*time.Second, 250*time.Millisecond)
 		// The loop reconciles the tenant at once; nothing it does may open
 		// a namespace beyond the limit.
-		require.Never(t, func() bool { return len(usable(t, "plns")) > 5 }, 5*time.Second, 500*time.Millisecond,
-			"no more usable namespaces than the limit")
+		var mu sync.Mutex
+		var listErr error
+		require.Never(t, func() bool {
+			names, err := usableNamespaces(context.Background(), "plns")
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && listErr == nil {
+				listErr = err
+			}
+			return len(names) > 5
+		}, 5*time.Second, 500*time.Millisecond, "no more usable namespaces than the limit")
+		mu.Lock()
+		require.NoError(t, listErr, "every look at the namespaces was answered")
+		mu.Unlock()
 	})
 	assert.Equal(t, others, othersConfigMaps(t), "beta is untouched")
 }
