@@ -67,13 +67,17 @@ type Reference struct {
 	Confinement string `json:"confinement"`
 	// Refused is set when tenants may not set the field at all.
 	Refused bool `json:"refused,omitempty"`
+	// ByPolicy is set when the field is checked against the tenant's
+	// policy, not translated.
+	ByPolicy bool `json:"byPolicy,omitempty"`
 }
 
 // referencesOf lists the references of a kinds-table row.
 func referencesOf(rule *translate.KindRule) []Reference {
 	out := make([]Reference, 0, len(rule.Refs))
 	for _, ref := range rule.Refs {
-		out = append(out, Reference{Field: ref.Field, Target: ref.Target.String(), Confinement: ref.Target.Confined(), Refused: ref.Target.Refused()})
+		out = append(out, Reference{Field: ref.Field, Target: ref.Target.String(), Confinement: ref.Target.Confined(), Refused: ref.Target.Refused(),
+			ByPolicy: ref.Target.PolicyAllowed()})
 	}
 	return out
 }

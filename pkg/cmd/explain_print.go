@@ -93,16 +93,29 @@ func printNames(w io.Writer, mappings []NameMapping, reverse bool) {
 		}
 		rows = append(rows, [2]string{"effect", effectStyles[m.Effect].Render(m.Effect) + ": " + m.Message})
 		if len(m.References) > 0 && m.TenantView != nil && m.Upstream != nil {
-			var mapped, refused []string
+			var mapped, refused, policy []string
+			byPolicy := map[string]int{}
 			for _, r := range m.References {
-				if r.Refused {
+				switch {
+				case r.Refused:
 					refused = append(refused, r.Field)
-				} else {
+				case r.ByPolicy:
+					if byPolicy[r.Target] == 0 {
+						policy = append(policy, r.Target)
+					}
+					byPolicy[r.Target]++
+				default:
 					mapped = append(mapped, r.Field+" ("+r.Target+")")
 				}
 			}
 			if len(mapped) > 0 {
 				rows = append(rows, [2]string{"also mapped", strings.Join(mapped, ", ")})
+			}
+			for i, target := range policy {
+				policy[i] = fmt.Sprintf("%s (%d fields)", target, byPolicy[target])
+			}
+			if len(policy) > 0 {
+				rows = append(rows, [2]string{"by policy", strings.Join(policy, ", ")})
 			}
 			if len(refused) > 0 {
 				rows = append(rows, [2]string{"refused", strings.Join(refused, ", ")})

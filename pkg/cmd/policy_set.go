@@ -19,8 +19,8 @@ type PolicySetOptions struct {
 	// Change has a field for each flag given, and only those.
 	Change policy.Change
 
-	maxNamespaces, qps, burst, maxInflight                                           int32
-	quota, limitRange, podSecurity, networkIsolation, priorityClasses, externalNames string
+	maxNamespaces, qps, burst, maxInflight                                                                        int32
+	quota, limitRange, podSecurity, networkIsolation, priorityClasses, externalNames, volumeSources, ingressHosts string
 
 	getter genericclioptions.RESTClientGetter
 	genericiooptions.IOStreams
@@ -65,6 +65,9 @@ level, and the PriorityClasses are granted. See docs/policies.md.`,
 	f.StringVar(&o.networkIsolation, "network-isolation", "", "tenant: its pods reach only its own namespaces and cluster DNS; none ('' is tenant)")
 	f.StringVar(&o.priorityClasses, "priority-classes", "", "Cluster PriorityClasses of positive value the tenant's pods may use, comma-separated ('' allows none)")
 	f.StringVar(&o.externalNames, "external-names", "", "DNS names outside the cluster the tenant's ExternalName Services may name, comma-separated; *.example.com is one label in front ('' allows none)")
+	f.StringVar(&o.volumeSources, "volume-sources", "", "Volume sources naming storage outside the cluster the tenant's pods and PersistentVolumes may use, comma-separated: "+
+		strings.Join(translate.ExternalVolumeSources(), ",")+" ('' allows none)")
+	f.StringVar(&o.ingressHosts, "ingress-hosts", "", "Host names the tenant's Ingresses may name, comma-separated; *.example.com is one label in front, * every host and rules without one ('' allows none)")
 	f.Int32Var(&o.qps, "qps", 0, "Requests per second of the tenant through the proxy and the server (0: no limit)")
 	f.Int32Var(&o.burst, "burst", 0, "Token bucket size, at least --qps (default: the qps)")
 	f.Int32Var(&o.maxInflight, "max-inflight", 0, "Requests of the tenant served at once, long-running ones not counted (0: no limit)")
@@ -80,7 +83,7 @@ func (o *PolicySetOptions) Complete(cmd *cobra.Command, args []string) error {
 	for name, dst := range map[string]**string{
 		"quota": &o.Change.Quota, "limit-range": &o.Change.LimitRange, "pod-security": &o.Change.PodSecurity,
 		"network-isolation": &o.Change.NetworkIsolation, "priority-classes": &o.Change.PriorityClasses,
-		"external-names": &o.Change.ExternalNames,
+		"external-names": &o.Change.ExternalNames, "volume-sources": &o.Change.VolumeSources, "ingress-hosts": &o.Change.IngressHosts,
 	} {
 		if changed(name) {
 			v, _ := cmd.Flags().GetString(name)

@@ -154,6 +154,26 @@ func (l *platformLookup) ownJSON(ctx context.Context, path string, out any) erro
 // user's own certificate (direct.go), the record is not the tenant's to
 // read, so the proxy allows none and the upstream is not asked.
 func (l *platformLookup) AllowedExternalNames() ([]string, error) {
+	return l.policyList(func(p policy.Policy) []string { return p.ExternalNames })
+}
+
+// AllowedVolumeSources implements translate.VolumeSourceLookup: the
+// volume sources of the tenant's policy, read as AllowedExternalNames
+// reads its names (asked only for an object that names such a source).
+func (l *platformLookup) AllowedVolumeSources() ([]string, error) {
+	return l.policyList(func(p policy.Policy) []string { return p.VolumeSources })
+}
+
+// AllowedIngressHosts implements translate.IngressHostLookup: the host
+// patterns of the tenant's policy, read as AllowedExternalNames reads its
+// names.
+func (l *platformLookup) AllowedIngressHosts() ([]string, error) {
+	return l.policyList(func(p policy.Policy) []string { return p.IngressHosts })
+}
+
+// policyList is a list of the tenant's policy, read uncached; serving with
+// a user's own certificate, none (AllowedExternalNames).
+func (l *platformLookup) policyList(list func(policy.Policy) []string) ([]string, error) {
 	if l.p.cfg.Direct {
 		return nil, nil
 	}
@@ -163,7 +183,7 @@ func (l *platformLookup) AllowedExternalNames() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.ExternalNames, nil
+	return list(p), nil
 }
 
 // policy reads the tenant's effective policy from its record, uncached.

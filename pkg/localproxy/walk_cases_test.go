@@ -1,6 +1,14 @@
 package localproxy
 
-import "strings"
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
 
 // walkCase is one reference of the kinds table, set alone in a minimal
 // object to a value that names another tenant's object (tenant beta's
@@ -56,7 +64,7 @@ func mapped(at, value, want string) walkCase { return walkCase{at: at, value: va
 // podSpecCases are the references of a pod spec at pointer p.
 func podSpecCases(key, p string) map[string]walkCase {
 	field := key + " " + pointerField(p)
-	return map[string]walkCase{
+	c := map[string]walkCase{
 		field + ".priorityClassName": refused(p+"/priorityClassName", `"beta-low"`),
 		field + ".runtimeClassName":  refused(p+"/runtimeClassName", `"beta-rc"`),
 		field + ".volumes[].ephemeral.volumeClaimTemplate.spec.storageClassName": {at: p + "/volumes/0/ephemeral/volumeClaimTemplate/spec/storageClassName",
@@ -67,6 +75,63 @@ func podSpecCases(key, p string) map[string]walkCase {
 		field + ".volumes[].ephemeral.volumeClaimTemplate.spec.volumeAttributesClassName": {at: p + "/volumes/0/ephemeral/volumeClaimTemplate/spec/volumeAttributesClassName",
 			value: `"beta-gold"`, base: nest(p, `{"volumes":[{"name":"v"}]}`)},
 	}
+	for _, src := range translate.VolumeSources { // acme's policy allows them all (newWalkProxy)
+		if src.Pod == translate.VolumeSourceExternal {
+			v := zeroSource(reflect.TypeFor[corev1.VolumeSource](), src.Name)
+			c[field+".volumes[]."+src.Name] = walkCase{at: p + "/volumes/0/" + src.Name, value: v, want: v, base: nest(p, `{"volumes":[{"name":"v"}]}`)}
+		}
+	}
+	return c
+}
+
+// zeroSource is the JSON of a value of the source name of the struct type
+// sources (a volume source naming storage outside the cluster, which the
+// walk's policy allows: stored as written) that a protobuf round trip gives
+// back as it is: every list holds one element, every pointer is set.
+func zeroSource(sources reflect.Type, name string) string {
+	for i := range sources.NumField() {
+		f := sources.Field(i)
+		if strings.Split(f.Tag.Get("json"), ",")[0] == name {
+			data, err := json.Marshal(filled(f.Type.Elem()).Interface())
+			if err != nil {
+				panic(err)
+			}
+			return string(data)
+		}
+	}
+	panic("no volume source " + name)
+}
+
+// filled is a zero value of ty with its lists of one filled element and
+// its pointers set to filled values.
+func filled(ty reflect.Type) reflect.Value {
+	v := reflect.New(ty).Elem()
+	switch ty.Kind() {
+	case reflect.Struct:
+		for i := range ty.NumField() {
+			if ty.Field(i).IsExported() {
+				v.Field(i).Set(filled(ty.Field(i).Type))
+			}
+		}
+	case reflect.Slice:
+		v = reflect.Append(reflect.MakeSlice(ty, 0, 1), filled(ty.Elem()))
+	case reflect.Pointer:
+		v = reflect.New(ty.Elem())
+		v.Elem().Set(filled(ty.Elem()))
+	}
+	return v
+}
+
+// pvSourceCases are the external sources of a PersistentVolume.
+func pvSourceCases() map[string]walkCase {
+	c := map[string]walkCase{}
+	for _, src := range translate.VolumeSources {
+		if src.Volume == translate.VolumeSourceExternal {
+			v := zeroSource(reflect.TypeFor[corev1.PersistentVolumeSource](), src.Name)
+			c["persistentvolumes spec."+src.Name] = mapped("/spec/"+src.Name, v, v)
+		}
+	}
+	return c
 }
 
 // A pod affinity term naming beta's namespace, and an anti-affinity term
@@ -130,6 +195,7 @@ func pvSecretCase(p string) walkCase { return mapped(p, betaNS, betaNSUp) }
 // "<resource> <field>" (translate.KindRule.Resource and Ref.Field).
 // TestProxyWalksTheKindsTable fails for a reference without a case.
 var walkCases = merge(
+	pvSourceCases(),
 	podSpecCases("pods", "/spec"),
 	podSpecCases("podtemplates", "/template/spec"),
 	podSpecCases("replicationcontrollers", "/spec/template/spec"),
@@ -199,6 +265,10 @@ var walkCases = merge(
 		"ingresses.networking.k8s.io spec.defaultBackend.resource.apiGroup":         mapped("/spec/defaultBackend/resource/apiGroup", `"beta-x.io"`, `"acme-beta-x.io"`),
 		"ingresses.networking.k8s.io spec.rules[].http.paths[].backend.resource.apiGroup": mapped("/spec/rules/0/http/paths/0/backend/resource/apiGroup",
 			`"beta-x.io"`, `"acme-beta-x.io"`),
+		// Hosts are checked against acme's policy ("*" in the walk), not translated.
+		"ingresses.networking.k8s.io spec.rules[].host":              mapped("/spec/rules/0/host", `"shop.beta.io"`, `"shop.beta.io"`),
+		"ingresses.networking.k8s.io spec.tls[].hosts":               mapped("/spec/tls/0/hosts", `["shop.beta.io"]`, `["shop.beta.io"]`),
+		"ingresses.networking.k8s.io spec.defaultBackend":            mapped("/spec/defaultBackend", `{"service":{"name":"web","port":{"number":80}}}`, `{"service":{"name":"web","port":{"number":80}}}`),
 		"ingressclasses.networking.k8s.io spec.parameters.apiGroup":  mapped("/spec/parameters/apiGroup", `"beta-x.io"`, `"acme-beta-x.io"`),
 		"ingressclasses.networking.k8s.io spec.parameters.namespace": mapped("/spec/parameters/namespace", betaNS, betaNSUp),
 		"endpointslices.discovery.k8s.io endpoints[].targetRef":      mapped("/endpoints/0/targetRef", betaTarget, betaTgtUp),

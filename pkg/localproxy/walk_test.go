@@ -84,6 +84,11 @@ func newWalkProxy(t *testing.T, extra ...walkFixture) (*Proxy, *fuzzUpstream) {
 	for _, tenant := range []string{"acme", "beta"} { // the tenant records (shared_tenants.go)
 		store.put(tenantsPath+"/"+tenant, map[string]any{"metadata": map[string]any{"name": tenant}})
 	}
+	// acme's policy allows every volume source and ingress host, so that
+	// the references under them are walked (translate refuses them
+	// otherwise: volume_sources.go, refs_ingress.go).
+	store.put(tenantsPath+"/acme", map[string]any{"metadata": map[string]any{"name": "acme"}, "spec": map[string]any{"policy": map[string]any{
+		"volumeSources": translate.ExternalVolumeSources(), "ingressHosts": []string{translate.AnyIngressHost}}}})
 	up := &fuzzUpstream{gets: map[string][]byte{}, store: store}
 	ts := httptest.NewServer(up)
 	t.Cleanup(ts.Close)

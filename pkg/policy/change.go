@@ -23,6 +23,12 @@ type Change struct {
 	// ExternalNames is a comma-separated list of names and "*." patterns;
 	// "" allows none.
 	ExternalNames *string
+	// VolumeSources is a comma-separated list of volume sources; "" allows
+	// none.
+	VolumeSources *string
+	// IngressHosts is a comma-separated list of host names and patterns;
+	// "" allows none.
+	IngressHosts *string
 	// QPS, Burst and MaxInflight change RateLimit; 0 is no limit, and a
 	// RateLimit of three zeros is removed. When QPS is set and the burst
 	// would stay 0, the burst becomes QPS.
@@ -76,6 +82,12 @@ func (c Change) Apply(p Policy) (Policy, error) {
 	}
 	if c.ExternalNames != nil {
 		out.ExternalNames = CanonicalClasses(splitList(*c.ExternalNames))
+	}
+	if c.VolumeSources != nil {
+		out.VolumeSources = CanonicalClasses(splitList(*c.VolumeSources))
+	}
+	if c.IngressHosts != nil {
+		out.IngressHosts = CanonicalClasses(splitList(*c.IngressHosts))
 	}
 	if c.QPS != nil || c.Burst != nil || c.MaxInflight != nil {
 		rl := RateLimit{}

@@ -23,6 +23,8 @@ func Parse(data []byte) (Policy, error) {
 	}
 	p.PriorityClasses = CanonicalClasses(p.PriorityClasses)
 	p.ExternalNames = CanonicalClasses(p.ExternalNames)
+	p.VolumeSources = CanonicalClasses(p.VolumeSources)
+	p.IngressHosts = CanonicalClasses(p.IngressHosts)
 	return p, nil
 }
 

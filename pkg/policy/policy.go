@@ -47,6 +47,15 @@ type Policy struct {
 	// for exactly one label in front) a Service of the tenant's may have as
 	// its externalName, beside the tenant's own Services; none by default.
 	ExternalNames []string `json:"externalNames,omitempty"`
+	// VolumeSources are the volume sources naming storage outside the
+	// cluster (nfs, iscsi, csi on a PersistentVolume, ...;
+	// translate.ExternalVolumeSources) the tenant's pods and volumes may
+	// use; none by default.
+	VolumeSources []string `json:"volumeSources,omitempty"`
+	// IngressHosts are the host names the tenant's Ingresses may name (a
+	// name, "*." and a name for exactly one label in front, or "*" for
+	// every host and rules without one); none by default.
+	IngressHosts []string `json:"ingressHosts,omitempty"`
 	// RateLimit is the tenant's fair share of the proxy and the server.
 	RateLimit *RateLimit `json:"rateLimit,omitempty"`
 }
@@ -109,6 +118,12 @@ func Effective(p, defaults Policy) Policy {
 	if out.ExternalNames == nil {
 		out.ExternalNames = defaults.ExternalNames
 	}
+	if out.VolumeSources == nil {
+		out.VolumeSources = defaults.VolumeSources
+	}
+	if out.IngressHosts == nil {
+		out.IngressHosts = defaults.IngressHosts
+	}
 	return out
 }
 
@@ -141,6 +156,16 @@ func (p Policy) Validate() error {
 	for _, name := range p.ExternalNames {
 		if err := translate.ValidateExternalNamePattern(name); err != nil {
 			errs = append(errs, fmt.Errorf("externalNames: %w", err))
+		}
+	}
+	for _, name := range p.VolumeSources {
+		if err := translate.ValidateVolumeSource(name); err != nil {
+			errs = append(errs, fmt.Errorf("volumeSources: %w", err))
+		}
+	}
+	for _, host := range p.IngressHosts {
+		if err := translate.ValidateIngressHostPattern(host); err != nil {
+			errs = append(errs, fmt.Errorf("ingressHosts: %w", err))
 		}
 	}
 	if r := p.RateLimit; r != nil {

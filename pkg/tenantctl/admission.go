@@ -69,6 +69,7 @@ func InstallPolicies() ([]*admissionv1.ValidatingAdmissionPolicy, []*admissionv1
 		storagePolicy(),        // admission_storage.go
 		policyObjectsPolicy(),  // admission_gate.go
 		namespaceLimitPolicy(), // admission_maxns.go
+		ingressHostsPolicy(),   // admission_ingress.go
 		propagatorPolicy()}     // propagator.go
 	binding := func(name string) *admissionv1.ValidatingAdmissionPolicyBinding {
 		return &admissionv1.ValidatingAdmissionPolicyBinding{
@@ -87,6 +88,7 @@ func InstallPolicies() ([]*admissionv1.ValidatingAdmissionPolicy, []*admissionv1
 		binding(StoragePolicy),
 	}
 	bindings = append(bindings, policyObjectsBindings()...) // admission_gate.go
+	bindings = append(bindings, ingressHostsBinding())      // admission_ingress.go
 	return policies, append(bindings,
 		binding(NamespaceLimitPolicy),
 		binding(PropagatorName),

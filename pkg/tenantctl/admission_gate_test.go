@@ -194,7 +194,7 @@ func TestNamespacesBeyondTheLimitGetNoPolicyObjects(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			f := newPolicyFakes(t, tenantWithPolicy(t, policy.Policy{}))
 			for _, h := range c.held {
-				_, err := f.kube.CoreV1().ResourceQuotas(h).Create(context.Background(), PolicyResourceQuota(translate.MustTenant("acme"), h, nil), metav1.CreateOptions{})
+				_, err := f.kube.CoreV1().ResourceQuotas(h).Create(context.Background(), PolicyResourceQuota(translate.MustTenant("acme"), h, nil, nil), metav1.CreateOptions{})
 				require.NoError(t, err)
 			}
 			got, err := policyIO{c: f.c}.withinLimit(context.Background(), translate.MustTenant("acme"), policy.Policy{MaxNamespaces: c.limit}, append(slices.Clone(std), c.extra...))

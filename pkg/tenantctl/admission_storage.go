@@ -62,6 +62,10 @@ func storageCEL(expr string) string {
 //     for t's classes only: the scheduler believes capacity published in
 //     any namespace, so one for the platform's class would steer every
 //     tenant's pods.
+//  8. A pod created in a namespace of tenant t, by anyone (the workload
+//     controllers, and the platform's operators that make pods from a
+//     tenant's custom resources), has an external volume source only where
+//     t's policy allows it (podVolumeSourceValidations).
 func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
 	forbidden := ptr.To(metav1.StatusReasonForbidden)
 	v := func(name, expr string) admissionv1.Variable {
@@ -81,6 +85,8 @@ func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
 			FailurePolicy: ptr.To(admissionv1.Fail),
 			MatchConstraints: &admissionv1.MatchResources{ResourceRules: append([]admissionv1.NamedRuleWithOperations{
 				rule("", "persistentvolumes", "persistentvolumeclaims"),
+				{RuleWithOperations: admissionv1.RuleWithOperations{Operations: []admissionv1.OperationType{admissionv1.Create},
+					Rule: admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"*"}, Resources: []string{"pods"}}}},
 				rule("storage.k8s.io", "storageclasses", "csistoragecapacities"),
 				rule("networking.k8s.io", "ingressclasses"),
 				rule("scheduling.k8s.io", "priorityclasses"),
@@ -118,7 +124,7 @@ func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
 				v("volumeTenant", "variables.judged ? variables.tenant : (oldObject == null ? variables.nsTenant : '')"),
 				v("oldVolumeName", "oldObject != null && variables.resource == 'persistentvolumeclaims' && has(oldObject.spec.volumeName) ? oldObject.spec.volumeName : ''"),
 			},
-			Validations: []admissionv1.Validation{{
+			Validations: append([]admissionv1.Validation{{
 				Expression: storageCEL(`variables.resource != 'persistentvolumes' || variables.owner == '' || variables.claimNS == '' ||
   (variables.claimNS == variables.oldClaimNS && variables.owner == variables.oldOwner) || variables.claimNS.startsWith(variables.owner + '-')`),
 				MessageExpression: storageCEL(`'PersistentVolume ' + object.metadata.name + ' belongs to tenant ' + variables.owner +
@@ -156,13 +162,13 @@ func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
 				Expression:        `variables.resource != 'priorityclasses' || variables.owner == '' || !has(object.globalDefault) || !object.globalDefault`,
 				MessageExpression: `'the PriorityClass of tenant ' + variables.owner + ' may not be the global default: it would apply to every tenant\'s pods'`,
 				Reason:            forbidden,
-			}, sharedRefValidation(forbidden), sharedListValidation(forbidden), {
+			}, sharedRefValidation(forbidden), sharedListValidation(forbidden)}, append(podVolumeSourceValidations(forbidden), admissionv1.Validation{
 				Expression: `variables.resource != 'csistoragecapacities' || variables.nsTenant == '' || object == null ||
   object.storageClassName.startsWith(variables.nsTenant + '-')`,
 				MessageExpression: `'CSIStorageCapacities in namespaces of tenant ' + variables.nsTenant + ' may only publish capacity for the tenant\'s storage classes (' +
   variables.nsTenant + '-*), not ' + object.storageClassName`,
 				Reason: forbidden,
-			}},
+			})...),
 		},
 	}
 }

@@ -200,8 +200,10 @@ func tenantValidations(forbidden *metav1.StatusReason) []admissionv1.Validation 
 	rules = append(rules, refValidations(forbidden)...)
 	rules = append(rules, affinityValidations(forbidden)...) // admission_selector.go
 	rules = append(rules, statusFieldValidations(forbidden)...)
-	rules = append(rules, propagatedValidations(forbidden)...) // admission_propagated.go
-	rules = append(rules, classifiedValidations(forbidden)...) // admission_subresources.go
+	rules = append(rules, propagatedValidations(forbidden)...)     // admission_propagated.go
+	rules = append(rules, classifiedValidations(forbidden)...)     // admission_subresources.go
+	rules = append(rules, volumeSourceValidations(forbidden)...)   // admission_volumes.go
+	rules = append(rules, ingressTerminatingValidation(forbidden)) // admission_ingress.go
 	for i := range rules {
 		rules[i].Expression = "!variables.judged || (" + rules[i].Expression + ")"
 	}

@@ -288,7 +288,7 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tena
 	if err := c.applyMembership(ctx, t, tenant); err != nil { // membership.go
 		return nil, err
 	}
-	if err := c.applyGrant(ctx, priorityGrant, t, p.PriorityClasses); err != nil { // policy_priority.go
+	if err := c.applyPolicyGrants(ctx, t, p); err != nil { // registry_grant.go
 		return nil, err
 	}
 	if err := c.applyKubernetesService(ctx, t); err != nil { // apiservice.go

@@ -17,7 +17,7 @@ import (
 // left).
 func TestInstallObjects(t *testing.T) {
 	objs := InstallObjects()
-	require.Len(t, objs, 27)
+	require.Len(t, objs, 29)
 	for i, obj := range objs {
 		u, err := ToUnstructured(obj)
 		require.NoError(t, err)
@@ -39,7 +39,7 @@ func TestInstallObjects(t *testing.T) {
 		case u.GetKind() != "ValidatingAdmissionPolicy":
 		case u.GetName() == PropagatorName: // it judges the propagator identity only
 			assert.Contains(t, string(raw), "system:serviceaccount:zoo-system:zoo-propagator")
-		case u.GetName() != PriorityPolicy && u.GetName() != PolicyObjectsPolicy: // it judges namespaces, not identities
+		case u.GetName() != PriorityPolicy && u.GetName() != PolicyObjectsPolicy && u.GetName() != IngressHostsPolicy: // it judges namespaces, not identities
 			assert.Contains(t, string(raw), translate.TenantGroupPrefix)
 		}
 		if u.GetKind() == "ValidatingAdmissionPolicy" && u.GetName() == PriorityPolicy {

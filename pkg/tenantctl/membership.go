@@ -53,22 +53,11 @@ func (c *Client) revokeMembership(ctx context.Context, t translate.Tenant, progr
 	if found {
 		progress("rolebinding.rbac.authorization.k8s.io/%s deleted (namespace %s)", MembershipRoleBinding, MembershipNamespace(t))
 	}
-	grant, err := c.revokeGrant(ctx, priorityGrant, t) // policy_priority.go
+	grants, err := c.revokePolicyGrants(ctx, t, progress) // registry_grant.go
 	if err != nil {
 		return found, err
 	}
-	if grant {
-		found = true
-		progress("clusterrole.rbac.authorization.k8s.io/%s deleted", PriorityGrantClusterRole(t))
-	}
-	names, err := c.revokeGrant(ctx, externalNameGrant, t) // policy_externalnames.go
-	if err != nil {
-		return found, err
-	}
-	if names {
-		found = true
-		progress("clusterrole.rbac.authorization.k8s.io/%s deleted", ExternalNameGrantClusterRole(t))
-	}
+	found = found || grants
 	legacy, err := c.deleteLegacyRBAC(ctx, t, progress)
 	return found || legacy, err
 }

@@ -50,10 +50,7 @@ func (c *Client) ReconcilePolicy(ctx context.Context, tenant string) error {
 	if err := c.applyMembership(ctx, t, rec); err != nil {
 		return err
 	}
-	if err := c.applyGrant(ctx, priorityGrant, t, p.PriorityClasses); err != nil {
-		return err
-	}
-	if err := c.applyGrant(ctx, externalNameGrant, t, p.ExternalNames); err != nil { // policy_externalnames.go
+	if err := c.applyPolicyGrants(ctx, t, p); err != nil { // registry_grant.go
 		return err
 	}
 	if len(rec.Spec.Admins) > 0 {
@@ -61,10 +58,7 @@ func (c *Client) ReconcilePolicy(ctx context.Context, tenant string) error {
 			return err
 		}
 	}
-	if err := c.waitGrant(ctx, priorityGrant, t, p.PriorityClasses); err != nil {
-		return err
-	}
-	if err := c.waitGrant(ctx, externalNameGrant, t, p.ExternalNames); err != nil {
+	if err := c.waitPolicyGrants(ctx, t, p); err != nil {
 		return err
 	}
 	if err := c.relabelNamespaces(ctx, t, p.PodSecurity); err != nil {

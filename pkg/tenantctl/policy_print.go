@@ -59,6 +59,8 @@ func PrintPolicy(w io.Writer, output, tenant string, p policy.Policy) error {
 		{"network-isolation", none(p.NetworkIsolation)},
 		{"priority-classes", none(strings.Join(p.PriorityClasses, ","))},
 		{"external-names", none(strings.Join(p.ExternalNames, ","))},
+		{"volume-sources", none(strings.Join(p.VolumeSources, ","))},
+		{"ingress-hosts", none(strings.Join(p.IngressHosts, ","))},
 		{"rate-limit", none(rate)},
 	} {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", tenant, row[0], row[1])

@@ -5,6 +5,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"strings"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -59,13 +60,19 @@ func policyObjectMeta(t translate.Tenant, ns string) metav1.ObjectMeta {
 // PolicyResourceQuota is the ResourceQuota of namespace ns with hard (its
 // share of the tenant-wide quota, see SplitQuota). It exists in every
 // tenant namespace, also when the policy has no quota (hard is then
-// empty): zoo-tenant-policy-objects admits pods only where it exists.
-func PolicyResourceQuota(t translate.Tenant, ns string, hard corev1.ResourceList) *corev1.ResourceQuota {
+// empty): zoo-tenant-policy-objects admits pods only where it exists. It
+// carries the policy's ingress host patterns hosts
+// (translate.IngressHostsAnnotation), which zoo-tenant-ingress-hosts reads
+// (admission_ingress.go).
+func PolicyResourceQuota(t translate.Tenant, ns string, hard corev1.ResourceList, hosts []string) *corev1.ResourceQuota {
 	if hard == nil {
 		hard = corev1.ResourceList{}
 	}
-	return &corev1.ResourceQuota{TypeMeta: resourceQuotaType, ObjectMeta: policyObjectMeta(t, ns),
-		Spec: corev1.ResourceQuotaSpec{Hard: hard}}
+	meta := policyObjectMeta(t, ns)
+	if len(hosts) > 0 {
+		meta.Annotations = map[string]string{translate.IngressHostsAnnotation: strings.Join(hosts, ",")}
+	}
+	return &corev1.ResourceQuota{TypeMeta: resourceQuotaType, ObjectMeta: meta, Spec: corev1.ResourceQuotaSpec{Hard: hard}}
 }
 
 // PolicyLimitRange is the container LimitRange of namespace ns, or nil when

@@ -23,6 +23,8 @@ type QuotaShare struct {
 	// Fixed is a namespace whose share does not change (one being
 	// deleted): it keeps what it holds.
 	Fixed bool
+	// Hosts is the quota's translate.IngressHostsAnnotation.
+	Hosts string
 }
 
 // SplitQuota divides the tenant-wide quota q among the namespaces of shares

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
@@ -155,15 +156,18 @@ func (io policyIO) reconcile(ctx context.Context, t translate.Tenant, p policy.P
 		}
 		active = ready
 	}
-	return errors.Join(append(errs, io.reconcileQuota(ctx, t, p.Quota, active, terminating))...)
+	return errors.Join(append(errs, io.reconcileQuota(ctx, t, p, active, terminating))...)
 }
 
 // reconcileQuota rebalances the split of quota q among the active
 // namespaces: first every namespace whose share shrinks (or that has no
 // ResourceQuota yet, which starts at zero) is lowered, then, from a fresh
 // read of what each namespace holds and uses, the others are raised out of
-// what q leaves. At every moment Σ max(hard, used) ≤ q.
-func (io policyIO) reconcileQuota(ctx context.Context, t translate.Tenant, q corev1.ResourceList, active []string, terminating map[string]bool) error {
+// what q leaves. At every moment Σ max(hard, used) ≤ q. Each quota also
+// carries the policy's ingress hosts (PolicyResourceQuota); one that
+// carries others is rewritten with the lowered ones.
+func (io policyIO) reconcileQuota(ctx context.Context, t translate.Tenant, p policy.Policy, active []string, terminating map[string]bool) error {
+	q, hosts := p.Quota, strings.Join(p.IngressHosts, ",")
 	shares, err := io.quotaShares(ctx, t, active, terminating)
 	if err != nil {
 		return err
@@ -180,8 +184,8 @@ func (io policyIO) reconcileQuota(ctx context.Context, t translate.Tenant, q cor
 			}
 		}
 		h := lowered(s.Hard, want[s.Namespace])
-		if s.Hard == nil || !sameList(h, s.Hard) {
-			lower = append(lower, PolicyResourceQuota(t, s.Namespace, h))
+		if s.Hard == nil || !sameList(h, s.Hard) || s.Hosts != hosts {
+			lower = append(lower, PolicyResourceQuota(t, s.Namespace, h, p.IngressHosts))
 		}
 	}
 	if err := io.apply(ctx, lower); err != nil {
@@ -201,7 +205,7 @@ func (io policyIO) reconcileQuota(ctx context.Context, t translate.Tenant, q cor
 	}
 	var raise []runtime.Object
 	for ns, hard := range raised(q, shares, want) {
-		raise = append(raise, PolicyResourceQuota(t, ns, hard))
+		raise = append(raise, PolicyResourceQuota(t, ns, hard, p.IngressHosts))
 	}
 	if err := io.apply(ctx, raise); err != nil {
 		return err
@@ -239,7 +243,7 @@ func (io policyIO) quotaShares(ctx context.Context, t translate.Tenant, active [
 	for _, ns := range active {
 		s := QuotaShare{Namespace: ns}
 		if rq, ok := byNS[ns]; ok && soundQuota(rq) { // else replaced, from zero
-			s.Hard, s.Used = rq.Spec.Hard, rq.Status.Used
+			s.Hard, s.Used, s.Hosts = rq.Spec.Hard, rq.Status.Used, rq.Annotations[translate.IngressHostsAnnotation]
 			if s.Hard == nil {
 				s.Hard = corev1.ResourceList{}
 			}

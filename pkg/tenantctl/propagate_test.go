@@ -117,7 +117,7 @@ func TestPolicyObjects(t *testing.T) {
 	acme := translate.MustTenant("acme")
 	p := policy.Effective(policy.Policy{}, policy.Default())
 
-	rq := PolicyResourceQuota(acme, "acme-dev", nil)
+	rq := PolicyResourceQuota(acme, "acme-dev", nil, nil)
 	assert.Equal(t, PolicyObjectName, rq.Name)
 	assert.Equal(t, translate.PropagatedFromPolicy, rq.Labels[translate.PropagatedFromLabel])
 	assert.Equal(t, "acme", rq.Labels[translate.TenantLabel])

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -121,4 +122,54 @@ func (c *Client) waitGrant(ctx context.Context, g registryGrant, t translate.Ten
 		}
 	}
 	return nil
+}
+
+// policyGrant is a registryGrant of a list of the tenant's policy.
+type policyGrant struct {
+	grant registryGrant
+	names func(policy.Policy) []string
+}
+
+// policyGrants are the registry grants a tenant's policy implies: `tenant
+// create` and `policy set` apply them, `tenant delete` revokes them.
+var policyGrants = []policyGrant{
+	{priorityGrant, func(p policy.Policy) []string { return p.PriorityClasses }},   // policy_priority.go
+	{externalNameGrant, func(p policy.Policy) []string { return p.ExternalNames }}, // policy_externalnames.go
+	{volumeSourceGrant, func(p policy.Policy) []string { return p.VolumeSources }}, // admission_volumes.go
+}
+
+// applyPolicyGrants applies every grant of p for t (applyGrant).
+func (c *Client) applyPolicyGrants(ctx context.Context, t translate.Tenant, p policy.Policy) error {
+	for _, g := range policyGrants {
+		if err := c.applyGrant(ctx, g.grant, t, g.names(p)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waitPolicyGrants returns once every grant of p for t holds (waitGrant).
+func (c *Client) waitPolicyGrants(ctx context.Context, t translate.Tenant, p policy.Policy) error {
+	for _, g := range policyGrants {
+		if err := c.waitGrant(ctx, g.grant, t, g.names(p)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// revokePolicyGrants revokes every grant of t, reporting each ClusterRole
+// deleted; found says whether anything was there.
+func (c *Client) revokePolicyGrants(ctx context.Context, t translate.Tenant, progress func(string, ...any)) (found bool, err error) {
+	for _, g := range policyGrants {
+		was, err := c.revokeGrant(ctx, g.grant, t)
+		if err != nil {
+			return found, err
+		}
+		if was {
+			found = true
+			progress("clusterrole.rbac.authorization.k8s.io/%s deleted", g.grant.role(t))
+		}
+	}
+	return found, nil
 }

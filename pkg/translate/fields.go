@@ -121,6 +121,8 @@ func rowClass(row *KindRule, kind, path string) (FieldRule, bool) {
 		child := strings.TrimPrefix(strings.TrimPrefix(f, path), "[]")
 		holds := len(f) > len(path) && strings.HasPrefix(f, path) && strings.HasPrefix(child, ".") && !strings.Contains(child[1:], ".")
 		switch {
+		case under && ref.Target.PolicyAllowed():
+			return FieldRule{Kind: kind, Path: path, Class: FieldConfined, Reason: ref.Target.String() + " at " + f + ": " + ref.Target.Confined()}, true
 		case under && ref.Target.Refused():
 			return FieldRule{Kind: kind, Path: path, Class: FieldRefused, Reason: ref.Target.String() + " at " + f + ": " + ref.Target.Confined()}, true
 		case under:

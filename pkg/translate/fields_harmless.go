@@ -4,7 +4,7 @@ package translate
 // mostly the pod spec, which nine kinds hold (pods, templates, workloads).
 // Each reason says why the field cannot reach another tenant's objects, or
 // which check holds it.
-var defRules = concatRules(metaRules, podLocalRules, podMachineRules, podSchedulingRules, claimSpecRules, volumeSourceRules)
+var defRules = concatRules(metaRules, podLocalRules, podMachineRules, podSchedulingRules, claimSpecRules)
 
 func concatRules(lists ...[]FieldRule) []FieldRule {
 	var out []FieldRule
@@ -48,9 +48,7 @@ var podLocalRules = concatRules(
 		"core.PodSpec.serviceAccountName", "core.PodSpec.serviceAccount", "core.PodSpec.imagePullSecrets",
 		"core.EnvFromSource.configMapRef", "core.EnvFromSource.secretRef", "core.EnvVarSource.configMapKeyRef",
 		"core.EnvVarSource.secretKeyRef", "core.SecretVolumeSource.secretName", "core.PersistentVolumeClaimVolumeSource.claimName",
-		"core.CSIVolumeSource.nodePublishSecretRef", "core.CephFSVolumeSource.secretRef", "core.CinderVolumeSource.secretRef",
-		"core.FlexVolumeSource.secretRef", "core.ISCSIVolumeSource.secretRef", "core.RBDVolumeSource.secretRef",
-		"core.ScaleIOVolumeSource.secretRef", "core.StorageOSVolumeSource.secretRef", "core.AzureFileVolumeSource.secretName",
+		"core.CSIVolumeSource.nodePublishSecretRef",
 		"core.PodResourceClaim.resourceClaimName", "core.PodResourceClaim.resourceClaimTemplateName",
 		"core.PodResourceClaimStatus.resourceClaimName", "core.PodExtendedResourceClaimStatus.resourceClaimName"),
 	defs(FieldHarmless, "names a part of the pod itself (a container, a volume, a field of its own object)",
@@ -123,32 +121,3 @@ var claimSpecRules = []FieldRule{
 	def("core.TypedObjectReference.namespace", FieldHarmless,
 		"dropped by the API server: cross-namespace data sources are alpha (CrossNamespaceVolumeDataSource, off)"),
 }
-
-// removedPlugin is why the sources of volume plugins that the pinned
-// Kubernetes no longer has are harmless: the kubelet cannot mount them.
-const removedPlugin = "no kubelet plugin in the pinned Kubernetes (removed in-tree, never migrated to CSI): nothing mounts it"
-
-// volumeSourceRules: volume sources' own users and names, and sources of
-// removed plugins. Sources the machines still mount at an address the
-// tenant chooses are openFieldRules.
-var volumeSourceRules = concatRules(
-	defs(FieldHarmless, removedPlugin,
-		"core.CephFSVolumeSource.monitors", "core.CephFSVolumeSource.user", "core.CephFSPersistentVolumeSource.monitors",
-		"core.CephFSPersistentVolumeSource.user", "core.RBDVolumeSource.monitors", "core.RBDVolumeSource.user",
-		"core.RBDPersistentVolumeSource.monitors", "core.RBDPersistentVolumeSource.user", "core.QuobyteVolumeSource.registry",
-		"core.QuobyteVolumeSource.user", "core.QuobyteVolumeSource.group", "core.ScaleIOVolumeSource.gateway",
-		"core.ScaleIOVolumeSource.volumeName", "core.ScaleIOPersistentVolumeSource.gateway", "core.ScaleIOPersistentVolumeSource.volumeName",
-		"core.StorageOSVolumeSource.volumeName", "core.StorageOSVolumeSource.volumeNamespace",
-		"core.StorageOSPersistentVolumeSource.volumeName", "core.StorageOSPersistentVolumeSource.volumeNamespace",
-		"core.GlusterfsVolumeSource.endpoints", "core.GlusterfsPersistentVolumeSource.endpoints",
-		"core.GlusterfsPersistentVolumeSource.endpointsNamespace", "core.FlockerVolumeSource.datasetName"),
-	defs(FieldHarmless, "the iSCSI initiator name the machine presents, not a target",
-		"core.ISCSIVolumeSource.initiatorName", "core.ISCSIPersistentVolumeSource.initiatorName"),
-	defs(FieldHarmless, "a share of the storage account that the volume's own secret (in the tenant's namespace) opens",
-		"core.AzureFileVolumeSource.shareName", "core.AzureFilePersistentVolumeSource.shareName"),
-	[]FieldRule{
-		def("core.VsphereVirtualDiskVolumeSource.storagePolicyName", FieldHarmless, "a vSphere storage policy: how a disk is stored, not which"),
-		def("core.VsphereVirtualDiskVolumeSource.storagePolicyID", FieldHarmless, "a vSphere storage policy: how a disk is stored, not which"),
-		def("core.AzureFilePersistentVolumeSource.secretName", FieldTranslated, "a secret in spec.azureFile.secretNamespace, which is translated"),
-	},
-)

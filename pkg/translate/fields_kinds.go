@@ -84,7 +84,7 @@ var kindFieldRules = concatRules(
 		kindField("discovery.k8s.io/EndpointSlice", "endpoints[].nodeName", FieldHarmless, "only steers the topology routing of the tenant's own Service"),
 	},
 	fieldsOf("networking.k8s.io/Ingress", FieldHarmless, sameNamespace,
-		"spec.defaultBackend.service", "spec.rules[].http.paths[].backend.service"),
+		"spec.rules[].http.paths[].backend.service"),
 	fieldsOf("networking.k8s.io/NetworkPolicy", FieldHarmless,
 		"a NetworkPolicy governs only the pods of its own namespace; the other side's policies govern theirs",
 		"spec.egress[].to[].ipBlock.cidr", "spec.ingress[].from[].ipBlock.cidr"),

@@ -44,10 +44,22 @@ func (f fakeScopes) Namespaced(gr schema.GroupResource) (bool, bool) {
 
 func newTestTranslator(t testing.TB) *Translator {
 	t.Helper()
-	return New(MustTenant("acme"), Options{Shared: fakeShared{}, Scopes: fakeScopes{
-		{Group: "acme-stable.example.com", Resource: "crontabs"}:      true,
-		{Group: "acme-stable.example.com", Resource: "clusterthings"}: false,
-	}})
+	return New(MustTenant("acme"), Options{Shared: fakeShared{}, Scopes: testScopes})
+}
+
+// allowingTranslator is newTestTranslator for a tenant whose policy allows
+// every volume source and ingress host, for tests of what objectIn
+// translates (volume_sources_test.go and refs_ingress_test.go test what
+// the policy refuses).
+func allowingTranslator(t testing.TB) *Translator {
+	t.Helper()
+	allowAll := &fakePlatform{volumeSources: ExternalVolumeSources(), ingressHosts: []string{AnyIngressHost}}
+	return New(MustTenant("acme"), Options{Shared: fakeShared{}, Platform: allowAll, Scopes: testScopes})
+}
+
+var testScopes = fakeScopes{
+	{Group: "acme-stable.example.com", Resource: "crontabs"}:      true,
+	{Group: "acme-stable.example.com", Resource: "clusterthings"}: false,
 }
 
 // goldenName is the file name stem of a kind: its lower-case Kind, with the
@@ -88,7 +100,7 @@ func normalize(t *testing.T, obj any) any {
 // TestGolden translates every supported built-in kind tenant → upstream,
 // compares with the golden upstream file and translates it back.
 func TestGolden(t *testing.T) {
-	tr := newTestTranslator(t)
+	tr := allowingTranslator(t)
 	for _, rule := range Kinds() {
 		if rule.Treatment == Hidden || rule.Treatment == Forbidden {
 			continue

@@ -32,6 +32,7 @@ func WriteKindsDoc(w io.Writer, version string, fields []SchemaField) error {
 	docSubresources(&b) // kinds_doc_more.go
 	docSelectors(&b)
 	docMetadata(&b)
+	docVolumeSources(&b)
 	docFields(&b, fields)
 	docDefinitions(&b, fields)
 	docOpen(&b, fields)
@@ -127,6 +128,9 @@ func docOpen(b *strings.Builder, fields []SchemaField) {
 		byReason[r.Reason] = append(byReason[r.Reason], f.Kind+" `"+f.Path+"`")
 	}
 	b.WriteString("\n## Open\n\nReferences that reach outside the tenant and that nothing holds yet.\n")
+	if len(reasons) == 0 {
+		b.WriteString("\nNone: every reference-like field of the snapshot is held.\n")
+	}
 	for _, reason := range reasons {
 		list := byReason[reason]
 		if len(list) > 6 {

@@ -64,3 +64,14 @@ func docMetadata(b *strings.Builder) {
 		fmt.Fprintf(b, "| %s | %s |\n", key, docCell(k.Reason))
 	}
 }
+
+// docVolumeSources is the classification of volume sources
+// (volume_sources.go).
+func docVolumeSources(b *strings.Builder) {
+	b.WriteString("\n## Volume sources\n\nEvery source of a pod's volumes and of a PersistentVolume. An **external** one is refused " +
+		"unless the tenant's policy lists it (`kubectl zoo policy set T --volume-sources`), by the proxy and upstream.\n\n" +
+		"| source | in a pod | on a PersistentVolume | why |\n|---|---|---|---|\n")
+	for _, s := range VolumeSources {
+		fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", s.Name, s.Pod, s.Volume, docCell(s.Reason))
+	}
+}

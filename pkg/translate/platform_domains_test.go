@@ -231,7 +231,7 @@ func TestPlatformDomainsThroughTheProxy(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := New(MustTenant("acme"), Options{Shared: fakeShared{}, Platform: &domainPlatform{}})
+			tr := New(MustTenant("acme"), Options{Shared: fakeShared{}, Platform: &domainPlatform{fakePlatform{volumeSources: []string{"csi"}}}})
 			ct := tc.ct
 			if ct == "" {
 				ct = MediaJSON

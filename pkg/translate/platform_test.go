@@ -17,7 +17,13 @@ type fakePlatform struct {
 	level   string
 	allowed map[string][]string
 	lookups int
+	// volumeSources and ingressHosts are the tenant policy's lists.
+	volumeSources, ingressHosts []string
 }
+
+func (f *fakePlatform) AllowedVolumeSources() ([]string, error) { return f.volumeSources, nil }
+
+func (f *fakePlatform) AllowedIngressHosts() ([]string, error) { return f.ingressHosts, nil }
 
 func (f *fakePlatform) CurrentMetadata(path string) (Metadata, bool, error) {
 	f.lookups++

@@ -144,7 +144,7 @@ func podSpecRefs(path string) []Ref {
 		priority,
 		sharedNameRef(path, "runtimeClassName", grRuntimeClass),
 		podAffinityRef(path), // refs_affinity.go
-	}, claimSpecRefs(path+".volumes[].ephemeral.volumeClaimTemplate.spec")...)
+	}, append(claimSpecRefs(path+".volumes[].ephemeral.volumeClaimTemplate.spec"), podVolumeSourceRefs(path)...)...)
 }
 
 // Well-known resources.
@@ -163,4 +163,5 @@ var (
 	grPLC             = schema.GroupResource{Group: "flowcontrol.apiserver.k8s.io", Resource: "prioritylevelconfigurations"}
 	grNode            = schema.GroupResource{Resource: "nodes"}
 	grPod             = schema.GroupResource{Resource: "pods"}
+	grIngress         = schema.GroupResource{Group: "networking.k8s.io", Resource: "ingresses"}
 )

@@ -73,7 +73,7 @@ func TestOutsideReferences(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tr := New(MustTenant("acme"), Options{})
+			tr := New(MustTenant("acme"), Options{Platform: &fakePlatform{volumeSources: []string{"csi", "azureFile"}}}) // volume_sources.go
 			err := tr.ObjectToUpstream(tt.gr, tt.obj)
 			if tt.refused != "" {
 				require.Error(t, err)

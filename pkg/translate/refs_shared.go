@@ -36,7 +36,7 @@ var pvRefs = append([]Ref{
 	objectRefAt("spec.claimRef"),
 	pvClassRef,
 	sharedNameRef("spec", "volumeAttributesClassName", grVolumeAttrClass),
-}, pvOutsideRefs()...)
+}, append(pvOutsideRefs(), pvVolumeSourceRefs()...)...)
 
 // networkPolicyRefs confine NetworkPolicy namespace selectors to the tenant's
 // namespaces (an empty selector means "all my namespaces").
@@ -45,11 +45,11 @@ var networkPolicyRefs = []Ref{
 	labelSelectorRef("spec.egress[].to[]", "namespaceSelector", true, false),
 }
 
-var ingressRefs = []Ref{
+var ingressRefs = append([]Ref{
 	sharedNameRef("spec", "ingressClassName", grIngressClass),
 	apiGroupRef(TargetLocal, "spec.defaultBackend.resource", "apiGroup"),
 	apiGroupRef(TargetLocal, "spec.rules[].http.paths[].backend.resource", "apiGroup"),
-}
+}, ingressHostRefs...) // refs_ingress.go
 
 // numberValue reads a JSON number decoded as json.Number or float64.
 func numberValue(v any) (float64, bool) {

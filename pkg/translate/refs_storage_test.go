@@ -159,7 +159,7 @@ func TestStorageAndDefaultRefusals(t *testing.T) {
 // class, a patch that does not touch the class leaves it alone, and a patch
 // that removes it makes it the reserved class.
 func TestPVClassCompletion(t *testing.T) {
-	tr := newTestTranslator(t)
+	tr := allowingTranslator(t) // a CSI volume needs the policy's volume source (volume_sources.go)
 	cases := []struct{ name, method, path, ct, body, want string }{
 		{"create without class", "POST", "/api/v1/persistentvolumes", "",
 			`{"metadata":{"name":"v"},"spec":{"csi":{"driver":"d","volumeHandle":"h"}}}`,

@@ -64,13 +64,22 @@ const (
 	// way out; what a tenant writes is kept as written, since text names
 	// nothing the API server resolves.
 	TargetText
+	// TargetStorage is storage outside the cluster that the machines mount
+	// at an address or by an identifier the tenant names (an NFS export, an
+	// iSCSI target, a cloud disk, a CSI volume handle): only the kinds of
+	// source the tenant's policy lists (volume_sources.go).
+	TargetStorage
+	// TargetIngressHost is a host name the shared ingress controllers route
+	// (an Ingress rule's host, its TLS hosts): only the names the tenant's
+	// policy lists (refs_ingress.go).
+	TargetIngressHost
 )
 
 // Targets lists every target, in order.
 func Targets() []Target {
 	return []Target{TargetNamespace, TargetLocal, TargetObject, TargetOwned, TargetShared, TargetAPIGroup,
 		TargetIdentity, TargetSelector, TargetRules, TargetPlatform, TargetAddress, TargetURL, TargetHostPath, TargetText,
-		TargetServiceName, TargetEndpointAddress}
+		TargetServiceName, TargetEndpointAddress, TargetStorage, TargetIngressHost}
 }
 
 // String names the target.
@@ -108,6 +117,10 @@ func (t Target) String() string {
 		return "Service DNS name"
 	case TargetEndpointAddress:
 		return "endpoint address"
+	case TargetStorage:
+		return "storage outside the cluster"
+	case TargetIngressHost:
+		return "ingress host name"
 	}
 	return "unknown"
 }
@@ -117,6 +130,12 @@ func (t Target) String() string {
 // the shared machines.
 func (t Target) Refused() bool {
 	return t == TargetAddress || t == TargetURL || t == TargetHostPath
+}
+
+// PolicyAllowed reports whether a field of the target is refused unless
+// the tenant's policy allows its value: it is checked, not translated.
+func (t Target) PolicyAllowed() bool {
+	return t == TargetStorage || t == TargetIngressHost
 }
 
 // NamesOutside reports whether a value of the target, written by a tenant
@@ -160,6 +179,10 @@ func (t Target) Confined() string {
 		return "only the tenant's own Services (<service>.<namespace>.svc[.cluster.local]), namespace prefixed; anything else refused"
 	case TargetEndpointAddress:
 		return "only public unicast IP addresses (IPv4 or IPv6 slices); anything else refused"
+	case TargetStorage:
+		return "only the kinds of volume source the tenant's policy lists (policy set --volume-sources); anything else refused"
+	case TargetIngressHost:
+		return "only the host names the tenant's policy lists (policy set --ingress-hosts); anything else, and a rule for every host, refused"
 	}
 	if t.Refused() {
 		return "refused (403 naming the field)"

@@ -23,6 +23,7 @@ func TestPlatformDomainsAgree(t *testing.T) {
 	acme.k(t, "create", "namespace", "agree")
 	t.Cleanup(func() { acme.run(t, "", "delete", "namespace", "agree", "--wait=false") })
 	acme.k(t, "-n", "agree", "create", "service", "clusterip", "web", "--tcp=80")
+	allowStaticVolumes(t, "acme") // storage_hosts_test.go
 	acme.apply(t, proxyPV("agree-pv", domainsPVClass, ""))
 	t.Cleanup(func() { deleteVolumes(t, "acme-agree-pv") })
 	up := upstreamLayer("admin-upstream", framework.Cluster().Kubeconfig, tenantIdentity)
@@ -90,6 +91,7 @@ func deleteVolumes(t *testing.T, names ...string) {
 // rights on volumes); a volume's zone stays acme's to write.
 func TestPlatformDomainsOnVolumes(t *testing.T) {
 	acme := serve(t, "acme")
+	allowStaticVolumes(t, "acme") // storage_hosts_test.go
 	acme.apply(t, proxyPV("dom-pv", domainsPVClass, "  persistentVolumeReclaimPolicy: Retain\n"))
 	t.Cleanup(func() { deleteVolumes(t, "acme-dom-pv", "acme-dom-pv2") })
 	lb := servers(t)

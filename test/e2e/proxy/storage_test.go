@@ -51,6 +51,7 @@ func upstreamStorage(t *testing.T) string {
 // bind acme's own volumes and the platform's shared ones.
 func TestStorageThroughProxy(t *testing.T) {
 	acme, beta := serve(t, "acme"), serve(t, "beta")
+	allowStaticVolumes(t, "acme", "beta") // storage_hosts_test.go
 	for _, m := range []string{`apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata: {name: proxy-shared}

@@ -67,6 +67,7 @@ func TestAttackSuite(t *testing.T) {
 	install(t)
 	createTenant(t, "acme")
 	createTenant(t, "beta")
+	allowStaticVolumes(t, "acme", "beta")
 	framework.Kubectl(t, "create", "secret", "generic", "topsecret", "-n", "beta-default", "--from-literal=k=v")
 	dev := []string{"--as", "zoo:acme:dev", "--as-group", "zoo:tenant:acme"}
 	admin := []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme", "--as-group", "zoo:admins"}

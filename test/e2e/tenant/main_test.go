@@ -63,6 +63,17 @@ func createTenant(t *testing.T, name string, args ...string) {
 	})
 }
 
+// allowStaticVolumes lets the tenants' PersistentVolumes name a CSI
+// driver's volume by its handle (policy set --volume-sources csi), as a
+// platform does that lets tenants make static volumes; createTenant's
+// cleanup deletes the tenants with their grants.
+func allowStaticVolumes(t *testing.T, tenants ...string) {
+	t.Helper()
+	for _, tenant := range tenants {
+		mustZoo(t, "policy", "set", tenant, "--volume-sources", "csi")
+	}
+}
+
 // kubectl runs the pinned kubectl as the admin, optionally with extra
 // leading args (--as ...), without failing the test.
 func kubectl(t *testing.T, stdin string, args ...string) framework.Result {

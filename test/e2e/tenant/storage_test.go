@@ -80,6 +80,7 @@ func TestStorageAttacksUpstream(t *testing.T) {
 	install(t)
 	createTenant(t, "acme")
 	createTenant(t, "beta")
+	allowStaticVolumes(t, "acme", "beta")
 	admin := []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme", "--as-group", "zoo:admins"}
 	betaAdmin := []string{"--as", "zoo:beta:admin", "--as-group", "zoo:tenant:beta", "--as-group", "zoo:admins"}
 	apply := func(who []string, manifest string) framework.Result {
@@ -275,6 +276,7 @@ func TestStorageBinderIsJudged(t *testing.T) {
 	res := kubectl(t, pvcYAML("acme-default", "early", "gamma-x", ""), append(admin, "create", "-f", "-")...)
 	require.NoError(t, res.Err, "no tenant gamma yet: gamma-x is a platform class name; %s", res.Stderr)
 	createTenant(t, "gamma")
+	allowStaticVolumes(t, "gamma")
 	res = kubectl(t, pvYAML("gamma-pv", "gamma-x", "zoo.kubectl-zoo.io/tenant: gamma", ""),
 		"--as", "zoo:gamma:admin", "--as-group", "zoo:tenant:gamma", "--as-group", "zoo:admins", "create", "-f", "-")
 	require.NoError(t, res.Err, res.Stderr)

@@ -44,7 +44,7 @@ const container = `"containers":[{"name":"c","image":"busybox"}]`
 // wrap puts a pod spec (JSON object) into the kind's body.
 func podSpecUpstreamCases(key, apiVersion, kind, field string, wrap func(spec string) string) map[string]upstreamCase {
 	obj := func(extra string) string { return nsObject(apiVersion, kind, wrap(`{`+container+`,`+extra+`}`)) }
-	return map[string]upstreamCase{
+	return mergeUpstream(podSourceCases(key, field, obj), map[string]upstreamCase{
 		key + " " + field + ".priorityClassName": {obj: obj(`"priorityClassName":"beta-low"`), denial: byStorage},
 		key + " " + field + ".runtimeClassName":  {obj: obj(`"runtimeClassName":"beta-rc"`), denial: byStorage},
 		key + " " + field + ".volumes[].ephemeral.volumeClaimTemplate.spec.storageClassName": {obj: obj(`"volumes":[{"name":"v","ephemeral":{"volumeClaimTemplate":{"spec":` +
@@ -55,7 +55,7 @@ func podSpecUpstreamCases(key, apiVersion, kind, field string, wrap func(spec st
 			`{"accessModes":["ReadWriteOnce"],"volumeName":"beta-pv","resources":{"requests":{"storage":"1Gi"}}}}}}]`), harmless: volumeJudged},
 		key + " " + field + ".volumes[].ephemeral.volumeClaimTemplate.spec.volumeAttributesClassName": {obj: obj(`"volumes":[{"name":"v","ephemeral":{"volumeClaimTemplate":{"spec":` +
 			`{"accessModes":["ReadWriteOnce"],"volumeAttributesClassName":"beta-gold","resources":{"requests":{"storage":"1Gi"}}}}}}]`), harmless: attrsJudged},
-	}
+	})
 }
 
 func template(spec string) string {
@@ -92,6 +92,8 @@ const csi = `"driver":"d.example.com","volumeHandle":"h",`
 // target can name something outside the tenant, on a kind tenant acme may
 // write upstream; TestUpstreamWalksTheKindsTable fails for one without.
 var upstreamCases = mergeUpstream(
+	pvSourceUpstreamCases(), // walk_sources_test.go
+	ingressHostUpstreamCases(),
 	podSpecUpstreamCases("pods", "v1", "Pod", "spec", func(s string) string { return `"spec":` + s }),
 	podSpecUpstreamCases("podtemplates", "v1", "PodTemplate", "template.spec", template),
 	podSpecUpstreamCases("replicationcontrollers", "v1", "ReplicationController", "spec.template.spec",
@@ -162,7 +164,7 @@ var upstreamCases = mergeUpstream(
 			`"spec":{"podSelector":{},"egress":[{"to":[{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"beta-default"}}}]}]}`),
 			harmless: "a NetworkPolicy governs only the pods of its own namespace: allowing traffic to beta does not open beta's door"},
 		"ingresses.networking.k8s.io spec.ingressClassName": {obj: nsObject("networking.k8s.io/v1", "Ingress",
-			`"spec":{"ingressClassName":"beta-nginx","defaultBackend":{"service":{"name":"s","port":{"number":80}}}}`), denial: otherClass},
+			`"spec":{"ingressClassName":"beta-nginx","rules":[`+ingressRule("web.acme.io")+`]}`), denial: otherClass},
 		"endpointslices.discovery.k8s.io endpoints[].targetRef": {obj: nsObject("discovery.k8s.io/v1", "EndpointSlice",
 			`"addressType":"IPv4","endpoints":[{"addresses":["203.0.113.1"],"targetRef":`+betaTargetRef+`}]`), harmless: informational},
 		"endpointslices.discovery.k8s.io endpoints[].addresses[]": {obj: nsObject("discovery.k8s.io/v1", "EndpointSlice",

@@ -79,6 +79,7 @@ func TestUpstreamWalksTheKindsTable(t *testing.T) {
 	install(t)
 	createTenant(t, "acme")
 	createTenant(t, "beta")
+	mustZoo(t, "policy", "set", "acme", "--volume-sources", strings.Join(walkVolumeSources, ","), "--ingress-hosts", walkIngressHosts) // walk_sources_test.go
 	res := kubectl(t, betaFixtures, "apply", "-f", "-")
 	require.NoError(t, res.Err, res.Stderr)
 	framework.Kubectl(t, "create", "secret", "generic", "gold", "-n", "beta-default", "--from-literal=k=v")
