@@ -94,6 +94,32 @@ var tenantAllowedKeys = []TenantAllowedKey{
 	{Key: "helm.toolkit.fluxcd.io/namespace", Reason: "likewise"},
 }
 
+// ingressNginxKeys are the annotations of ingress-nginx (in kubernetes.io,
+// so the platform's on an Ingress) that shape only the routing of the
+// tenant's own Ingress to its own Services. The others stay the platform's:
+// the snippets (configuration-, server-, auth-, stream-snippet: raw
+// configuration of the controller every tenant shares), server-alias and
+// from-to-www-redirect (hosts the tenant's policy did not allow), auth-url,
+// auth-signin, mirror-target and mirror-host (addresses the controller
+// dials), upstream-vhost and the class annotation kubernetes.io/ingress.class
+// (spec.ingressClassName is translated, the annotation would not be).
+var ingressNginxKeys = []string{
+	"rewrite-target", "use-regex", "app-root", "ssl-redirect", "force-ssl-redirect", "backend-protocol",
+	"proxy-body-size", "proxy-connect-timeout", "proxy-send-timeout", "proxy-read-timeout", "proxy-buffering", "proxy-buffer-size",
+	"enable-cors", "cors-allow-origin", "cors-allow-methods", "cors-allow-headers", "cors-allow-credentials", "cors-expose-headers", "cors-max-age",
+	"affinity", "affinity-mode", "session-cookie-name", "session-cookie-path", "session-cookie-max-age", "session-cookie-expires",
+	"limit-rps", "limit-rpm", "limit-connections", "whitelist-source-range", "denylist-source-range",
+	"permanent-redirect", "permanent-redirect-code", "temporal-redirect", "enable-access-log", "load-balance",
+	"canary", "canary-weight", "canary-by-header", "canary-by-header-value", "canary-by-cookie",
+}
+
+func init() {
+	for _, k := range ingressNginxKeys {
+		tenantAllowedKeys = append(tenantAllowedKeys, TenantAllowedKey{Key: "nginx.ingress.kubernetes.io/" + k,
+			Reason: "ingress-nginx: the routing of the tenant's own Ingress to its own Services"})
+	}
+}
+
 // PlatformDomains returns the platform's key domains, in order (for
 // documentation, and the zoo-tenant-metadata admission policy).
 func PlatformDomains() []PlatformDomain { return slices.Clone(platformDomains) }

@@ -132,7 +132,7 @@ func TestPlatformDomainLists(t *testing.T) {
 			}
 		})
 	}
-	assert.ElementsMatch(t, []schema.GroupResource{grNamespace, grServices, grPV}, PlatformDomainResources())
+	assert.ElementsMatch(t, []schema.GroupResource{grNamespace, grServices, grPV, grIngress}, PlatformDomainResources())
 }
 
 // domainPlatform adds to fakePlatform a namespace of a Rancher project and
@@ -249,5 +249,21 @@ func TestPlatformDomainsThroughTheProxy(t *testing.T) {
 				assert.Contains(t, string(u.Body), s)
 			}
 		})
+	}
+}
+
+// TestIngressAnnotationsOfThePlatform: the annotations ingress-nginx reads
+// as raw configuration, extra hosts or addresses to dial, and the class
+// annotation, are the platform's on an Ingress; those that shape only the
+// routing of the tenant's own Ingress are the tenant's.
+func TestIngressAnnotationsOfThePlatform(t *testing.T) {
+	for _, key := range []string{"nginx.ingress.kubernetes.io/configuration-snippet", "nginx.ingress.kubernetes.io/server-snippet",
+		"nginx.ingress.kubernetes.io/server-alias", "nginx.ingress.kubernetes.io/auth-url", "nginx.ingress.kubernetes.io/mirror-target",
+		"nginx.ingress.kubernetes.io/from-to-www-redirect", "kubernetes.io/ingress.class", "cert-manager.io/cluster-issuer"} {
+		assert.True(t, IsPlatformOwned(grIngress, true, key), key)
+	}
+	for _, key := range []string{"nginx.ingress.kubernetes.io/rewrite-target", "nginx.ingress.kubernetes.io/ssl-redirect",
+		"nginx.ingress.kubernetes.io/proxy-body-size", "app.kubernetes.io/name", "example.com/team"} {
+		assert.False(t, IsPlatformOwned(grIngress, true, key), key)
 	}
 }

@@ -20,11 +20,16 @@ import (
 // its own, as the proxy's kind rule does).
 func TestPlatformDomainsAgree(t *testing.T) {
 	acme := serve(t, "acme")
+	// Before the namespace: its policy quota carries the host from the
+	// start (zoo-tenant-ingress-hosts' parameter).
+	zooPolicySet(t, "--ingress-hosts", "web.acme.io")
+	t.Cleanup(func() { zooPolicySet(t, "--ingress-hosts", "") })
 	acme.k(t, "create", "namespace", "agree")
 	t.Cleanup(func() { acme.run(t, "", "delete", "namespace", "agree", "--wait=false") })
 	acme.k(t, "-n", "agree", "create", "service", "clusterip", "web", "--tcp=80")
 	allowStaticVolumes(t, "acme") // storage_hosts_test.go
 	acme.apply(t, proxyPV("agree-pv", domainsPVClass, ""))
+	acme.apply(t, ingressOf("agree", "web", "rules: ["+hostRule("web.acme.io")+"]")) // storage_hosts_test.go
 	t.Cleanup(func() { deleteVolumes(t, "acme-agree-pv") })
 	up := upstreamLayer("admin-upstream", framework.Cluster().Kubeconfig, tenantIdentity)
 	keys := []string{
@@ -35,6 +40,7 @@ func TestPlatformDomainsAgree(t *testing.T) {
 		"argocd.argoproj.io/instance", "argocd.argoproj.io/managed-by", "zoo.kubectl-zoo.io/anything",
 		"propagate.kubectl-zoo.io/select", "k8s.io/x", "team", "helm.sh/chart", "metallb.io/loadBalancerIPs",
 		"pv.kubernetes.io/provisioned-by", "topology.kubernetes.io/zone", "volume.beta.kubernetes.io/storage-class",
+		"nginx.ingress.kubernetes.io/server-snippet", "nginx.ingress.kubernetes.io/rewrite-target", "kubernetes.io/ingress.class",
 	}
 	for _, target := range []struct {
 		gr   schema.GroupResource
@@ -43,6 +49,7 @@ func TestPlatformDomainsAgree(t *testing.T) {
 		{schema.GroupResource{Resource: "namespaces"}, []string{"ns", "acme-agree"}},
 		{schema.GroupResource{Resource: "services"}, []string{"-n", "acme-agree", "svc", "web"}},
 		{schema.GroupResource{Resource: "persistentvolumes"}, []string{"pv", "acme-agree-pv"}},
+		{schema.GroupResource{Group: "networking.k8s.io", Resource: "ingresses"}, []string{"-n", "acme-agree", "ingress", "web"}},
 	} {
 		for _, annotation := range []bool{false, true} {
 			verb := "label"
