@@ -99,7 +99,13 @@ type Result struct {
 
 // Run runs a command with a timeout and returns what it printed. The
 // environment has KUBECONFIG unset, so commands act only on the flags given.
+// A context that is done already does not stop the command: the testing
+// package cancels t.Context() before a test's cleanups run, and a cleanup
+// that deletes what the test made with it must still delete it.
 func Run(ctx context.Context, stdin []byte, name string, args ...string) Result {
+	if ctx.Err() != nil {
+		ctx = context.WithoutCancel(ctx)
+	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
