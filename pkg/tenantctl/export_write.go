@@ -1,12 +1,14 @@
 package tenantctl
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
@@ -48,10 +50,17 @@ func ReadManifests(r io.Reader) ([]*unstructured.Unstructured, error) {
 	dec := utilyaml.NewYAMLOrJSONDecoder(r, 4096)
 	var out []*unstructured.Unstructured
 	for doc := 1; ; doc++ {
-		var m map[string]any
-		if err := dec.Decode(&m); errors.Is(err, io.EOF) {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); errors.Is(err, io.EOF) {
 			return out, nil
 		} else if err != nil {
+			return nil, fmt.Errorf("document %d: %w", doc, err)
+		}
+		if t := bytes.TrimSpace(raw); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+			continue // an empty document
+		}
+		var m map[string]any // numbers as int64 where they are integers, as the API machinery reads them
+		if err := utiljson.Unmarshal(raw, &m); err != nil {
 			return nil, fmt.Errorf("document %d: %w", doc, err)
 		}
 		if len(m) == 0 {
