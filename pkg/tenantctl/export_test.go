@@ -1,6 +1,8 @@
 package tenantctl
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -174,5 +176,22 @@ func TestReadManifests(t *testing.T) {
 			}
 			assert.Equal(t, tc.want, got)
 		})
+	}
+}
+
+// TestExportDocListsSkippedKinds holds the table of skipped kinds in
+// docs/export.md to exportSkipped.
+func TestExportDocListsSkippedKinds(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "export.md"))
+	require.NoError(t, err)
+	rows := 0
+	for _, line := range strings.Split(string(doc), "\n") {
+		if strings.HasPrefix(line, "| `") {
+			rows++
+		}
+	}
+	assert.Equal(t, len(exportSkipped), rows, "docs/export.md lists another number of skipped kinds")
+	for gr, why := range exportSkipped {
+		assert.Contains(t, string(doc), "| `"+gr.String()+"` | "+why+" |\n")
 	}
 }
