@@ -44,19 +44,15 @@ See docs/export.md.`,
   kubectl zoo tenant export acme --include-secrets -o json > acme.json`,
 		Args:              exactlyOneName("tenant"),
 		ValidArgsFunction: completeTenantNames(getter),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Tenant = args[0]
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd)
-		},
+		RunE:              runOnTenant(o),
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "yaml", "Output format: yaml or json")
 	cmd.Flags().StringVarP(&o.OutputFile, "output-file", "f", "", "Write to this file (mode 0600) instead of standard output")
 	cmd.Flags().BoolVar(&o.IncludeSecrets, "include-secrets", false, "Export Secrets too (their data is only base64-encoded)")
 	return cmd
 }
+
+func (o *TenantExportOptions) setTenant(name string) { o.Tenant = name }
 
 // Validate checks the flags before anything is sent.
 func (o *TenantExportOptions) Validate() error {

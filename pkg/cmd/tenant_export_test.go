@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
@@ -62,4 +63,12 @@ func TestTenantExportImportFlags(t *testing.T) {
 	}
 	require.NoError(t, (&TenantExportOptions{Tenant: "acme", Output: "json"}).Validate())
 	require.NoError(t, (&TenantImportOptions{Tenant: "acme", Filename: "-"}).Validate())
+}
+
+// TestObjectNamePrintable names an object of a crafted file without what a
+// terminal would interpret.
+func TestObjectNamePrintable(t *testing.T) {
+	obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "a\x1b[2Jb", "namespace": "ns"}}}
+	assert.Equal(t, "ConfigMap/a?[2Jb (namespace ns)", objectName(obj))
 }

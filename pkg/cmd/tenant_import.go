@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -38,17 +40,13 @@ objects are applied. "-f -" reads standard input. See docs/export.md.`,
   kubectl zoo tenant import acme2 -f acme.yaml`,
 		Args:              exactlyOneName("tenant"),
 		ValidArgsFunction: completeTenantNames(getter),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Tenant = args[0]
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd)
-		},
+		RunE:              runOnTenant(o),
 	}
 	cmd.Flags().StringVarP(&o.Filename, "filename", "f", "", "The file to import (an export); - for standard input")
 	return cmd
 }
+
+func (o *TenantImportOptions) setTenant(name string) { o.Tenant = name }
 
 // Validate checks the flags before anything is sent.
 func (o *TenantImportOptions) Validate() error {
@@ -116,5 +114,16 @@ func objectName(obj *unstructured.Unstructured) string {
 	if ns := obj.GetNamespace(); ns != "" {
 		name += " (namespace " + ns + ")"
 	}
-	return name
+	return printable(name)
+}
+
+// printable replaces what a terminal would interpret (escape sequences of a
+// crafted file) with '?'.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsGraphic(r) {
+			return r
+		}
+		return '?'
+	}, s)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/spf13/cobra"
+
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/rest"
 
@@ -60,4 +62,22 @@ func openTenantView(ctx context.Context, getter genericclioptions.RESTClientGett
 // Close stops serving the view.
 func (v *tenantView) Close() {
 	_ = v.srv.Shutdown(context.Background())
+}
+
+// tenantCommand is a command on one tenant: its NAME, then Validate and Run.
+type tenantCommand interface {
+	setTenant(name string)
+	Validate() error
+	Run(cmd *cobra.Command) error
+}
+
+// runOnTenant is the RunE of a tenantCommand.
+func runOnTenant(o tenantCommand) func(cmd *cobra.Command, args []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		o.setTenant(args[0])
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		return o.Run(cmd)
+	}
 }

@@ -1,6 +1,7 @@
 package tenantctl
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 
@@ -20,6 +21,7 @@ var (
 	// jobLabels are the labels the Job controller puts on a Job's selector
 	// and pod template, naming the Job's uid.
 	jobLabels       = []string{"controller-uid", "batch.kubernetes.io/controller-uid", "job-name", "batch.kubernetes.io/job-name"}
+	ownerKindName   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{0,62}$`)
 	endpointSliceBy = map[string]bool{"endpointslice-controller.k8s.io": true, "endpointslicemirroring-controller.k8s.io": true}
 )
 
@@ -53,6 +55,9 @@ func NewExportSet(objs []*unstructured.Unstructured, includeSecrets bool) *Expor
 func (s *ExportSet) Omit(obj *unstructured.Unstructured) string {
 	for _, ref := range obj.GetOwnerReferences() {
 		if ref.Controller != nil && *ref.Controller {
+			if !ownerKindName.MatchString(ref.Kind) { // the tenant wrote it: nothing else is printed
+				return "made by its controller"
+			}
 			return "made by its controller (a " + ref.Kind + ")"
 		}
 	}

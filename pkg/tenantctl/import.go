@@ -40,7 +40,10 @@ type ImportOptions struct {
 
 // ImportResult counts what Import did.
 type ImportResult struct {
-	Applied, Refused int
+	// Applied counts the objects created or patched.
+	Applied int
+	// Refused counts the objects the view refused.
+	Refused int
 }
 
 // Import creates objs (or merge-patches those that exist) through view, a
