@@ -76,7 +76,7 @@ func (o *TenantExportOptions) Run(cmd *cobra.Command) error {
 	}
 	defer view.Close()
 	bar := newProgressBar(o.ErrOut)
-	res, err := tenantctl.Export(cmd.Context(), view.Config, tenantctl.ExportOptions{IncludeSecrets: o.IncludeSecrets, Progress: bar})
+	res, err := tenantctl.Export(cmd.Context(), view.Config, view.Upstream, o.Tenant, tenantctl.ExportOptions{IncludeSecrets: o.IncludeSecrets, Progress: bar})
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,9 @@ import (
 type tenantView struct {
 	// Config reaches the view.
 	Config *rest.Config
-	srv    *localproxy.Server
+	// Upstream is the caller's own config of the shared cluster.
+	Upstream *rest.Config
+	srv      *localproxy.Server
 }
 
 // openTenantView serves the view of tenant with the caller's credentials,
@@ -56,7 +58,7 @@ func openTenantView(ctx context.Context, getter genericclioptions.RESTClientGett
 	}
 	cfg := srv.ClientConfig(token)
 	cfg.QPS, cfg.Burst = 50, 100
-	return &tenantView{Config: cfg, srv: srv}, nil
+	return &tenantView{Config: cfg, Upstream: upstream, srv: srv}, nil
 }
 
 // Close stops serving the view.

@@ -13,6 +13,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // ExportOptions configures Export.
@@ -34,15 +36,25 @@ type ExportResult struct {
 
 var gvrCRD = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
-// Export reads every object a tenant owns through view, a client config of
+// Export reads every object tenant owns through view, a client config of
 // the tenant's own view (its names unprefixed, as `kubectl zoo serve` shows
 // them, as one of its admins): the kinds ExportKinds exports and the
 // resources of the tenant's CRDs, found by discovery; then leaves out and
 // cleans what the cluster populates (ExportSet.Omit, CleanForExport).
-func Export(ctx context.Context, view *rest.Config, opts ExportOptions) (*ExportResult, error) {
+// upstream, the caller's own config, only tells which objects of the shared
+// kinds are the tenant's (sharedOwned).
+func Export(ctx context.Context, view, upstream *rest.Config, tenant string, opts ExportOptions) (*ExportResult, error) {
+	t, err := translate.NewTenant(tenant)
+	if err != nil {
+		return nil, err
+	}
 	dyn, err := dynamic.NewForConfig(view)
 	if err != nil {
 		return nil, fmt.Errorf("tenant view client: %w", err)
+	}
+	up, err := dynamic.NewForConfig(upstream)
+	if err != nil {
+		return nil, fmt.Errorf("upstream client: %w", err)
 	}
 	disc, err := discovery.NewDiscoveryClientForConfig(view)
 	if err != nil {
@@ -53,11 +65,17 @@ func Export(ctx context.Context, view *rest.Config, opts ExportOptions) (*Export
 		return nil, err
 	}
 	var all []*unstructured.Unstructured
-	for i, gvr := range resources {
+	for i, r := range resources {
+		gvr := r.gvr
 		if opts.Progress != nil {
 			opts.Progress(i, len(resources), gvr.GroupResource().String())
 		}
-		items, err := listAll(ctx, dyn.Resource(gvr))
+		var items []*unstructured.Unstructured
+		if r.shared {
+			items, err = sharedOwned(ctx, up, dyn.Resource(gvr), gvr, t)
+		} else {
+			items, err = listAll(ctx, dyn.Resource(gvr), "")
+		}
 		if err != nil {
 			return nil, fmt.Errorf("list %s: %w", gvr.GroupResource(), err)
 		}
@@ -88,10 +106,18 @@ func PrepareExport(all []*unstructured.Unstructured, includeSecrets bool) *Expor
 	return res
 }
 
+// exportResource is a resource to export.
+type exportResource struct {
+	gvr        schema.GroupVersionResource
+	gk         schema.GroupKind
+	namespaced bool
+	shared     bool
+}
+
 // exportResources finds, by discovery of the view, the preferred version of
 // every exported resource (exportable) that can be listed, in apply order.
-func exportResources(ctx context.Context, dyn dynamic.Interface, disc discovery.DiscoveryInterface) ([]schema.GroupVersionResource, error) {
-	crds, err := listAll(ctx, dyn.Resource(gvrCRD))
+func exportResources(ctx context.Context, dyn dynamic.Interface, disc discovery.DiscoveryInterface) ([]exportResource, error) {
+	crds, err := listAll(ctx, dyn.Resource(gvrCRD), "")
 	if err != nil {
 		return nil, fmt.Errorf("list the tenant's CRDs: %w", err)
 	}
@@ -104,12 +130,7 @@ func exportResources(ctx context.Context, dyn dynamic.Interface, disc discovery.
 	if err != nil {
 		return nil, fmt.Errorf("discovery of the tenant's resources: %w", err)
 	}
-	type found struct {
-		gvr        schema.GroupVersionResource
-		gk         schema.GroupKind
-		namespaced bool
-	}
-	var out []found
+	var out []exportResource
 	for _, list := range lists {
 		gv, err := schema.ParseGroupVersion(list.GroupVersion)
 		if err != nil {
@@ -117,25 +138,23 @@ func exportResources(ctx context.Context, dyn dynamic.Interface, disc discovery.
 		}
 		for _, r := range list.APIResources {
 			gr := schema.GroupResource{Group: gv.Group, Resource: r.Name}
-			if strings.Contains(r.Name, "/") || !slices.Contains(r.Verbs, "list") || !exportable(gr, custom) {
+			export, shared := exportable(gr, custom)
+			if strings.Contains(r.Name, "/") || !slices.Contains(r.Verbs, "list") || !export {
 				continue
 			}
-			out = append(out, found{gvr: gv.WithResource(r.Name), gk: schema.GroupKind{Group: gv.Group, Kind: r.Kind}, namespaced: r.Namespaced})
+			out = append(out, exportResource{gvr: gv.WithResource(r.Name), gk: schema.GroupKind{Group: gv.Group, Kind: r.Kind},
+				namespaced: r.Namespaced, shared: shared})
 		}
 	}
-	sortByApplyOrder(out, func(f found) (schema.GroupKind, bool) { return f.gk, f.namespaced })
-	gvrs := make([]schema.GroupVersionResource, len(out))
-	for i, f := range out {
-		gvrs[i] = f.gvr
-	}
-	return gvrs, nil
+	sortByApplyOrder(out, func(r exportResource) (schema.GroupKind, bool) { return r.gk, r.namespaced })
+	return out, nil
 }
 
 // listAll lists every object of a resource (in every namespace the view
-// shows), a page at a time.
-func listAll(ctx context.Context, ri dynamic.ResourceInterface) ([]*unstructured.Unstructured, error) {
+// shows) that selector selects, a page at a time.
+func listAll(ctx context.Context, ri dynamic.ResourceInterface, selector string) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
-	opts := metav1.ListOptions{Limit: DefaultChunkSize}
+	opts := metav1.ListOptions{Limit: DefaultChunkSize, LabelSelector: selector}
 	for {
 		list, err := ri.List(ctx, opts)
 		if err != nil {

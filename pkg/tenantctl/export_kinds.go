@@ -14,6 +14,10 @@ type ExportKind struct {
 	Kind string
 	// Namespaced says the kind lives in the tenant's namespaces.
 	Namespaced bool
+	// Shared says the kind is a shared class (translate.Shared): the view
+	// shows the cluster's objects and the tenant's own alike, and only the
+	// tenant's own are exported (export_shared.go).
+	Shared bool
 	// Skip says why the kind is not exported; "" exports it.
 	Skip string
 }
@@ -38,18 +42,17 @@ var exportSkipped = map[schema.GroupResource]string{
 }
 
 // ExportKinds lists the kinds of the kinds table a tenant owns objects of
-// (its namespaced and tenant-owned rows), in apply order, with why a kind is
-// skipped. Shared, read-only, virtual, hidden and forbidden kinds are not
-// the tenant's and never exported; the tenant's CRDs add their own kinds
-// (ExportCustomKind).
+// (its namespaced, tenant-owned and shared rows), in apply order, with why a
+// kind is skipped. Read-only, virtual, hidden and forbidden kinds are not
+// the tenant's and never exported; the tenant's CRDs add their own kinds.
 func ExportKinds() []ExportKind {
 	var out []ExportKind
 	for _, r := range translate.Kinds() {
-		if r.Treatment != translate.Namespaced && r.Treatment != translate.TenantOwned {
+		if !ownedTreatment(r.Treatment) {
 			continue
 		}
 		out = append(out, ExportKind{Resource: r.Resource, Kind: r.Kind, Namespaced: r.Treatment == translate.Namespaced,
-			Skip: exportSkipped[r.Resource]})
+			Shared: r.Treatment == translate.Shared, Skip: exportSkipped[r.Resource]})
 	}
 	sortByApplyOrder(out, func(k ExportKind) (schema.GroupKind, bool) {
 		return schema.GroupKind{Group: k.Resource.Group, Kind: k.Kind}, k.Namespaced
@@ -57,12 +60,17 @@ func ExportKinds() []ExportKind {
 	return out
 }
 
-// exportable reports whether objects of the resource gr are exported: a row
-// of ExportKinds that is not skipped, or a resource of one of the tenant's
-// CRD groups (custom, from the tenant's CRDs).
-func exportable(gr schema.GroupResource, custom map[string]bool) bool {
+// ownedTreatment reports whether a tenant owns objects of kinds of treatment.
+func ownedTreatment(treatment translate.Treatment) bool {
+	return treatment == translate.Namespaced || treatment == translate.TenantOwned || treatment == translate.Shared
+}
+
+// exportable reports whether objects of the resource gr are exported, and
+// whether it is a shared kind: a row of ExportKinds that is not skipped, or
+// a resource of one of the tenant's CRD groups (custom, from its CRDs).
+func exportable(gr schema.GroupResource, custom map[string]bool) (export, shared bool) {
 	if r, ok := translate.LookupKind(gr); ok {
-		return (r.Treatment == translate.Namespaced || r.Treatment == translate.TenantOwned) && exportSkipped[gr] == ""
+		return ownedTreatment(r.Treatment) && exportSkipped[gr] == "", r.Treatment == translate.Shared
 	}
-	return custom[gr.Group]
+	return custom[gr.Group], false
 }

@@ -24,8 +24,8 @@ func obj(t *testing.T, doc string) *unstructured.Unstructured {
 }
 
 // TestExportKindsFromTheTable holds the exported kinds to the kinds table:
-// its namespaced and tenant-owned rows, each skip with a reason, and every
-// skip naming such a row.
+// its namespaced, tenant-owned and shared rows, each skip with a reason, and
+// every skip naming such a row.
 func TestExportKindsFromTheTable(t *testing.T) {
 	kinds := ExportKinds()
 	seen := map[schema.GroupResource]bool{}
@@ -33,10 +33,11 @@ func TestExportKindsFromTheTable(t *testing.T) {
 		seen[k.Resource] = true
 		r, ok := translate.LookupKind(k.Resource)
 		require.True(t, ok, k.Resource.String())
-		assert.Contains(t, []translate.Treatment{translate.Namespaced, translate.TenantOwned}, r.Treatment, k.Resource.String())
+		assert.Contains(t, []translate.Treatment{translate.Namespaced, translate.TenantOwned, translate.Shared}, r.Treatment, k.Resource.String())
+		assert.Equal(t, r.Treatment == translate.Shared, k.Shared, k.Resource.String())
 	}
 	for _, r := range translate.Kinds() {
-		owned := r.Treatment == translate.Namespaced || r.Treatment == translate.TenantOwned
+		owned := r.Treatment == translate.Namespaced || r.Treatment == translate.TenantOwned || r.Treatment == translate.Shared
 		assert.Equal(t, owned, seen[r.Resource], "%s (%s)", r.Resource, r.Treatment)
 	}
 	for gr, why := range exportSkipped {

@@ -25,7 +25,8 @@ import (
 
 // exportTenant is a tenant's objects in its own names: namespaces,
 // Deployments (one with an HPA), a StatefulSet, CronJobs, a CRD and one of
-// its objects, RBAC and a Secret.
+// its objects, RBAC, a Secret, and classes of its own (a StorageClass and a
+// PriorityClass, of the shared kinds).
 //
 //go:embed testdata/export-tenant.yaml
 var exportTenant []byte
@@ -36,7 +37,7 @@ var exportTenant []byte
 var exportedObjects = []string{
 	"CustomResourceDefinition /widgets.shop.example.com",
 	"Namespace /batch", "Namespace /shop",
-	"ClusterRole /widget-reader", "ClusterRoleBinding /widget-readers",
+	"ClusterRole /widget-reader", "ClusterRoleBinding /widget-readers", "StorageClass /fast", "PriorityClass /batch-low",
 	"Role shop/config-editor", "RoleBinding shop/config-editors",
 	"ConfigMap shop/settings", "Secret shop/credentials", "ServiceAccount shop/builder",
 	"Service shop/db", "Service shop/web",
