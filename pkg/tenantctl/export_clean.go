@@ -149,6 +149,13 @@ func cleanKind(obj *unstructured.Unstructured) {
 		}
 	case "Pod":
 		unstructured.RemoveNestedField(o, "spec", "nodeName")
+	case "Secret":
+		if obj.Object["type"] == "kubernetes.io/service-account-token" {
+			// The token controller fills it in for the account of this
+			// cluster, and deletes a token naming another account's uid.
+			delete(o, "data")
+			unstructured.RemoveNestedField(o, "metadata", "annotations", "kubernetes.io/service-account.uid")
+		}
 	case "Job":
 		cleanJob(obj)
 	case "StatefulSet":
