@@ -92,7 +92,7 @@ func (s *ExportSet) Omit(obj *unstructured.Unstructured) string {
 		}
 	case "Secret":
 		if !s.IncludeSecrets {
-			return "Secrets are exported only with --include-secrets"
+			return "Secrets, without --include-secrets"
 		}
 	}
 	return ""
