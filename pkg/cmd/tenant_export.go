@@ -112,7 +112,7 @@ func omittedSummary(omitted map[string]int) string {
 	for _, why := range slices.Sorted(maps.Keys(omitted)) {
 		parts = append(parts, fmt.Sprintf("%d %s", omitted[why], why))
 	}
-	return "; left out: " + strings.Join(parts, ", ")
+	return "; left out: " + strings.Join(parts, "; ")
 }
 
 // newProgressBar returns a progress callback drawing a bar on w when w is a

@@ -92,7 +92,7 @@ func (s *ExportSet) Omit(obj *unstructured.Unstructured) string {
 		}
 	case "Secret":
 		if !s.IncludeSecrets {
-			return "Secrets, without --include-secrets"
+			return "Secrets (no --include-secrets)"
 		}
 	}
 	return ""

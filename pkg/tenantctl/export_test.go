@@ -96,7 +96,7 @@ func TestOmit(t *testing.T) {
 		{"endpoints of their own", "{apiVersion: v1, kind: Endpoints, metadata: {name: external, namespace: a}}", "", false},
 		{"controller slice", "{apiVersion: discovery.k8s.io/v1, kind: EndpointSlice, metadata: {name: s, labels: {endpointslice.kubernetes.io/managed-by: endpointslice-controller.k8s.io}}}", "made by the endpoint slice controllers", false},
 		{"provisioned volume", "{apiVersion: v1, kind: PersistentVolume, metadata: {name: pv, annotations: {pv.kubernetes.io/provisioned-by: csi.example.com}}}", "provisioned for its claim", false},
-		{"secret", "{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: a}}", "Secrets, without --include-secrets", false},
+		{"secret", "{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: a}}", "Secrets (no --include-secrets)", false},
 		{"secret included", "{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: a}}", "", true},
 		{"custom named default", "{apiVersion: shop.example.com/v1, kind: ServiceAccount, metadata: {name: default}}", "", false},
 	} {
