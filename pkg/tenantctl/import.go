@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+	"k8s.io/klog/v2"
 )
 
 // ImportFieldManager is the field manager of what `tenant import` writes.
@@ -49,9 +50,11 @@ type ImportResult struct {
 // Import creates objs (or merge-patches those that exist) through view, a
 // client config of the tenant's own view, in apply order: CRDs first,
 // waiting until they are established before any other object, then
-// namespaces, waiting until they are writable, then RBAC and the rest. What the view refuses (the tenant's policy,
-// its confinement) is reported with the API's error and the next object is
-// applied; only a failure to reach the view ends the import early.
+// namespaces, waiting until they are writable, then RBAC and the rest. What
+// the view refuses (the tenant's policy, its confinement) is reported with
+// the API's error and the next object is applied. A wait that ends without
+// success is logged, and what depends on it is then refused by the view
+// itself (a kind not served, a namespace not writable).
 func Import(ctx context.Context, view *rest.Config, objs []*unstructured.Unstructured, opts ImportOptions) (*ImportResult, error) {
 	dyn, err := dynamic.NewForConfig(view)
 	if err != nil {
@@ -66,17 +69,20 @@ func Import(ctx context.Context, view *rest.Config, objs []*unstructured.Unstruc
 	res := &ImportResult{}
 	var crds, namespaces []string
 	for _, obj := range objs {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
 		gk := obj.GroupVersionKind().GroupKind()
 		if gk != gkCRD && crds != nil {
 			if err := waitEstablished(ctx, dyn, crds); err != nil {
-				return res, err
+				klog.ErrorS(err, "importing the custom resources anyway")
 			}
 			crds = nil
 			mapper.Reset()
 		}
 		if gk != gkCRD && gk != gkNamespace && namespaces != nil {
 			if err := waitNamespacesWritable(ctx, view, namespaces); err != nil {
-				return res, err
+				klog.ErrorS(err, "importing into the namespaces anyway")
 			}
 			namespaces = nil
 		}
