@@ -71,7 +71,13 @@ func (o *TenantImportOptions) Run(cmd *cobra.Command) error {
 	}
 	defer view.Close()
 	res, err := tenantctl.Import(cmd.Context(), view.Config, objs, tenantctl.ImportOptions{
-		Applied: func(obj *unstructured.Unstructured) { fmt.Fprintf(o.Out, "%s applied\n", objectName(obj)) },
+		Applied: func(obj *unstructured.Unstructured, created bool) {
+			verb := "configured"
+			if created {
+				verb = "created"
+			}
+			fmt.Fprintf(o.Out, "%s %s\n", objectName(obj), verb)
+		},
 		Refused: func(obj *unstructured.Unstructured, err error) {
 			fmt.Fprintf(o.ErrOut, "refused: %s: %v\n", objectName(obj), err)
 		},

@@ -32,8 +32,9 @@ const establishTimeout = time.Minute
 
 // ImportOptions configures Import.
 type ImportOptions struct {
-	// Applied, if set, is told of every object applied.
-	Applied func(obj *unstructured.Unstructured)
+	// Applied, if set, is told of every object applied: created, or
+	// configured (it existed, and was patched).
+	Applied func(obj *unstructured.Unstructured, created bool)
 	// Refused, if set, is told of every object the view refused, with the
 	// API's error.
 	Refused func(obj *unstructured.Unstructured, err error)
@@ -86,7 +87,8 @@ func Import(ctx context.Context, view *rest.Config, objs []*unstructured.Unstruc
 			}
 			namespaces = nil
 		}
-		if err := applyOne(ctx, dyn, mapper, obj); err != nil {
+		created, err := applyOne(ctx, dyn, mapper, obj)
+		if err != nil {
 			res.Refused++
 			if opts.Refused != nil {
 				opts.Refused(obj, err)
@@ -95,7 +97,7 @@ func Import(ctx context.Context, view *rest.Config, objs []*unstructured.Unstruc
 		}
 		res.Applied++
 		if opts.Applied != nil {
-			opts.Applied(obj)
+			opts.Applied(obj, created)
 		}
 		switch gk {
 		case gkCRD:
@@ -112,11 +114,11 @@ func Import(ctx context.Context, view *rest.Config, objs []*unstructured.Unstruc
 // is merge-patched with it (what the file sets wins, what it leaves out is
 // kept). Server-side apply is not used: the view refuses it for
 // ClusterRoleBindings, whose subjects are stored apart upstream.
-func applyOne(ctx context.Context, dyn dynamic.Interface, mapper *restmapper.DeferredDiscoveryRESTMapper, obj *unstructured.Unstructured) error {
+func applyOne(ctx context.Context, dyn dynamic.Interface, mapper *restmapper.DeferredDiscoveryRESTMapper, obj *unstructured.Unstructured) (created bool, err error) {
 	gvk := obj.GroupVersionKind()
 	mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
-		return err
+		return false, err
 	}
 	var ri dynamic.ResourceInterface = dyn.Resource(mapping.Resource)
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
@@ -127,14 +129,14 @@ func applyOne(ctx context.Context, dyn dynamic.Interface, mapper *restmapper.Def
 	}
 	_, err = ri.Create(ctx, obj, metav1.CreateOptions{FieldManager: ImportFieldManager})
 	if !apierrors.IsAlreadyExists(err) {
-		return err
+		return err == nil, err
 	}
 	patch, err := json.Marshal(obj.Object)
 	if err != nil {
-		return err
+		return false, err
 	}
 	_, err = ri.Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: ImportFieldManager})
-	return err
+	return false, err
 }
 
 // waitNamespacesWritable waits until the view's user may create in every
