@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
@@ -44,25 +46,42 @@ func TestTenantExportGolden(t *testing.T) {
 	}
 }
 
-// TestTenantExportImportFlags refuses bad flags with one clear error before
-// anything is sent.
-func TestTenantExportImportFlags(t *testing.T) {
+// TestTenantExportImportRejectBadInputOffline refuses bad names and flags
+// with one clear error before any request.
+func TestTenantExportImportRejectBadInputOffline(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		err  error
+		args []string
 		want string
 	}{
-		{"bad format", (&TenantExportOptions{Tenant: "acme", Output: "xml"}).Validate(), `--output must be yaml or json, not "xml"`},
-		{"bad tenant", (&TenantExportOptions{Tenant: "Acme", Output: "yaml"}).Validate(), "Acme"},
-		{"no file", (&TenantImportOptions{Tenant: "acme"}).Validate(), "-f FILE is required"},
+		{[]string{"export", "kube"}, "tenant name"},
+		{[]string{"export", "acme", "-o", "xml"}, `--output must be yaml or json, not "xml"`},
+		{[]string{"import", "a-b", "-f", "x.yaml"}, "tenant name"},
+		{[]string{"import", "acme"}, "-f FILE is required"},
+		{[]string{"import", "acme", "-f", filepath.Join(t.TempDir(), "missing.yaml")}, "missing.yaml: no such file"},
+		{[]string{"export"}, "takes exactly one tenant NAME"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			require.Error(t, tc.err)
-			assert.Contains(t, tc.err.Error(), tc.want)
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			requireRefusedOffline(t, tc.args, tc.want)
 		})
 	}
-	require.NoError(t, (&TenantExportOptions{Tenant: "acme", Output: "json"}).Validate())
-	require.NoError(t, (&TenantImportOptions{Tenant: "acme", Filename: "-"}).Validate())
+}
+
+// requireRefusedOffline runs `kubectl zoo tenant args...` with no server
+// at all and requires an error containing want, before any request.
+func requireRefusedOffline(t *testing.T, args []string, want string) {
+	t.Helper()
+	streams, _, out, _ := genericiooptions.NewTestIOStreams()
+	flags := genericclioptions.NewConfigFlags(false)
+	server := "https://127.0.0.1:1"
+	flags.APIServer = &server
+	cmd := NewCmdTenant(flags, streams)
+	cmd.SetArgs(args)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.Execute()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), want)
+	assert.NotContains(t, err.Error(), "connect")
+	assert.Empty(t, out.String())
 }
 
 // TestObjectNamePrintable names an object of a crafted file without what a

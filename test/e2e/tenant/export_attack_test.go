@@ -92,6 +92,7 @@ func TestTenantImportConfined(t *testing.T) {
 		assert.Contains(t, res.Stderr, "refused: "+refused+": ", "stderr: %s", res.Stderr)
 	}
 	assert.Contains(t, res.Stderr, "error: tenant expatk refused 6 of 9 objects")
+	assert.Contains(t, res.Stdout, "ConfigMap/harmless (namespace default) created\n")
 
 	_, err = admin.CoreV1().ConfigMaps("expvic-default").Get(t.Context(), "planted", metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "a ConfigMap planted in the victim's namespace: %v", err)
