@@ -56,19 +56,7 @@ func TestTenantCommandsRejectBadNamesOffline(t *testing.T) {
 		{"create", "kube"}, {"create", "system"}, {"create", "a-b"}, {"delete", "zoo"}, {"get", "Tenant"},
 	} {
 		t.Run(args[0]+" "+args[1], func(t *testing.T) {
-			streams, _, out, _ := genericiooptions.NewTestIOStreams()
-			// No server at all: the name must be refused before any request.
-			flags := genericclioptions.NewConfigFlags(false)
-			server := "https://127.0.0.1:1"
-			flags.APIServer = &server
-			cmd := NewCmdTenant(flags, streams)
-			cmd.SetArgs(args)
-			cmd.SilenceErrors, cmd.SilenceUsage = true, true
-			err := cmd.Execute()
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), "tenant name")
-			assert.NotContains(t, err.Error(), "connect")
-			assert.Empty(t, out.String())
+			requireRefusedOffline(t, args, "tenant name") // tenant_export_test.go
 		})
 	}
 }

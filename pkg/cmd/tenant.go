@@ -14,7 +14,7 @@ import (
 )
 
 // NewCmdTenant returns `kubectl zoo tenant` with its subcommands create,
-// list, get, delete and user.
+// list, get, delete, user, export and import.
 func NewCmdTenant(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tenant",
@@ -29,6 +29,8 @@ Everything a tenant owns carries the prefix <tenant>- upstream.`,
 	cmd.AddCommand(NewCmdTenantGet(getter, streams))
 	cmd.AddCommand(NewCmdTenantDelete(getter, streams))
 	cmd.AddCommand(NewCmdTenantUser(getter, streams))
+	cmd.AddCommand(NewCmdTenantExport(getter, streams))
+	cmd.AddCommand(NewCmdTenantImport(getter, streams))
 	return cmd
 }
 
