@@ -90,6 +90,10 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") && u.Response != translate.ResponseRaw {
 		w.Header().Set("Content-Type", "application/json")
 	}
+	if u.Response == translate.ResponseOpenAPIV2Protobuf && resp.StatusCode == http.StatusOK {
+		w.Header().Set("Content-Type", translate.MediaOpenAPIV2Protobuf) // translated from JSON (openapi_v2.go)
+		w.Header().Del("Etag") // the upstream's is of its JSON document
+	}
 	if isClusterRoleBindings(u) && resp.StatusCode/100 == 2 { // crb.go: subjects back from their annotation
 		resp.Body = crbstore.Restore(p.tenant, resp.Body)
 	}

@@ -35,6 +35,9 @@ func (t *Translator) translateNonResource(r Request, info RequestInfo) (*Upstrea
 		}
 	case first == "openapi" && len(parts) >= 2 && parts[1] == "v2":
 		u.Response = ResponseOpenAPIV2
+		if prefersOpenAPIV2Protobuf(r.Header.Get("Accept")) { // openapi_v2.go
+			u.Response = ResponseOpenAPIV2Protobuf
+		}
 	case first == "openapi" && len(parts) >= 2 && parts[1] == "v3":
 		u.Response = ResponseOpenAPIV3
 		if len(parts) >= 4 && parts[2] == "apis" {

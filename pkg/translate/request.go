@@ -54,6 +54,10 @@ const (
 	ResponseDiscovery
 	// ResponseOpenAPIV2 is /openapi/v2.
 	ResponseOpenAPIV2
+	// ResponseOpenAPIV2Protobuf is /openapi/v2 asked for in protobuf
+	// (MediaOpenAPIV2Protobuf, as client-go's discovery asks): read as JSON
+	// from the upstream, translated, and answered in protobuf.
+	ResponseOpenAPIV2Protobuf
 	// ResponseOpenAPIV3 is the /openapi/v3 index or a group/version document.
 	ResponseOpenAPIV3
 	// ResponseRaw is passed through untouched (logs, exec, /version, ...).

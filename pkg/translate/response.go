@@ -22,6 +22,8 @@ func (t *Translator) TranslateResponse(u *UpstreamRequest, in io.Reader, out io.
 		return t.rewriteDocument(in, out, t.discoveryOut)
 	case ResponseOpenAPIV2, ResponseOpenAPIV3:
 		return t.rewriteDocument(in, out, t.openAPIOut)
+	case ResponseOpenAPIV2Protobuf:
+		return t.openAPIV2Protobuf(in, out) // openapi_v2.go
 	}
 	if u.Info.Verb == "watch" {
 		return t.TranslateWatch(u.Rule, in, out)

@@ -91,7 +91,7 @@ func TestTenantExportImport(t *testing.T) {
 	createTenant(t, "expkub")
 	replica := framework.StartReplica(t)
 	view := framework.ServerKubeconfigFor(t, "https://"+replica.Addr, framework.ClusterCert(t, "zoo:expkub:admin", "zoo:tenant:expkub"))
-	applyWithStockKubectl(t, view, exported, firstApply{args: []string{"--validate=false"}, mayFail: []string{"is forbidden: User \"admin\" cannot create resource"}})
+	applyWithStockKubectl(t, view, exported, firstApply{mayFail: []string{"is forbidden: User \"admin\" cannot create resource"}})
 	viaKubectl := filepath.Join(dir, "kubectl.yaml")
 	mustZoo(t, "tenant", "export", "expkub", "--include-secrets", "-f", viaKubectl)
 	requireSameObjects(t, objs, readExport(t, viaKubectl))
