@@ -30,6 +30,8 @@ acme     pod-security        baseline
 acme     network-isolation   tenant
 acme     priority-classes    <none>
 acme     external-names      <none>
+acme     volume-sources      <none>
+acme     ingress-hosts       <none>
 acme     rate-limit          qps=50,burst=50,max-inflight=20
 `
 	assert.Equal(t, want, mustZoo(t, "policy", "show", "acme"))
@@ -46,18 +48,20 @@ acme     rate-limit          qps=50,burst=50,max-inflight=20
 		args []string
 		want string
 	}{
-		"bad level":         {[]string{"policy", "set", "acme", "--pod-security", "lax"}, `pod security level "lax" is not one of privileged, baseline, restricted`},
-		"bad quota":         {[]string{"policy", "set", "acme", "--quota", "pods"}, `"pods" is not NAME=QUANTITY`},
-		"bad limit range":   {[]string{"policy", "set", "acme", "--limit-range", "cpu=1"}, "does not start with default-"},
-		"burst below qps":   {[]string{"policy", "set", "acme", "--qps", "50", "--burst", "5"}, "burst (5) must be at least qps (50)"},
-		"negative":          {[]string{"policy", "set", "acme", "--max-namespaces", "-1"}, "--max-namespaces must not be negative"},
-		"no flag":           {[]string{"policy", "set", "acme"}, "no policy flag given"},
-		"no such tenant":    {[]string{"policy", "set", "ghost", "--pod-security", "restricted"}, `tenant "ghost" does not exist`},
-		"show no tenant":    {[]string{"policy", "show", "ghost"}, `tenant "ghost" does not exist`},
-		"show bad output":   {[]string{"policy", "show", "acme", "-o", "wide"}, "--output must be one of json|yaml"},
-		"bad tenant name":   {[]string{"policy", "set", "Acme", "--pod-security", "restricted"}, "Acme"},
-		"two errors joined": {[]string{"policy", "set", "acme", "--network-isolation", "some", "--priority-classes", "Gold"}, "networkIsolation"},
-		"an IP is no name":  {[]string{"policy", "set", "acme", "--external-names", "*.example.com,127.0.0.1"}, `externalNames: "127.0.0.1": IP addresses are not names`},
+		"bad level":          {[]string{"policy", "set", "acme", "--pod-security", "lax"}, `pod security level "lax" is not one of privileged, baseline, restricted`},
+		"bad quota":          {[]string{"policy", "set", "acme", "--quota", "pods"}, `"pods" is not NAME=QUANTITY`},
+		"bad limit range":    {[]string{"policy", "set", "acme", "--limit-range", "cpu=1"}, "does not start with default-"},
+		"burst below qps":    {[]string{"policy", "set", "acme", "--qps", "50", "--burst", "5"}, "burst (5) must be at least qps (50)"},
+		"negative":           {[]string{"policy", "set", "acme", "--max-namespaces", "-1"}, "--max-namespaces must not be negative"},
+		"no flag":            {[]string{"policy", "set", "acme"}, "no policy flag given"},
+		"no such tenant":     {[]string{"policy", "set", "ghost", "--pod-security", "restricted"}, `tenant "ghost" does not exist`},
+		"show no tenant":     {[]string{"policy", "show", "ghost"}, `tenant "ghost" does not exist`},
+		"show bad output":    {[]string{"policy", "show", "acme", "-o", "wide"}, "--output must be one of json|yaml"},
+		"bad tenant name":    {[]string{"policy", "set", "Acme", "--pod-security", "restricted"}, "Acme"},
+		"two errors joined":  {[]string{"policy", "set", "acme", "--network-isolation", "some", "--priority-classes", "Gold"}, "networkIsolation"},
+		"an IP is no name":   {[]string{"policy", "set", "acme", "--external-names", "*.example.com,127.0.0.1"}, `externalNames: "127.0.0.1": IP addresses are not names`},
+		"a pod's own source": {[]string{"policy", "set", "acme", "--volume-sources", "nfs,emptyDir"}, `volumeSources: "emptyDir" is not a volume source that names storage outside the cluster`},
+		"an IP is no host":   {[]string{"policy", "set", "acme", "--ingress-hosts", "10.0.0.1"}, `ingressHosts: "10.0.0.1": IP addresses are not names`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			requireOneLineError(t, zoo(t, tc.args...), tc.want)
