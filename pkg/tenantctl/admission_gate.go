@@ -74,11 +74,9 @@ func policyObjectsPolicy() *admissionv1.ValidatingAdmissionPolicy {
 		ObjectMeta: metav1.ObjectMeta{Name: PolicyObjectsPolicy, Labels: managedLabels()},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionv1.Fail),
-			ParamKind:     &admissionv1.ParamKind{APIVersion: "v1", Kind: "ResourceQuota"},
+			ParamKind:     policyQuotaParam,
 			MatchConstraints: &admissionv1.MatchResources{
-				NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
-					Key: translate.TenantLabel, Operator: metav1.LabelSelectorOpExists,
-				}}},
+				NamespaceSelector: tenantNamespaces(),
 				ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
 					Operations: []admissionv1.OperationType{admissionv1.Create},
 					Rule:       admissionv1.Rule{APIGroups: all, APIVersions: all, Resources: all, Scope: ptr.To(admissionv1.NamespacedScope)},
@@ -97,6 +95,27 @@ func policyObjectsPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				Reason: ptr.To(metav1.StatusReasonForbidden),
 			}},
 		},
+	}
+}
+
+// policyQuotaParam is the parameter kind of the policies that read a tenant
+// namespace's policy ResourceQuota (policyQuotaRef).
+var policyQuotaParam = &admissionv1.ParamKind{APIVersion: "v1", Kind: "ResourceQuota"}
+
+// tenantNamespaces selects the namespaces of every tenant.
+func tenantNamespaces() *metav1.LabelSelector {
+	return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+		Key: translate.TenantLabel, Operator: metav1.LabelSelectorOpExists,
+	}}}
+}
+
+// policyQuotaRef is a binding's parameter: the policy ResourceQuota of the
+// request's namespace (labeled PropagatedFromLabel=policy); notFound says
+// what a request where there is none meets.
+func policyQuotaRef(notFound admissionv1.ParameterNotFoundActionType) *admissionv1.ParamRef {
+	return &admissionv1.ParamRef{
+		Selector:                &metav1.LabelSelector{MatchLabels: map[string]string{translate.PropagatedFromLabel: translate.PropagatedFromPolicy}},
+		ParameterNotFoundAction: ptr.To(notFound),
 	}
 }
 
@@ -131,12 +150,7 @@ func policyObjectsBindings() []*admissionv1.ValidatingAdmissionPolicyBinding {
 				PolicyName:        PolicyObjectsPolicy,
 				ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
 				MatchResources:    match,
-				ParamRef: &admissionv1.ParamRef{
-					Selector: &metav1.LabelSelector{MatchLabels: map[string]string{
-						translate.PropagatedFromLabel: translate.PropagatedFromPolicy,
-					}},
-					ParameterNotFoundAction: ptr.To(admissionv1.DenyAction),
-				},
+				ParamRef:          policyQuotaRef(admissionv1.DenyAction),
 			},
 		}
 	}

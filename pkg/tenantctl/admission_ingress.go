@@ -35,11 +35,9 @@ func ingressHostsPolicy() *admissionv1.ValidatingAdmissionPolicy {
 		ObjectMeta: metav1.ObjectMeta{Name: IngressHostsPolicy, Labels: managedLabels()},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionv1.Fail),
-			ParamKind:     &admissionv1.ParamKind{APIVersion: "v1", Kind: "ResourceQuota"},
+			ParamKind:     policyQuotaParam, // admission_gate.go
 			MatchConstraints: &admissionv1.MatchResources{
-				NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
-					Key: translate.TenantLabel, Operator: metav1.LabelSelectorOpExists,
-				}}},
+				NamespaceSelector: tenantNamespaces(),
 				ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
 					Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
 					Rule:       admissionv1.Rule{APIGroups: []string{"networking.k8s.io"}, APIVersions: []string{"*"}, Resources: []string{"ingresses"}},
@@ -94,12 +92,7 @@ func ingressHostsBinding() *admissionv1.ValidatingAdmissionPolicyBinding {
 		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
 			PolicyName:        IngressHostsPolicy,
 			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
-			ParamRef: &admissionv1.ParamRef{
-				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{
-					translate.PropagatedFromLabel: translate.PropagatedFromPolicy,
-				}},
-				ParameterNotFoundAction: ptr.To(admissionv1.AllowAction),
-			},
+			ParamRef:          policyQuotaRef(admissionv1.AllowAction),
 		},
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -31,12 +30,6 @@ const VolumeSourceGrantTenantLabel = translate.APIGroup + "/volume-sources-grant
 // policy allows.
 var volumeSourceGrant = registryGrant{resource: VolumeSourceResource, binding: VolumeSourceGrantRoleBinding,
 	rolePrefix: "zoo-tenant-volume-sources-", ownerLabel: VolumeSourceGrantTenantLabel, who: "the volumes of tenant", noun: "the volume source"}
-
-// VolumeSourceGrant returns the ClusterRole granting `use` of the sources
-// and its RoleBinding to the registry identity in t's MembershipNamespace.
-func VolumeSourceGrant(t translate.Tenant, sources []string) (*rbacv1.ClusterRole, *rbacv1.RoleBinding) {
-	return volumeSourceGrant.objects(t, sources)
-}
 
 // volumeSourceValidations hold upstream, for tenant identities and tenant
 // ServiceAccounts, what translate.VolumeSources says of the external
