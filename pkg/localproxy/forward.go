@@ -92,7 +92,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 	}
 	if u.Response == translate.ResponseOpenAPIV2Protobuf && resp.StatusCode == http.StatusOK {
 		w.Header().Set("Content-Type", translate.MediaOpenAPIV2Protobuf) // translated from JSON (openapi_v2.go)
-		w.Header().Del("Etag") // the upstream's is of its JSON document
+		w.Header().Del("Etag")                                           // the upstream's is of its JSON document
 	}
 	if isClusterRoleBindings(u) && resp.StatusCode/100 == 2 { // crb.go: subjects back from their annotation
 		resp.Body = crbstore.Restore(p.tenant, resp.Body)
