@@ -63,6 +63,9 @@ type TenantStatus struct {
 	Namespaces int32 `json:"namespaces"`
 	// ObservedGeneration is the spec generation the status describes.
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Sleep is the tenant's sleep state and what `tenant wake` restores; set
+	// only by `tenant sleep` and `tenant wake` (see SleepState).
+	Sleep *SleepState `json:"sleep,omitempty"`
 }
 
 // ConditionReady is the condition type that tells a tenant is usable.

@@ -61,6 +61,7 @@ func TenantCRD() *apiextensionsv1.CustomResourceDefinition {
 				Properties: map[string]apiextensionsv1.JSONSchemaProps{
 					"namespaces":         {Type: "integer", Format: "int32", Description: "Number of the tenant's namespaces at the last reconcile."},
 					"observedGeneration": {Type: "integer", Format: "int64"},
+					"sleep":              open("The tenant's sleep state and the replicas and suspend flags `kubectl zoo tenant wake` restores; managed by `kubectl zoo tenant sleep|wake`."),
 					"conditions": {
 						Type:         "array",
 						XListType:    ptr.To("map"),
