@@ -62,6 +62,7 @@ func TenantCRD() *apiextensionsv1.CustomResourceDefinition {
 					"namespaces":         {Type: "integer", Format: "int32", Description: "Number of the tenant's namespaces at the last reconcile."},
 					"observedGeneration": {Type: "integer", Format: "int64"},
 					"sleep":              open("The tenant's sleep state and the replicas and suspend flags `kubectl zoo tenant wake` restores; managed by `kubectl zoo tenant sleep|wake`."),
+					"lastActivity":       {Type: "string", Format: "date-time", Description: "When a server replica last saw a request of the tenant's, recorded at a coarse interval; read for spec.policy.sleepAfter."},
 					"conditions": {
 						Type:         "array",
 						XListType:    ptr.To("map"),

@@ -27,6 +27,11 @@ type SleepOptions struct {
 	IncludePods bool
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// By is recorded as SleepState.By.
+	By string
+	// NoPods neither lists nor deletes bare pods and Jobs (the server's
+	// sleep: its ServiceAccount may not list pods).
+	NoPods bool
 }
 
 // SleepResult is what SleepTenant and WakeTenant did.
@@ -54,9 +59,12 @@ func (c *Client) SleepTenant(ctx context.Context, name string, opts SleepOptions
 	if opts.Now != nil {
 		now = metav1.NewTime(opts.Now())
 	}
-	res, err := c.changeSleep(ctx, name, func(s *SleepState, inv inventory) SleepState { return s.sleepWith(inv.Workloads, now) })
+	res, err := c.changeSleep(ctx, name, func(s *SleepState, inv inventory) SleepState { return s.sleepWith(inv.Workloads, now, opts.By) })
 	if err != nil {
 		return res, err
+	}
+	if opts.NoPods {
+		return res, nil
 	}
 	return res, c.pods(ctx, name, opts.IncludePods, &res)
 }
@@ -65,6 +73,9 @@ func (c *Client) SleepTenant(ctx context.Context, name string, opts SleepOptions
 // the replicas and suspend flag it had before sleep (one recreated since,
 // by a different UID, is left alone). Waking an awake tenant does nothing.
 func (c *Client) WakeTenant(ctx context.Context, name string) (SleepResult, error) {
+	if rec, err := c.readRecord(ctx, name); err == nil && !wakeNeeded(rec) {
+		return SleepResult{}, nil // the common case of a request that finds its tenant woken: one GET
+	}
 	now := metav1.Now()
 	return c.changeSleep(ctx, name, func(s *SleepState, _ inventory) SleepState {
 		if s == nil {
@@ -75,6 +86,12 @@ func (c *Client) WakeTenant(ctx context.Context, name string) (SleepResult, erro
 		}
 		return s.wake(now)
 	})
+}
+
+// wakeNeeded reports whether a record is not yet awake and converged.
+func wakeNeeded(rec *Tenant) bool {
+	s := rec.Status.Sleep
+	return s != nil && !(s.State == SleepStateAwake && s.Converged)
 }
 
 // changeSleep stores next(current state, live inventory) in the record with
@@ -96,7 +113,7 @@ func (c *Client) changeSleep(ctx context.Context, name string, next func(*SleepS
 		if rec, err = c.readRecord(ctx, name); err != nil {
 			return err
 		}
-		inv, err := c.takeInventory(ctx, t)
+		inv, err := c.takeInventory(ctx, t, false)
 		if err != nil {
 			return err
 		}
@@ -135,7 +152,7 @@ func (c *Client) changeSleep(ctx context.Context, name string, next func(*SleepS
 // equalState reports whether storing b over a would change nothing but
 // Converged and Since: then a converged a stays as it is.
 func equalState(a, b SleepState) bool {
-	if a.State != b.State || len(a.Workloads) != len(b.Workloads) {
+	if a.State != b.State || a.By != b.By || len(a.Workloads) != len(b.Workloads) {
 		return false
 	}
 	for i := range a.Workloads {
@@ -181,7 +198,7 @@ func (c *Client) storeSleep(ctx context.Context, rec *Tenant) (*Tenant, error) {
 // converge brings every recorded workload that still exists with its UID
 // to what state asks, and returns those it changed.
 func (c *Client) converge(ctx context.Context, t translate.Tenant, state SleepState) ([]string, error) {
-	inv, err := c.takeInventory(ctx, t)
+	inv, err := c.takeInventory(ctx, t, false)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +239,7 @@ func (c *Client) setWorkload(ctx context.Context, w SleptWorkload) error {
 // deletes them when asked.
 func (c *Client) pods(ctx context.Context, name string, del bool, res *SleepResult) error {
 	t, _ := translate.NewTenant(name)
-	inv, err := c.takeInventory(ctx, t)
+	inv, err := c.takeInventory(ctx, t, true)
 	if err != nil {
 		return err
 	}

@@ -51,8 +51,8 @@ func (inv inventory) byKey() map[string]SleptWorkload {
 }
 
 // takeInventory lists what tenant t runs in its namespaces (label and
-// prefix: only the tenant's).
-func (c *Client) takeInventory(ctx context.Context, t translate.Tenant) (inventory, error) {
+// prefix: only the tenant's); its bare pods and Jobs only withPods.
+func (c *Client) takeInventory(ctx context.Context, t translate.Tenant, withPods bool) (inventory, error) {
 	var inv inventory
 	namespaces, err := c.tenantNamespacesFrom(ctx, t, false)
 	if err != nil {
@@ -69,6 +69,9 @@ func (c *Client) takeInventory(ctx context.Context, t translate.Tenant) (invento
 					inv.Workloads = append(inv.Workloads, w)
 				}
 			}
+		}
+		if !withPods {
+			continue
 		}
 		if err := c.inventoryPods(ctx, ns.Name, &inv); err != nil {
 			return inv, err

@@ -18,6 +18,9 @@ const (
 	SleepStateAwake = "Awake"
 )
 
+// SleptByServer is SleepState.By of a tenant the server put to sleep.
+const SleptByServer = "server"
+
 // SleepState is status.sleep of a Tenant record: only the platform writes
 // it (a tenant identity may not write Tenant records), so nothing a tenant
 // writes decides what `tenant wake` restores. State is what was last asked
@@ -31,6 +34,10 @@ type SleepState struct {
 	Converged bool `json:"converged,omitempty"`
 	// Since is when State was last changed.
 	Since metav1.Time `json:"since"`
+	// By is SleptByServer when the server put the tenant to sleep for its
+	// policy's sleepAfter (then any request of the tenant's wakes it), ""
+	// when a user did (then only a write that may run pods does).
+	By string `json:"by,omitempty"`
 	// Workloads are what sleep scaled down or suspended, with what wake
 	// restores. They stay after a wake, so that a writer whose work was
 	// overtaken can still restore from them.
@@ -85,8 +92,8 @@ func (t *Tenant) SleepSummary(now metav1.Time) string {
 // or a count a tenant raised while asleep; an unrecorded one is added.
 // Only workloads that run something are recorded: replicas above 0, or a
 // CronJob not suspended.
-func (s *SleepState) sleepWith(live []SleptWorkload, now metav1.Time) SleepState {
-	next := SleepState{State: SleepStateAsleep, Since: now}
+func (s *SleepState) sleepWith(live []SleptWorkload, now metav1.Time, by string) SleepState {
+	next := SleepState{State: SleepStateAsleep, Since: now, By: by}
 	recorded := map[string]SleptWorkload{}
 	if s != nil && !(s.State == SleepStateAwake && s.Converged) {
 		if s.State == SleepStateAsleep {

@@ -60,7 +60,8 @@ func TestSleepWith(t *testing.T) {
 		want: []SleptWorkload{deploy("gone", "4", 1)}, wantSince: t0,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := tc.cur.sleepWith(tc.live, t1)
+			got := tc.cur.sleepWith(tc.live, t1, SleptByServer)
+			assert.Equal(t, SleptByServer, got.By)
 			assert.Equal(t, SleepStateAsleep, got.State)
 			assert.False(t, got.Converged)
 			assert.Equal(t, tc.wantSince, got.Since)
