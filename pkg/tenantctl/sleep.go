@@ -59,7 +59,7 @@ func (c *Client) SleepTenant(ctx context.Context, name string, opts SleepOptions
 	if opts.Now != nil {
 		now = metav1.NewTime(opts.Now())
 	}
-	res, err := c.changeSleep(ctx, name, func(s *SleepState, inv inventory) SleepState { return s.sleepWith(inv.Workloads, now, opts.By) })
+	res, err := c.changeSleep(ctx, name, true, func(s *SleepState, inv inventory) SleepState { return s.sleepWith(inv.Workloads, now, opts.By) })
 	if err != nil {
 		return res, err
 	}
@@ -77,7 +77,7 @@ func (c *Client) WakeTenant(ctx context.Context, name string) (SleepResult, erro
 		return SleepResult{}, nil // the common case of a request that finds its tenant woken: one GET
 	}
 	now := metav1.Now()
-	return c.changeSleep(ctx, name, func(s *SleepState, _ inventory) SleepState {
+	return c.changeSleep(ctx, name, false, func(s *SleepState, _ inventory) SleepState {
 		if s == nil {
 			return SleepState{State: SleepStateAwake, Converged: true, Since: now}
 		}
@@ -94,28 +94,38 @@ func wakeNeeded(rec *Tenant) bool {
 	return s != nil && !(s.State == SleepStateAwake && s.Converged)
 }
 
-// changeSleep stores next(current state, live inventory) in the record with
-// the resourceVersion it read, then brings the workloads to it and marks the
-// record converged, again with a precondition. When another writer changed
-// the record meanwhile, it brings the workloads to that writer's state
-// instead and tries again: the last state written is the one that holds.
-func (c *Client) changeSleep(ctx context.Context, name string, next func(*SleepState, inventory) SleepState) (SleepResult, error) {
-	var res SleepResult
+// SleepLockName is the name of tenant t's sleep Lease in kube-system.
+func SleepLockName(t translate.Tenant) string { return "zoo-sleep-" + t.Name() }
+
+// changeSleep stores next(current state, live inventory: taken only
+// withInventory) in the record with the resourceVersion it read, then
+// brings the workloads to it and marks the record converged (settle). It
+// holds the tenant's sleep Lease throughout: one writer at a time (a user,
+// the server's replicas) scales the tenant's workloads, so that none
+// scales them to a state another has since replaced.
+func (c *Client) changeSleep(ctx context.Context, name string, withInventory bool, next func(*SleepState, inventory) SleepState) (SleepResult, error) {
 	t, err := translate.NewTenant(name)
 	if err != nil {
-		return res, err
+		return SleepResult{}, err
 	}
 	if err := c.checkInstalled(ctx); err != nil {
-		return res, err
+		return SleepResult{}, err
 	}
+	unlock, err := c.lockLease(ctx, t, SleepLockName(t), "sleep")
+	if err != nil {
+		return SleepResult{}, err
+	}
+	defer unlock()
 	var rec *Tenant
 	err = retry.RetryOnConflict(policyRetry, func() error {
 		if rec, err = c.readRecord(ctx, name); err != nil {
 			return err
 		}
-		inv, err := c.takeInventory(ctx, t, false)
-		if err != nil {
-			return err
+		var inv inventory
+		if withInventory {
+			if inv, err = c.takeInventory(ctx, t, false); err != nil {
+				return err
+			}
 		}
 		state := next(rec.Status.Sleep, inv)
 		if rec.Status.Sleep != nil && equalState(*rec.Status.Sleep, state) {
@@ -126,8 +136,17 @@ func (c *Client) changeSleep(ctx context.Context, name string, next func(*SleepS
 		return err
 	})
 	if err != nil {
-		return res, err
+		return SleepResult{}, err
 	}
+	return c.settle(ctx, t, rec)
+}
+
+// settle brings the workloads to rec's sleep state and marks it converged
+// with rec's resourceVersion. When another writer changed the record
+// meanwhile, it brings the workloads to that writer's state instead and
+// tries again: the last state written is the one that holds.
+func (c *Client) settle(ctx context.Context, t translate.Tenant, rec *Tenant) (SleepResult, error) {
+	var res SleepResult
 	for {
 		changed, err := c.converge(ctx, t, *rec.Status.Sleep)
 		res.Changed = append(res.Changed, changed...)
@@ -139,12 +158,12 @@ func (c *Client) changeSleep(ctx context.Context, name string, next func(*SleepS
 		if _, err := c.storeSleep(ctx, rec); err == nil || !apierrors.IsConflict(err) {
 			return res, err
 		}
-		klog.V(2).InfoS("tenant record changed while converging; converging to its state", "tenant", name)
-		if rec, err = c.readRecord(ctx, name); err != nil {
+		klog.V(2).InfoS("tenant record changed while converging; converging to its state", "tenant", t.Name())
+		if rec, err = c.readRecord(ctx, t.Name()); err != nil {
 			return res, err
 		}
 		if rec.Status.Sleep == nil {
-			return res, fmt.Errorf("tenant %q: its sleep state was removed", name)
+			return res, fmt.Errorf("tenant %q: its sleep state was removed", t.Name())
 		}
 	}
 }
