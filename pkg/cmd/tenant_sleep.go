@@ -90,14 +90,14 @@ func (o *TenantSleepOptions) Run(cmd *cobra.Command) error {
 	if o.Wake {
 		res, err := client.WakeTenant(cmd.Context(), o.Name)
 		if err != nil {
-			return err
+			return joinedLines(err)
 		}
 		_, err = fmt.Fprintf(o.Out, "tenant/%s awake: %d workload(s) restored\n", o.Name, len(res.Changed))
 		return err
 	}
 	res, err := client.SleepTenant(cmd.Context(), o.Name, tenantctl.SleepOptions{IncludePods: o.IncludePods})
 	if err != nil {
-		return err
+		return joinedLines(err)
 	}
 	fmt.Fprintf(o.Out, "tenant/%s asleep: %d workload(s) scaled to 0 or suspended, %d recorded for wake\n", o.Name, len(res.Changed), res.Recorded)
 	printLeft(o.Out, res)

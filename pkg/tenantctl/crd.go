@@ -101,6 +101,7 @@ func TenantCRD() *apiextensionsv1.CustomResourceDefinition {
 				AdditionalPrinterColumns: []apiextensionsv1.CustomResourceColumnDefinition{
 					{Name: "Ready", Type: "string", JSONPath: `.status.conditions[?(@.type=="Ready")].status`},
 					{Name: "Namespaces", Type: "integer", JSONPath: ".status.namespaces"},
+					{Name: "Sleep", Type: "string", JSONPath: ".status.sleep.state"},
 					{Name: "Admins", Type: "string", JSONPath: ".spec.admins", Priority: 1},
 					{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
 				},

@@ -208,7 +208,7 @@ rules: []
 	// list and get.
 	table := mustZoo(t, "tenant", "list")
 	for _, name := range tenants {
-		assert.Regexp(t, "(?m)^"+name+`\s+5\s+Ready\s+admin\s+`, table)
+		assert.Regexp(t, "(?m)^"+name+`\s+5\s+Ready\s+awake\s+admin\s+`, table)
 	}
 	names := mustZoo(t, "tenant", "list", "-o", "name")
 	for _, name := range tenants {
