@@ -116,14 +116,18 @@ func (c *Client) changeSleep(ctx context.Context, name string, withInventory boo
 		return SleepResult{}, err
 	}
 	defer unlock()
+	sc, err := c.asSleeper() // sleep_rbac.go
+	if err != nil {
+		return SleepResult{}, err
+	}
 	var rec *Tenant
 	err = retry.RetryOnConflict(policyRetry, func() error {
-		if rec, err = c.readRecord(ctx, name); err != nil {
+		if rec, err = sc.readRecord(ctx, name); err != nil {
 			return err
 		}
 		var inv inventory
 		if withInventory {
-			if inv, err = c.takeInventory(ctx, t, false); err != nil {
+			if inv, err = sc.takeInventory(ctx, t, false); err != nil {
 				return err
 			}
 		}
@@ -132,13 +136,13 @@ func (c *Client) changeSleep(ctx context.Context, name string, withInventory boo
 			return nil
 		}
 		rec.Status.Sleep = &state
-		rec, err = c.storeSleep(ctx, rec)
+		rec, err = sc.storeSleep(ctx, rec)
 		return err
 	})
 	if err != nil {
 		return SleepResult{}, err
 	}
-	return c.settle(ctx, t, rec)
+	return sc.settle(ctx, t, rec)
 }
 
 // settle brings the workloads to rec's sleep state and marks it converged

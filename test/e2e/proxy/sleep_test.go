@@ -3,7 +3,9 @@ package proxy_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -85,4 +87,53 @@ func TestSleepingTenantThroughServe(t *testing.T) {
 	assert.Equal(t, "3", upstream("napper"))
 	assert.Equal(t, "1", upstream("fresh"))
 	assert.Equal(t, "Awake", state())
+}
+
+// TestSleepDespiteTenantAdmission (issue 28): acme's own admission policy
+// refusing every scale of its Deployments and every update of its CronJobs
+// holds for acme, and does not keep the platform from putting acme to sleep
+// and waking it: sleep and wake act as translate.SleepUser, whom tenants'
+// admission skips.
+func TestSleepDespiteTenantAdmission(t *testing.T) {
+	acme := serve(t, "acme")
+	t.Cleanup(func() {
+		zooAdmin(t, "tenant", "wake", "acme")
+		framework.Run(context.Background(), nil, framework.KubectlPath(), "--kubeconfig", framework.Cluster().Kubeconfig,
+			"delete", "deployment", "napper", "-n", "acme-default", "--ignore-not-found")
+		framework.Run(context.Background(), nil, framework.KubectlPath(), "--kubeconfig", acme.Kubeconfig,
+			"delete", "validatingadmissionpolicy,validatingadmissionpolicybinding", "stay-up", "--ignore-not-found")
+	})
+	acme.apply(t, napper("napper", "2"), "-n", "default")
+	acme.apply(t, `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: stay-up}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], resources: [deployments, deployments/scale], operations: [UPDATE]}
+    - {apiGroups: [batch], apiVersions: [v1], resources: [cronjobs], operations: [UPDATE]}
+  validations:
+  - {expression: "false", message: "acme stays up"}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: stay-up}
+spec:
+  policyName: stay-up
+  validationActions: [Deny]
+`)
+	require.Eventually(t, func() bool {
+		res := acme.run(t, "", "scale", "deployment", "napper", "-n", "default", "--replicas", "1")
+		return res.Err != nil && strings.Contains(res.Stderr, "acme stays up")
+	}, time.Minute, 200*time.Millisecond, "acme's policy is in force for acme")
+
+	replicas := func() string {
+		return admin(t, "get", "deployment", "napper", "-n", "acme-default", "-o", "jsonpath={.spec.replicas}")
+	}
+	before := replicas() // 2, or 1 when a probe was let through before the policy was in force
+	zooAdmin(t, "tenant", "sleep", "acme")
+	assert.Equal(t, "0", replicas())
+	zooAdmin(t, "tenant", "wake", "acme")
+	assert.Equal(t, before, replicas())
 }
