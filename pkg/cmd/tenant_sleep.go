@@ -36,7 +36,9 @@ StatefulSet, ReplicaSet (but those a Deployment controls) and ReplicationControl
 that runs pods and the suspend flag of every CronJob, then scale them to 0 and suspend
 the CronJobs. HorizontalPodAutoscalers keep their settings: the HPA controller does
 not scale a target whose replicas are 0. Bare pods and unfinished Jobs are reported
-and left running, or deleted with --include-pods. See docs/sleep.md.`,
+and left running, or deleted with --include-pods. The workloads are scaled as the user
+kubectl-zoo:sleep, by impersonation, so that the tenant's own admission cannot refuse
+it. See docs/sleep.md.`,
 		Example:           "  kubectl zoo tenant sleep acme\n  kubectl zoo tenant sleep acme --include-pods",
 		Args:              exactlyOneName("tenant"),
 		ValidArgsFunction: completeTenantNames(getter),
