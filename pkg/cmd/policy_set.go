@@ -71,6 +71,7 @@ level, and the PriorityClasses are granted. See docs/policies.md.`,
 	f.Int32Var(&o.qps, "qps", 0, "Requests per second of the tenant through the proxy and the server (0: no limit)")
 	f.Int32Var(&o.burst, "burst", 0, "Token bucket size, at least --qps (default: the qps)")
 	f.Int32Var(&o.maxInflight, "max-inflight", 0, "Requests of the tenant served at once, long-running ones not counted (0: no limit)")
+	f.String("sleep-after", "", "Put the tenant to sleep after this long without a request from any of its identities through the server, e.g. 30m ('' or 0: never; see docs/sleep.md)")
 	_ = cmd.RegisterFlagCompletionFunc("pod-security", cobra.FixedCompletions(translate.PodSecurityLevels, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("network-isolation", cobra.FixedCompletions([]string{policy.NetworkIsolationTenant, policy.NetworkIsolationNone}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -84,6 +85,7 @@ func (o *PolicySetOptions) Complete(cmd *cobra.Command, args []string) error {
 		"quota": &o.Change.Quota, "limit-range": &o.Change.LimitRange, "pod-security": &o.Change.PodSecurity,
 		"network-isolation": &o.Change.NetworkIsolation, "priority-classes": &o.Change.PriorityClasses,
 		"external-names": &o.Change.ExternalNames, "volume-sources": &o.Change.VolumeSources, "ingress-hosts": &o.Change.IngressHosts,
+		"sleep-after": &o.Change.SleepAfter,
 	} {
 		if changed(name) {
 			v, _ := cmd.Flags().GetString(name)

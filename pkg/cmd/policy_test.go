@@ -35,7 +35,7 @@ func TestPolicyShowGolden(t *testing.T) {
 		MaxNamespaces: ptr.To[int32](10), Quota: ptr.To("requests.cpu=4,limits.memory=8Gi,pods=50"),
 		LimitRange:  ptr.To("default-cpu=100m,default-request-memory=64Mi,max-cpu=2"),
 		PodSecurity: ptr.To("restricted"), NetworkIsolation: ptr.To("none"), PriorityClasses: ptr.To("high,batch-high"),
-		QPS: ptr.To[int32](50), Burst: ptr.To[int32](100), MaxInflight: ptr.To[int32](20),
+		QPS: ptr.To[int32](50), Burst: ptr.To[int32](100), MaxInflight: ptr.To[int32](20), SleepAfter: ptr.To("30m"),
 	}.Apply(policy.Default())
 	require.NoError(t, err)
 	for name, p := range map[string]policy.Policy{"default": policy.Default(), "full": full} {

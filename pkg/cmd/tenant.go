@@ -14,7 +14,7 @@ import (
 )
 
 // NewCmdTenant returns `kubectl zoo tenant` with its subcommands create,
-// list, get, delete, user, export and import.
+// list, get, delete, user, export, import, sleep and wake.
 func NewCmdTenant(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tenant",
@@ -31,6 +31,8 @@ Everything a tenant owns carries the prefix <tenant>- upstream.`,
 	cmd.AddCommand(NewCmdTenantUser(getter, streams))
 	cmd.AddCommand(NewCmdTenantExport(getter, streams))
 	cmd.AddCommand(NewCmdTenantImport(getter, streams))
+	cmd.AddCommand(NewCmdTenantSleep(getter, streams))
+	cmd.AddCommand(NewCmdTenantWake(getter, streams))
 	return cmd
 }
 

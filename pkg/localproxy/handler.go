@@ -138,6 +138,9 @@ func (p *Proxy) serve(rec http.ResponseWriter, r *http.Request, upgrade bool, yw
 	if !upgrade && !p.ensureAPIAccess(rec, r, u) { // apiaccess.go
 		return u, body
 	}
+	if !upgrade && !p.wakeFirst(rec, r, u) { // sleep.go
+		return u, body
+	}
 	if !upgrade {
 		var done func()
 		if rec, done = p.withPolicies(rec, r, u); rec == nil { // tenantpolicy.go: maxns.go, tenantprop.go

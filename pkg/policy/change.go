@@ -1,7 +1,11 @@
 package policy
 
 import (
+	"fmt"
 	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Change is one `kubectl zoo policy set`: a nil field leaves the policy's
@@ -33,6 +37,8 @@ type Change struct {
 	// RateLimit of three zeros is removed. When QPS is set and the burst
 	// would stay 0, the burst becomes QPS.
 	QPS, Burst, MaxInflight *int32
+	// SleepAfter is a duration (30m); "" or "0" never sleeps.
+	SleepAfter *string
 }
 
 // Apply returns p changed by c, validated. It does not fill in defaults.
@@ -108,6 +114,16 @@ func (c Change) Apply(p Policy) (Policy, error) {
 		out.RateLimit = &rl
 		if rl == (RateLimit{}) {
 			out.RateLimit = nil
+		}
+	}
+	if c.SleepAfter != nil {
+		out.SleepAfter = nil
+		if v := strings.TrimSpace(*c.SleepAfter); v != "" && v != "0" {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return p, fmt.Errorf("sleepAfter: %w", err)
+			}
+			out.SleepAfter = &metav1.Duration{Duration: d}
 		}
 	}
 	if err := out.Validate(); err != nil {

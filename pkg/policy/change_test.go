@@ -2,11 +2,13 @@ package policy
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
 
@@ -57,6 +59,11 @@ func TestChangeApply(t *testing.T) {
 		"ingress hosts cleared":          {change: Change{IngressHosts: ptr.To("")}, want: func(p *Policy) { p.IngressHosts = nil }},
 		"an IP is no ingress host":       {change: Change{IngressHosts: ptr.To("10.0.0.1")}, wantErr: "ingressHosts"},
 		"a double wildcard ingress host": {change: Change{IngressHosts: ptr.To("*.*.acme.io")}, wantErr: "ingressHosts"},
+		"sleep after": {change: Change{SleepAfter: ptr.To("30m")},
+			want: func(p *Policy) { p.SleepAfter = &metav1.Duration{Duration: 30 * time.Minute} }},
+		"sleep after cleared by 0":     {change: Change{SleepAfter: ptr.To("0")}, want: func(*Policy) {}},
+		"sleep after not a duration":   {change: Change{SleepAfter: ptr.To("soon")}, wantErr: "sleepAfter"},
+		"sleep after below one second": {change: Change{SleepAfter: ptr.To("10ms")}, wantErr: "sleepAfter must be at least 1s"},
 		"burst below qps": {change: Change{QPS: ptr.To[int32](50), Burst: ptr.To[int32](5)},
 			wantErr: "burst (5) must be at least qps (50)"},
 	} {

@@ -8,8 +8,10 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -58,6 +60,10 @@ type Policy struct {
 	IngressHosts []string `json:"ingressHosts,omitempty"`
 	// RateLimit is the tenant's fair share of the proxy and the server.
 	RateLimit *RateLimit `json:"rateLimit,omitempty"`
+	// SleepAfter is how long the server lets the tenant go without a
+	// request from any of its identities before it puts it to sleep
+	// (`tenant sleep`); nil never.
+	SleepAfter *metav1.Duration `json:"sleepAfter,omitempty"`
 }
 
 // LimitRange is the container limits of a LimitRange.
@@ -124,6 +130,9 @@ func Effective(p, defaults Policy) Policy {
 	if out.IngressHosts == nil {
 		out.IngressHosts = defaults.IngressHosts
 	}
+	if out.SleepAfter == nil {
+		out.SleepAfter = defaults.SleepAfter
+	}
 	return out
 }
 
@@ -175,6 +184,9 @@ func (p Policy) Validate() error {
 		if r.QPS > 0 && r.Burst < r.QPS {
 			errs = append(errs, fmt.Errorf("rateLimit: burst (%d) must be at least qps (%d)", r.Burst, r.QPS))
 		}
+	}
+	if p.SleepAfter != nil && p.SleepAfter.Duration < time.Second {
+		errs = append(errs, fmt.Errorf("sleepAfter must be at least 1s, not %s", p.SleepAfter.Duration))
 	}
 	return errors.Join(errs...)
 }

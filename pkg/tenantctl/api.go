@@ -63,6 +63,13 @@ type TenantStatus struct {
 	Namespaces int32 `json:"namespaces"`
 	// ObservedGeneration is the spec generation the status describes.
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Sleep is the tenant's sleep state and what `tenant wake` restores; set
+	// only by `tenant sleep` and `tenant wake` (see SleepState).
+	Sleep *SleepState `json:"sleep,omitempty"`
+	// LastActivity is, at a coarse interval, the time of the last request
+	// of any of the tenant's identities through a server replica, shared by
+	// the replicas that judge spec.policy.sleepAfter (sleep_activity.go).
+	LastActivity *metav1.Time `json:"lastActivity,omitempty"`
 }
 
 // ConditionReady is the condition type that tells a tenant is usable.

@@ -61,6 +61,8 @@ func TenantCRD() *apiextensionsv1.CustomResourceDefinition {
 				Properties: map[string]apiextensionsv1.JSONSchemaProps{
 					"namespaces":         {Type: "integer", Format: "int32", Description: "Number of the tenant's namespaces at the last reconcile."},
 					"observedGeneration": {Type: "integer", Format: "int64"},
+					"sleep":              open("The tenant's sleep state and the replicas and suspend flags `kubectl zoo tenant wake` restores; managed by `kubectl zoo tenant sleep|wake`."),
+					"lastActivity":       {Type: "string", Format: "date-time", Description: "When a server replica last saw a request of the tenant's, recorded at a coarse interval; read for spec.policy.sleepAfter."},
 					"conditions": {
 						Type:         "array",
 						XListType:    ptr.To("map"),
@@ -99,6 +101,7 @@ func TenantCRD() *apiextensionsv1.CustomResourceDefinition {
 				AdditionalPrinterColumns: []apiextensionsv1.CustomResourceColumnDefinition{
 					{Name: "Ready", Type: "string", JSONPath: `.status.conditions[?(@.type=="Ready")].status`},
 					{Name: "Namespaces", Type: "integer", JSONPath: ".status.namespaces"},
+					{Name: "Sleep", Type: "string", JSONPath: ".status.sleep.state"},
 					{Name: "Admins", Type: "string", JSONPath: ".spec.admins", Priority: 1},
 					{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
 				},

@@ -111,10 +111,13 @@ func (c *Client) DeleteTenant(ctx context.Context, name string, opts DeleteOptio
 	if err != nil && !apierrors.IsNotFound(err) {
 		return res, fmt.Errorf("delete tenant record %q: %w", name, err)
 	}
-	// The policy lock (propagate_lock.go) is kept in kube-system.
-	err = c.Kube.CoordinationV1().Leases(policyLockNamespace).Delete(ctx, PolicyLockName(t), metav1.DeleteOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return res, fmt.Errorf("delete the policy lock of tenant %q: %w", name, err)
+	// The policy and sleep locks (propagate_lock.go, sleep.go) are kept in
+	// kube-system.
+	for _, lock := range []string{PolicyLockName(t), SleepLockName(t)} {
+		err = c.Kube.CoordinationV1().Leases(policyLockNamespace).Delete(ctx, lock, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return res, fmt.Errorf("delete the lock %s of tenant %q: %w", lock, name, err)
+		}
 	}
 	slices.Sort(res.Namespaces)
 	return res, nil

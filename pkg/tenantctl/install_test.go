@@ -17,7 +17,7 @@ import (
 // left).
 func TestInstallObjects(t *testing.T) {
 	objs := InstallObjects()
-	require.Len(t, objs, 29)
+	require.Len(t, objs, 31)
 	for i, obj := range objs {
 		u, err := ToUnstructured(obj)
 		require.NoError(t, err)

@@ -141,13 +141,13 @@ func (c *Client) GetTenant(ctx context.Context, name string) (TenantInfo, *unstr
 }
 
 // PrintTable prints tenants as `kubectl get` does: NAME, NAMESPACES, STATUS,
-// ADMINS, AGE.
+// SLEEP, ADMINS, AGE.
 func PrintTable(w io.Writer, infos []TenantInfo, now time.Time) error {
 	tw := printers.GetNewTabWriter(w)
-	fmt.Fprintln(tw, "NAME\tNAMESPACES\tSTATUS\tADMINS\tAGE")
+	fmt.Fprintln(tw, "NAME\tNAMESPACES\tSTATUS\tSLEEP\tADMINS\tAGE")
 	for _, info := range infos {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", info.Tenant.Name, len(info.Namespaces), info.Tenant.Phase(),
-			strings.Join(info.Tenant.Spec.Admins, ","), age(info.Tenant.CreationTimestamp, now))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", info.Tenant.Name, len(info.Namespaces), info.Tenant.Phase(),
+			info.Tenant.SleepSummary(metav1.NewTime(now)), strings.Join(info.Tenant.Spec.Admins, ","), age(info.Tenant.CreationTimestamp, now))
 	}
 	return tw.Flush()
 }
@@ -166,6 +166,7 @@ func Describe(w io.Writer, info TenantInfo, now time.Time) error {
 		line("Display name", tn.Spec.DisplayName)
 	}
 	line("Status", tn.Phase())
+	line("Sleep", tn.SleepSummary(metav1.NewTime(now)))
 	line("Age", age(tn.CreationTimestamp, now))
 	line("Upstream prefix", t.Prefix())
 	line("Tenant group", t.TenantGroup())

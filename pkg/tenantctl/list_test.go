@@ -29,10 +29,10 @@ func TestPrintTableAndDescribe(t *testing.T) {
 		{Tenant: deleting},
 		{Tenant: fresh},
 	}, now))
-	assert.Equal(t, `NAME    NAMESPACES   STATUS        ADMINS      AGE
-acme    2            Ready         alice,bob   90m
-beta    0            Terminating               3d
-gamma   0            NotReady                  <unknown>
+	assert.Equal(t, `NAME    NAMESPACES   STATUS        SLEEP   ADMINS      AGE
+acme    2            Ready         awake   alice,bob   90m
+beta    0            Terminating   awake               3d
+gamma   0            NotReady      awake               <unknown>
 `, table.String())
 
 	var details bytes.Buffer

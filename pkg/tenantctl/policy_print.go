@@ -49,6 +49,10 @@ func PrintPolicy(w io.Writer, output, tenant string, p policy.Policy) error {
 	if r := p.RateLimit; r != nil {
 		rate = fmt.Sprintf("qps=%d,burst=%d,max-inflight=%d", r.QPS, r.Burst, r.MaxInflight)
 	}
+	sleepAfter := ""
+	if p.SleepAfter != nil {
+		sleepAfter = p.SleepAfter.Duration.String()
+	}
 	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
 	fmt.Fprintf(tw, "TENANT\tPOLICY\tVALUE\n")
 	for _, row := range [][2]string{
@@ -62,6 +66,7 @@ func PrintPolicy(w io.Writer, output, tenant string, p policy.Policy) error {
 		{"volume-sources", none(strings.Join(p.VolumeSources, ","))},
 		{"ingress-hosts", none(strings.Join(p.IngressHosts, ","))},
 		{"rate-limit", none(rate)},
+		{"sleep-after", none(sleepAfter)},
 	} {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", tenant, row[0], row[1])
 	}

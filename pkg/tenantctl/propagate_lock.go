@@ -36,6 +36,13 @@ func PolicyLockName(t translate.Tenant) string { return "zoo-policy-" + t.Name()
 // lockPolicy takes tenant t's Lease, waiting while another live writer
 // holds it, and returns its release.
 func (c *Client) lockPolicy(ctx context.Context, t translate.Tenant) (func(), error) {
+	return c.lockLease(ctx, t, PolicyLockName(t), "policy")
+}
+
+// lockLease takes the Lease name of tenant t in kube-system (what it
+// guards: what), waiting while another live writer holds it, and returns
+// its release.
+func (c *Client) lockLease(ctx context.Context, t translate.Tenant, name, what string) (func(), error) {
 	leases := c.Kube.CoordinationV1().Leases(policyLockNamespace)
 	holder := string(uuid.NewUUID())
 	var held *coordinationv1.Lease
@@ -43,10 +50,10 @@ func (c *Client) lockPolicy(ctx context.Context, t translate.Tenant) (func(), er
 		now := metav1.NewMicroTime(time.Now())
 		spec := coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: ptr.To(int32(policyLockTTL / time.Second)),
 			AcquireTime: &now, RenewTime: &now}
-		cur, err := leases.Get(ctx, PolicyLockName(t), metav1.GetOptions{})
+		cur, err := leases.Get(ctx, name, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
-			l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: PolicyLockName(t), Labels: tenantManagedLabels(t)}, Spec: spec}
+			l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: tenantManagedLabels(t)}, Spec: spec}
 			held, err = leases.Create(ctx, l, metav1.CreateOptions{})
 		case err != nil:
 			return false, err
@@ -64,7 +71,7 @@ func (c *Client) lockPolicy(ctx context.Context, t translate.Tenant) (func(), er
 		return err == nil, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("take the policy lock of tenant %s (Lease %s/%s): %w", t, policyLockNamespace, PolicyLockName(t), err)
+		return nil, fmt.Errorf("take the %s lock of tenant %s (Lease %s/%s): %w", what, t, policyLockNamespace, name, err)
 	}
 	return func() {
 		// Free it for the next writer; if this fails, it expires.

@@ -58,7 +58,8 @@ func InstallClusterRoles() []*rbacv1.ClusterRole {
 		})
 	}
 	return append(roles, NamespaceLimitClusterRoleObject(), // policy_maxns.go
-		PropagatorClusterRole()) // propagator.go
+		PropagatorClusterRole(),  // propagator.go
+		SleepClusterRoleObject()) // sleep_rbac.go
 }
 
 // InstallClusterRoleBindings returns the only ClusterRoleBinding of the
@@ -73,7 +74,8 @@ func InstallClusterRoleBindings() []*rbacv1.ClusterRoleBinding {
 		ObjectMeta: metav1.ObjectMeta{Name: TenantClusterClusterRole, Labels: managedLabels()},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: TenantClusterClusterRole},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: translate.AdminsGroup}},
-	}, PropagatorClusterRoleBinding()} // propagator.go
+	}, PropagatorClusterRoleBinding(), // propagator.go
+		SleepClusterRoleBinding()} // sleep_rbac.go
 }
 
 // tenantClusterRules are the rules of TenantClusterClusterRole: for every

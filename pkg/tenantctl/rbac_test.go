@@ -72,10 +72,13 @@ func TestTenantRBAC(t *testing.T) {
 // TestInstallRBACIsConstant: the ClusterRoles and ClusterRoleBindings of the
 // security model do not depend on any tenant, and the one binding grants
 // the cluster-scoped rights to the administrators' group only, the other
-// the propagator's rights to the propagator identity only.
+// the propagator's rights to the propagator identity only, the last the
+// sleep rights to the sleep user only.
 func TestInstallRBACIsConstant(t *testing.T) {
 	bindings := InstallClusterRoleBindings()
-	require.Len(t, bindings, 2)
+	require.Len(t, bindings, 3)
+	assert.Equal(t, SleepClusterRole, bindings[2].RoleRef.Name)
+	assert.Equal(t, []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: translate.SleepUser}}, bindings[2].Subjects)
 	assert.Equal(t, TenantClusterClusterRole, bindings[0].RoleRef.Name)
 	assert.Equal(t, []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "Group", Name: translate.AdminsGroup}}, bindings[0].Subjects)
 	assert.Equal(t, PropagatorName, bindings[1].RoleRef.Name)

@@ -80,6 +80,7 @@ func (c *Client) setReady(ctx context.Context, tenant *Tenant, namespaces int32)
 		return err
 	}
 	status := cur.Status
+	status.Sleep, status.LastActivity = nil, nil // owned by sleep, wake and the server, which update them with preconditions
 	status.Namespaces = namespaces
 	status.ObservedGeneration = cur.Generation
 	meta.SetStatusCondition(&status.Conditions, metav1.Condition{

@@ -101,6 +101,8 @@ func ServerBaseClusterRole() *rbacv1.ClusterRole {
 	// the server's own identity once the translator has confined them
 	// (pkg/localproxy/confined.go): no tenant identity may write them.
 	rules = append(rules, confinedKindRules()...)
+	// Sleep and wake of tenants (sleep_rbac.go).
+	rules = append(rules, sleepRules()...)
 	// A tenant CRD group is served with the server's own identity only when
 	// its CustomResourceDefinition carries the tenant's label (a prefix
 	// alone is no ownership: cert-manager.io starts with a tenant "cert"),

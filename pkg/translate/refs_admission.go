@@ -26,13 +26,16 @@ const TenantMatchCondition = "zoo.kubectl-zoo.io/tenant"
 // it propagates — are skipped too, before and after the write: they are
 // kubectl-zoo's, in the tenant's namespaces; a tenant's mutating webhook
 // could otherwise add a scope that exempts every pod to the quota as it is
-// written, and its policy could refuse the update that lowers it.
+// written, and its policy could refuse the update that lowers it. So are
+// the requests of SleepUser: a tenant's policy could otherwise refuse the
+// scale to 0 that puts it to sleep.
 func (t Tenant) tenantMatchExpression() string {
 	notOurs := func(obj string) string {
 		return fmt.Sprintf("(%[1]s == null || !has(%[1]s.metadata) || !has(%[1]s.metadata.labels) || !('%[2]s' in %[1]s.metadata.labels))", obj, PropagatedFromLabel)
 	}
 	return fmt.Sprintf("((has(request.namespace) && request.namespace != '') || (has(request.name) && request.name.startsWith('%s')) || "+
-		"(has(request.userInfo.groups) && '%s' in request.userInfo.groups)) && %s && %s", t.Prefix(), t.TenantGroup(), notOurs("object"), notOurs("oldObject"))
+		"(has(request.userInfo.groups) && '%s' in request.userInfo.groups)) && %s && %s && "+
+		"(!has(request.userInfo.username) || request.userInfo.username != '%s')", t.Prefix(), t.TenantGroup(), notOurs("object"), notOurs("oldObject"), SleepUser)
 }
 
 // matchConditionsRef adds (in) or strips (out) TenantMatchCondition in the

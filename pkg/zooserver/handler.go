@@ -108,6 +108,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tenant, verb := id.Tenant.Name(), verbLabel(info)
+	if !s.wakeIdle(w, r, tenant, p) { // sleep.go
+		return
+	}
 	inflight := s.metrics.inflight.WithLabelValues(tenant)
 	inflight.Inc()
 	defer inflight.Dec()

@@ -74,6 +74,8 @@ type Server struct {
 	advertiseCA *dynamiccertificates.DynamicFileCAContent
 	// tenantProp reconciles tenants' namespace limits and copies (tenantprop.go).
 	tenantProp *tenantPropLoop
+	// sleeper sleeps idle tenants and wakes them (sleep.go).
+	sleeper *idleSleeper
 
 	ln       net.Listener
 	srv      *http.Server
@@ -120,6 +122,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("upstream client: %w", err)
 	}
 	s.policyClient = policies
+	s.sleeper = &idleSleeper{client: policies, records: s.tenants.informer.GetStore().List, now: time.Now, seen: map[string]time.Time{}}
 	if s.policy, err = newPolicyLoop(client, policies, s.tenants.informer); err != nil {
 		return nil, err
 	}
@@ -179,6 +182,7 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	go s.policy.run(runCtx)
 	go s.tenantProp.run(runCtx, 2)
+	go s.sleeper.run(runCtx)
 	ln, err := net.Listen("tcp", s.cfg.Listen)
 	if err != nil {
 		stop()

@@ -33,6 +33,7 @@ acme     external-names      <none>
 acme     volume-sources      <none>
 acme     ingress-hosts       <none>
 acme     rate-limit          qps=50,burst=50,max-inflight=20
+acme     sleep-after         <none>
 `
 	assert.Equal(t, want, mustZoo(t, "policy", "show", "acme"))
 	assert.JSONEq(t, `{"maxNamespaces":10,"quota":{"pods":"50","requests.cpu":"4"},"podSecurity":"baseline","networkIsolation":"tenant",

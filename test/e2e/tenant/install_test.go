@@ -66,7 +66,7 @@ func TestInstall(t *testing.T) {
 		require.NoError(t, yaml.Unmarshal([]byte(doc), &u.Object))
 		kinds[u.GetKind()]++
 	}
-	assert.Equal(t, map[string]int{"CustomResourceDefinition": 1, "ClusterRole": 7, "ClusterRoleBinding": 2, "ValidatingAdmissionPolicy": 8, "ValidatingAdmissionPolicyBinding": 9}, kinds)
+	assert.Equal(t, map[string]int{"CustomResourceDefinition": 1, "ClusterRole": 8, "ClusterRoleBinding": 3, "ValidatingAdmissionPolicy": 9, "ValidatingAdmissionPolicyBinding": 10}, kinds)
 	mustZoo(t, "install", "--dry-run=server")
 	require.Empty(t, installed(t), "a dry run must not create anything")
 

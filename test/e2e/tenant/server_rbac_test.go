@@ -2,6 +2,7 @@ package tenant_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -90,6 +91,18 @@ func TestServerServiceAccountRights(t *testing.T) {
 		}},
 		{"read the caller's tenant record (tenant_record.go)", func(ctx context.Context) error {
 			_, err := dyn.Resource(tenantctl.TenantGVR).Get(ctx, "srvr", metav1.GetOptions{})
+			return err
+		}},
+		{"sleep and wake the caller's tenant, its workloads scaled (localproxy/sleep.go, sleep.go)", func(ctx context.Context) error {
+			kubectlOK(t, deployment("sleeper", "srvr-default", ""), "apply", "-f", "-")
+			tc, err := tenantctl.NewClient(cfg)
+			if err != nil {
+				return err
+			}
+			if res, err := tc.SleepTenant(ctx, "srvr", tenantctl.SleepOptions{NoPods: true}); err != nil || len(res.Changed) != 1 {
+				return fmt.Errorf("sleep changed %v: %w", res.Changed, err)
+			}
+			_, err = tc.WakeTenant(ctx, "srvr")
 			return err
 		}},
 		{"list the other tenants (shared_tenants.go) and the informer's list", func(ctx context.Context) error {

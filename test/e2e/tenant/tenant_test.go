@@ -208,7 +208,7 @@ rules: []
 	// list and get.
 	table := mustZoo(t, "tenant", "list")
 	for _, name := range tenants {
-		assert.Regexp(t, "(?m)^"+name+`\s+5\s+Ready\s+admin\s+`, table)
+		assert.Regexp(t, "(?m)^"+name+`\s+5\s+Ready\s+awake\s+admin\s+`, table)
 	}
 	names := mustZoo(t, "tenant", "list", "-o", "name")
 	for _, name := range tenants {
@@ -223,7 +223,7 @@ rules: []
 	assert.Equal(t, names, mustZoo(t, "tenant", "list", "-o", "name", "--chunk-size", "1"))
 	chunked := mustZoo(t, "tenant", "list", "--chunk-size", "1")
 	for _, name := range tenants {
-		assert.Regexp(t, "(?m)^"+name+`\s+5\s+Ready\s+admin\s+`, chunked)
+		assert.Regexp(t, "(?m)^"+name+`\s+5\s+Ready\s+awake\s+admin\s+`, chunked)
 	}
 	var chunkedList struct {
 		Kind  string             `json:"kind"`

@@ -1,0 +1,289 @@
+package tenantctl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// SleepFieldManager is the field manager of sleep and wake's writes.
+const SleepFieldManager = "kubectl-zoo-sleep"
+
+// SleepOptions are the options of SleepTenant.
+type SleepOptions struct {
+	// IncludePods also deletes the tenant's bare pods and unfinished Jobs.
+	IncludePods bool
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// By is recorded as SleepState.By.
+	By string
+	// NoPods neither lists nor deletes bare pods and Jobs (the server's
+	// sleep: its ServiceAccount may not list pods).
+	NoPods bool
+}
+
+// SleepResult is what SleepTenant and WakeTenant did.
+type SleepResult struct {
+	// Changed are the workloads scaled or (un)suspended, resource/ns/name.
+	Changed []string
+	// Recorded is the number of workloads the record holds.
+	Recorded int
+	// Pods and Jobs are the bare pods and unfinished Jobs left running
+	// (without IncludePods) or deleted (with it), as namespace/name.
+	Pods, Jobs []string
+	// Deleted tells that Pods and Jobs were deleted.
+	Deleted bool
+}
+
+// SleepTenant puts a tenant to sleep: it records, in the tenant's record,
+// the replicas of every Deployment, StatefulSet, ReplicaSet (but those a
+// Deployment controls) and ReplicationController that runs pods and the
+// suspend flag of every CronJob, then scales them to 0 through their scale
+// subresource and suspends the CronJobs. HorizontalPodAutoscalers are left
+// as they are: the HPA controller does not scale a target whose replicas
+// are 0. Running it again, or while a wake runs, converges.
+func (c *Client) SleepTenant(ctx context.Context, name string, opts SleepOptions) (SleepResult, error) {
+	now := metav1.Now()
+	if opts.Now != nil {
+		now = metav1.NewTime(opts.Now())
+	}
+	res, err := c.changeSleep(ctx, name, true, func(s *SleepState, inv inventory) SleepState { return s.sleepWith(inv.Workloads, now, opts.By) })
+	if err != nil {
+		return res, err
+	}
+	if opts.NoPods {
+		return res, nil
+	}
+	return res, c.pods(ctx, name, opts.IncludePods, &res)
+}
+
+// WakeTenant wakes a tenant: it restores every workload the record holds to
+// the replicas and suspend flag it had before sleep (one recreated since,
+// by a different UID, is left alone). Waking an awake tenant does nothing.
+func (c *Client) WakeTenant(ctx context.Context, name string) (SleepResult, error) {
+	if rec, err := c.readRecord(ctx, name); err == nil && !wakeNeeded(rec) {
+		return SleepResult{}, nil // the common case of a request that finds its tenant woken: one GET
+	}
+	now := metav1.Now()
+	return c.changeSleep(ctx, name, false, func(s *SleepState, _ inventory) SleepState {
+		if s == nil {
+			return SleepState{State: SleepStateAwake, Converged: true, Since: now}
+		}
+		if s.State == SleepStateAwake {
+			return *s
+		}
+		return s.wake(now)
+	})
+}
+
+// wakeNeeded reports whether a record is not yet awake and converged.
+func wakeNeeded(rec *Tenant) bool {
+	s := rec.Status.Sleep
+	return s != nil && !(s.State == SleepStateAwake && s.Converged)
+}
+
+// SleepLockName is the name of tenant t's sleep Lease in kube-system.
+func SleepLockName(t translate.Tenant) string { return "zoo-sleep-" + t.Name() }
+
+// changeSleep stores next(current state, live inventory: taken only
+// withInventory) in the record with the resourceVersion it read, then
+// brings the workloads to it and marks the record converged (settle). It
+// holds the tenant's sleep Lease throughout: one writer at a time (a user,
+// the server's replicas) scales the tenant's workloads, so that none
+// scales them to a state another has since replaced.
+func (c *Client) changeSleep(ctx context.Context, name string, withInventory bool, next func(*SleepState, inventory) SleepState) (SleepResult, error) {
+	t, err := translate.NewTenant(name)
+	if err != nil {
+		return SleepResult{}, err
+	}
+	if err := c.checkInstalled(ctx); err != nil {
+		return SleepResult{}, err
+	}
+	unlock, err := c.lockLease(ctx, t, SleepLockName(t), "sleep")
+	if err != nil {
+		return SleepResult{}, err
+	}
+	defer unlock()
+	sc, err := c.asSleeper() // sleep_rbac.go
+	if err != nil {
+		return SleepResult{}, err
+	}
+	var rec *Tenant
+	err = retry.RetryOnConflict(policyRetry, func() error {
+		if rec, err = sc.readRecord(ctx, name); err != nil {
+			return err
+		}
+		var inv inventory
+		if withInventory {
+			if inv, err = sc.takeInventory(ctx, t, false); err != nil {
+				return err
+			}
+		}
+		state := next(rec.Status.Sleep, inv)
+		if rec.Status.Sleep != nil && equalState(*rec.Status.Sleep, state) {
+			return nil
+		}
+		rec.Status.Sleep = &state
+		rec, err = sc.storeSleep(ctx, rec)
+		return err
+	})
+	if err != nil {
+		return SleepResult{}, err
+	}
+	return sc.settle(ctx, t, rec)
+}
+
+// settle brings the workloads to rec's sleep state and marks it converged
+// with rec's resourceVersion. When another writer changed the record
+// meanwhile, it brings the workloads to that writer's state instead and
+// tries again: the last state written is the one that holds.
+func (c *Client) settle(ctx context.Context, t translate.Tenant, rec *Tenant) (SleepResult, error) {
+	var res SleepResult
+	for {
+		changed, err := c.converge(ctx, t, *rec.Status.Sleep)
+		res.Changed = append(res.Changed, changed...)
+		res.Recorded = len(rec.Status.Sleep.Workloads)
+		if err != nil || rec.Status.Sleep.Converged {
+			return res, err
+		}
+		rec.Status.Sleep.Converged = true
+		if _, err := c.storeSleep(ctx, rec); err == nil || !apierrors.IsConflict(err) {
+			return res, err
+		}
+		klog.V(2).InfoS("tenant record changed while converging; converging to its state", "tenant", t.Name())
+		if rec, err = c.readRecord(ctx, t.Name()); err != nil {
+			return res, err
+		}
+		if rec.Status.Sleep == nil {
+			return res, fmt.Errorf("tenant %q: its sleep state was removed", t.Name())
+		}
+	}
+}
+
+// equalState reports whether storing b over a would change nothing but
+// Converged and Since: then a converged a stays as it is.
+func equalState(a, b SleepState) bool {
+	if a.State != b.State || a.By != b.By || len(a.Workloads) != len(b.Workloads) {
+		return false
+	}
+	for i := range a.Workloads {
+		if a.Workloads[i].Key() != b.Workloads[i].Key() || a.Workloads[i].UID != b.Workloads[i].UID ||
+			a.Workloads[i].patch() != b.Workloads[i].patch() {
+			return false
+		}
+	}
+	return true
+}
+
+// readRecord reads a tenant's record, refusing one being deleted.
+func (c *Client) readRecord(ctx context.Context, name string) (*Tenant, error) {
+	rec, err := c.getTenant(ctx, name)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, fmt.Errorf("tenant %q does not exist", name)
+	case err != nil:
+		return nil, fmt.Errorf("read tenant %q: %w", name, err)
+	case rec.DeletionTimestamp != nil:
+		return nil, fmt.Errorf("tenant %q is being deleted", name)
+	}
+	return rec, nil
+}
+
+// storeSleep updates the record's status with its resourceVersion (a
+// Conflict is returned as is, for the caller to retry).
+func (c *Client) storeSleep(ctx context.Context, rec *Tenant) (*Tenant, error) {
+	u, err := rec.ToUnstructured()
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.Dynamic.Resource(TenantGVR).UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: SleepFieldManager})
+	if err != nil {
+		if apierrors.IsConflict(err) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("record the sleep state of tenant %q: %w", rec.Name, err)
+	}
+	return TenantFromUnstructured(out)
+}
+
+// converge brings every recorded workload that still exists with its UID
+// to what state asks, and returns those it changed.
+func (c *Client) converge(ctx context.Context, t translate.Tenant, state SleepState) ([]string, error) {
+	inv, err := c.takeInventory(ctx, t, false)
+	if err != nil {
+		return nil, err
+	}
+	live := inv.byKey()
+	var changed []string
+	var errs []error
+	for _, w := range state.Workloads {
+		cur, ok := live[w.Key()]
+		want := w.target(state.State)
+		if !ok || cur.UID != w.UID || want.matches(cur) {
+			continue
+		}
+		if err := c.setWorkload(ctx, want); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		changed = append(changed, w.Key())
+	}
+	return changed, errors.Join(errs...)
+}
+
+// setWorkload sets a workload's replicas (through its scale subresource)
+// or a CronJob's suspend flag.
+func (c *Client) setWorkload(ctx context.Context, w SleptWorkload) error {
+	var sub []string
+	if w.Replicas != nil {
+		sub = []string{"scale"}
+	}
+	_, err := c.Dynamic.Resource(sleepResources[w.Resource]).Namespace(w.Namespace).Patch(ctx, w.Name, types.MergePatchType,
+		[]byte(w.patch()), metav1.PatchOptions{FieldManager: SleepFieldManager}, sub...)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("set %s %s/%s to %s: %w", w.Resource, w.Namespace, w.Name, strings.TrimPrefix(w.patch(), `{"spec":`), err)
+	}
+	return nil
+}
+
+// pods reports the tenant's bare pods and unfinished Jobs in res, and
+// deletes them when asked.
+func (c *Client) pods(ctx context.Context, name string, del bool, res *SleepResult) error {
+	t, _ := translate.NewTenant(name)
+	inv, err := c.takeInventory(ctx, t, true)
+	if err != nil {
+		return err
+	}
+	res.Pods, res.Jobs = inv.Pods, inv.Jobs
+	if !del {
+		return nil
+	}
+	res.Deleted = true
+	background := metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}
+	var errs []error
+	for _, del := range []struct {
+		gvr   schema.GroupVersionResource
+		names []string
+	}{{podsGVR, inv.Pods}, {jobsGVR, inv.Jobs}} {
+		for _, nsName := range del.names {
+			ns, n, _ := strings.Cut(nsName, "/")
+			err := c.Dynamic.Resource(del.gvr).Namespace(ns).Delete(ctx, n, background)
+			if err != nil && !apierrors.IsNotFound(err) {
+				errs = append(errs, fmt.Errorf("delete %s %s: %w", del.gvr.Resource, nsName, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,78 @@
+package tenantctl
+
+import (
+	"fmt"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// SleepClusterRole is the name of the ClusterRole of translate.SleepUser.
+const SleepClusterRole = "zoo-sleep"
+
+// SleepClusterRoleObject is what translate.SleepUser may do: read a Tenant
+// record and write its status (the sleep state), list the workloads sleep
+// scales and scale them through their scale subresource, list and patch
+// CronJobs. `tenant sleep|wake` and the server act as it by impersonation,
+// so that tenants' admission skips their requests (translate.SleepUser).
+// RBAC cannot confine these rights to tenant namespaces; nobody but the
+// platform may impersonate that user.
+func SleepClusterRoleObject() *rbacv1.ClusterRole {
+	return &rbacv1.ClusterRole{
+		TypeMeta:   clusterRoleType,
+		ObjectMeta: metav1.ObjectMeta{Name: SleepClusterRole, Labels: managedLabels()},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{translate.APIGroup}, Resources: []string{TenantResource}, Verbs: []string{"get"}},
+			{APIGroups: []string{translate.APIGroup}, Resources: []string{TenantResource + "/status"}, Verbs: []string{"get", "update"}},
+			{APIGroups: []string{"apps"}, Resources: []string{"deployments", "statefulsets", "replicasets"}, Verbs: []string{"list"}},
+			{APIGroups: []string{"apps"}, Resources: []string{"deployments/scale", "statefulsets/scale", "replicasets/scale"}, Verbs: []string{"patch"}},
+			{APIGroups: []string{""}, Resources: []string{"replicationcontrollers"}, Verbs: []string{"list"}},
+			{APIGroups: []string{""}, Resources: []string{"replicationcontrollers/scale"}, Verbs: []string{"patch"}},
+			{APIGroups: []string{"batch"}, Resources: []string{"cronjobs"}, Verbs: []string{"list", "patch"}},
+		},
+	}
+}
+
+// SleepClusterRoleBinding binds SleepClusterRoleObject to
+// translate.SleepUser: one ClusterRoleBinding, not one per tenant.
+func SleepClusterRoleBinding() *rbacv1.ClusterRoleBinding {
+	return &rbacv1.ClusterRoleBinding{
+		TypeMeta:   clusterRoleBindingType,
+		ObjectMeta: metav1.ObjectMeta{Name: SleepClusterRole, Labels: managedLabels()},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: SleepClusterRole},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: translate.SleepUser}},
+	}
+}
+
+// sleepRules are the rights of the server's ServiceAccount for sleep and
+// wake (sleep.go) beyond impersonating translate.SleepUser, which it may
+// already: it records a tenant's last activity in its record's status
+// (sleep_activity.go). It lists no pods: the server's sleep leaves bare
+// pods and Jobs alone (SleepOptions.NoPods).
+func sleepRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
+		{APIGroups: []string{translate.APIGroup}, Resources: []string{TenantResource + "/status"}, Verbs: []string{"get", "update", "patch"}},
+	}
+}
+
+// asSleeper returns a copy of c whose dynamic client impersonates
+// translate.SleepUser (its typed client, for namespaces and the Lease,
+// stays c's).
+func (c *Client) asSleeper() (*Client, error) {
+	if c.Config == nil {
+		return nil, fmt.Errorf("no REST config to impersonate %s with", translate.SleepUser)
+	}
+	cfg := rest.CopyConfig(c.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: translate.SleepUser}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("a client as %s: %w", translate.SleepUser, err)
+	}
+	sc := *c
+	sc.Dynamic = dyn
+	return &sc, nil
+}
