@@ -7,6 +7,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -16,18 +17,17 @@ import (
 // waits for the wake before it is answered 503.
 const WakeTimeout = time.Minute
 
-// runsPods are the resources ("group/resource") whose create, update or
-// patch may run pods: the pods themselves and every workload kind.
-var runsPods = map[string]bool{
-	"/pods": true, "/replicationcontrollers": true, "apps/deployments": true, "apps/statefulsets": true,
-	"apps/replicasets": true, "apps/daemonsets": true, "batch/jobs": true, "batch/cronjobs": true,
-}
-
 // mayRunPods reports whether a request is a write that may run pods: a
-// create, update or patch of a pod or a workload, or of its scale.
+// create, update or patch of an object of a kind whose row of the kinds
+// table holds a pod spec (pods and every workload kind; a PodTemplate too,
+// which wakes the tenant for nothing), or of its scale.
 func mayRunPods(u *translate.UpstreamRequest) bool {
 	info := u.Info
-	if !info.IsResourceRequest || !runsPods[info.APIGroup+"/"+info.Resource] {
+	if !info.IsResourceRequest {
+		return false
+	}
+	rule, ok := translate.LookupKind(schema.GroupResource{Group: info.APIGroup, Resource: info.Resource})
+	if !ok || !rule.HasPodSpecs() {
 		return false
 	}
 	switch info.Verb {

@@ -9,6 +9,8 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
+// TestMayRunPods: the writes that may run pods are those of the kinds the
+// kinds table gives a pod spec, and their scale.
 func TestMayRunPods(t *testing.T) {
 	for _, tc := range []struct {
 		method, path string
@@ -29,6 +31,7 @@ func TestMayRunPods(t *testing.T) {
 		{"POST", "/api/v1/namespaces/default/pods/p/eviction", false},
 		{"POST", "/api/v1/namespaces/default/configmaps", false},
 		{"POST", "/apis/example.com/v1/namespaces/default/deployments", false},
+		{"POST", "/api/v1/namespaces/default/podtemplates", true},
 	} {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
 			u := &translate.UpstreamRequest{Info: translate.ParseRequestInfo(tc.method, tc.path, url.Values{})}
