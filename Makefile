@@ -78,6 +78,10 @@ bench: build kube ## The proxy's cost beside the direct upstream and a pass-thro
 	go test -run='^$$' -bench=. -benchmem ./pkg/translate
 	go run ./test/bench -kube-bin $(KUBE_BIN) -zoo bin/kubectl-zoo -out bench/results.json
 
+.PHONY: bench-sleep
+bench-sleep: build kube ## What tenant sleep and wake cost: upstream requests and time for 10 and 100 Deployments (docs/sleep.md)
+	go test -run='^$$' -bench=BenchmarkSleepWake -benchtime=5x -timeout 20m ./test/e2e/tenant/
+
 # The scale workload, 2 tenants against TENANTS: write latency (as the cluster
 # admin, as a tenant identity directly and through serve), reads through serve,
 # the tenant commands, what a tenant costs the upstream; then one tenant with
