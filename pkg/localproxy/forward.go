@@ -100,7 +100,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 	if isNamespaceWrite(u) && resp.StatusCode/100 == 2 && p.nsIndex != nil {
 		resp.Body = withWholeBody(resp.Body, p.noteNamespaceWrite) // namespace_list.go
 	}
-	if isNamespaceCreate(u) && resp.StatusCode/100 == 2 {
+	if createdNamespace(u, resp.StatusCode) { // namespace_rbac.go
 		resp.Body = p.afterNamespaceCreate(ctx, w, resp.Body)
 	}
 	if isClusterRoleWrite(u) && resp.StatusCode/100 == 2 {

@@ -22,6 +22,20 @@ func isNamespaceCreate(u *translate.UpstreamRequest) bool {
 		i.Subresource == "" && len(u.Query["dryRun"]) == 0
 }
 
+// createdNamespace reports whether the upstream's answer code to u says u
+// made a namespace: a create that succeeded, or a patch answered 201
+// Created (a server-side apply of a namespace that did not exist, as
+// `kubectl apply --server-side` sends). Either gets what a namespace of the
+// tenant needs (afterNamespaceCreate), whatever the verb.
+func createdNamespace(u *translate.UpstreamRequest, code int) bool {
+	if isNamespaceCreate(u) {
+		return code/100 == 2
+	}
+	i := u.Info
+	return i.IsResourceRequest && i.Verb == "patch" && i.APIGroup == "" && i.Resource == "namespaces" &&
+		i.Subresource == "" && len(u.Query["dryRun"]) == 0 && code == http.StatusCreated
+}
+
 // afterNamespaceCreate gives the tenant's admins their rights in a namespace
 // the tenant has just created (tenantctl.NamespaceRBAC), impersonating the
 // same tenant identity, and returns the upstream answer to translate. A
