@@ -49,10 +49,7 @@ func tenantUpstreamClient(t *testing.T) (*http.Client, string) {
 func othersState(t *testing.T) string {
 	t.Helper()
 	var keep []string
-	terminating := map[string]bool{}
-	for _, ns := range strings.Fields(admin(t, "get", "ns", "-o", `jsonpath={range .items[?(@.metadata.deletionTimestamp)]}{.metadata.name}{" "}{end}`)) {
-		terminating[ns] = true
-	}
+	terminating := terminatingNamespaces(t)
 	rows := admin(t, "get", "cm,secrets,rolebindings", "-A", "-o",
 		"custom-columns=NS:.metadata.namespace,KIND:.kind,NAME:.metadata.name,RV:.metadata.resourceVersion", "--no-headers") +
 		admin(t, "get", "ns,clusterroles,clusterrolebindings", "-o", "name")
@@ -68,6 +65,16 @@ func othersState(t *testing.T) string {
 	}
 	sort.Strings(keep)
 	return strings.Join(keep, "\n")
+}
+
+// terminatingNamespaces are the namespaces being deleted.
+func terminatingNamespaces(t *testing.T) map[string]bool {
+	t.Helper()
+	terminating := map[string]bool{}
+	for _, ns := range strings.Fields(admin(t, "get", "ns", "-o", `jsonpath={range .items[?(@.metadata.deletionTimestamp)]}{.metadata.name}{" "}{end}`)) {
+		terminating[ns] = true
+	}
+	return terminating
 }
 
 // pbConfigMap is a protobuf ConfigMap in ns followed by a second raw object
