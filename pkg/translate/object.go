@@ -27,9 +27,10 @@ func hasNamespace(obj map[string]any) bool {
 
 func (t *Translator) objectIn(rule *KindRule, obj map[string]any) error {
 	m := t.toUp
-	if t.opts.Shared != nil {
-		// Each object gets its own budget of lookups (refs_budget.go).
-		m = &mapper{t: t, in: true, lookups: &lookupBudget{}}
+	if t.opts.Shared != nil || t.opts.Platform != nil {
+		// Each object gets its own budget of lookups (refs_budget.go) and
+		// reads each list of the tenant's policy once.
+		m = &mapper{t: t, in: true, lookups: &lookupBudget{}, lists: map[string][]string{}}
 	}
 	meta := child(obj, "metadata")
 	name := str(meta, "name")

@@ -120,7 +120,7 @@ func (m *mapper) allowedIngressHost(host string) (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	patterns, err := l.AllowedIngressHosts()
+	patterns, err := m.policyList("ingressHosts", l.AllowedIngressHosts)
 	if err != nil {
 		return false, lookupError("read the ingress hosts the tenant's policy allows", err)
 	}

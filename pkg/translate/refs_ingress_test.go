@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -84,4 +85,29 @@ func TestIngressHostsOfThePolicy(t *testing.T) {
 			requireForbidden(t, err, "spec.")
 		})
 	}
+}
+
+// countingHosts counts the reads of the tenant's policy.
+type countingHosts struct {
+	fakePlatform
+	reads int
+}
+
+func (c *countingHosts) AllowedIngressHosts() ([]string, error) {
+	c.reads++
+	return []string{"*.acme.io"}, nil
+}
+
+// TestPolicyListsReadOncePerObject: an Ingress of many hosts reads the
+// tenant's policy once, not once per host.
+func TestPolicyListsReadOncePerObject(t *testing.T) {
+	lookup := &countingHosts{}
+	tr := New(MustTenant("acme"), Options{Shared: fakeShared{}, Platform: lookup})
+	var rules []string
+	for _, h := range []string{"a", "b", "c", "d"} {
+		rules = append(rules, `{"host":"`+h+`.acme.io"}`)
+	}
+	obj := jsonObj(t, `{"metadata":{"name":"web","namespace":"default"},"spec":{"rules":[`+strings.Join(rules, ",")+`],"tls":[{"hosts":["a.acme.io"]}]}}`)
+	require.NoError(t, tr.ObjectToUpstream(grIngress, obj))
+	assert.Equal(t, 1, lookup.reads)
 }

@@ -52,6 +52,26 @@ type mapper struct {
 	// lookups, when set, counts what resolving this object's references to
 	// shared kinds may still ask the upstream (SharedLookup).
 	lookups *lookupBudget
+	// lists caches the lists of the tenant's policy this object's
+	// references read (volume sources, ingress hosts): each is read once
+	// per object, however many volumes or hosts it has.
+	lists map[string][]string
+}
+
+// policyList returns the list key of the tenant's policy, read with read
+// once per object (a mapper of one object) and cached there.
+func (m *mapper) policyList(key string, read func() ([]string, error)) ([]string, error) {
+	if m.lists == nil {
+		return read() // the shared mapper of a translator without lookups
+	}
+	if l, ok := m.lists[key]; ok {
+		return l, nil
+	}
+	l, err := read()
+	if err == nil {
+		m.lists[key] = l
+	}
+	return l, err
 }
 
 func (m *mapper) tenant() Tenant { return m.t.tenant }

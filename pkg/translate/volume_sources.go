@@ -177,7 +177,7 @@ func (m *mapper) allowedVolumeSource(name string) (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	allowed, err := l.AllowedVolumeSources()
+	allowed, err := m.policyList("volumeSources", l.AllowedVolumeSources)
 	if err != nil {
 		return false, lookupError("read the volume sources the tenant's policy allows", err)
 	}
