@@ -21,11 +21,17 @@ func Parse(data []byte) (Policy, error) {
 	if err := p.Validate(); err != nil {
 		return Policy{}, err
 	}
-	p.PriorityClasses = CanonicalClasses(p.PriorityClasses)
-	p.ExternalNames = CanonicalClasses(p.ExternalNames)
-	p.VolumeSources = CanonicalClasses(p.VolumeSources)
-	p.IngressHosts = CanonicalClasses(p.IngressHosts)
+	p = p.Canonical()
 	return p, nil
+}
+
+// Canonical is p with each of its lists (PriorityClasses, ExternalNames,
+// VolumeSources, IngressHosts) sorted and deduplicated (CanonicalClasses).
+func (p Policy) Canonical() Policy {
+	for _, list := range []*[]string{&p.PriorityClasses, &p.ExternalNames, &p.VolumeSources, &p.IngressHosts} {
+		*list = CanonicalClasses(*list)
+	}
+	return p
 }
 
 // CanonicalClasses sorts and deduplicates PriorityClass names (and external

@@ -65,10 +65,7 @@ func (c *Client) changePolicy(ctx context.Context, tenant string, change func(*T
 			return err
 		}
 		next = policy.Effective(next, policy.Default())
-		next.PriorityClasses = policy.CanonicalClasses(next.PriorityClasses)
-		next.ExternalNames = policy.CanonicalClasses(next.ExternalNames)
-		next.VolumeSources = policy.CanonicalClasses(next.VolumeSources)
-		next.IngressHosts = policy.CanonicalClasses(next.IngressHosts)
+		next = next.Canonical()
 		if err := next.Validate(); err != nil {
 			return err
 		}
