@@ -80,7 +80,9 @@ func kindMatch(group, resource string) string {
 // templates a tenant writes already (volumeSourceValidations); this holds
 // for the pods that anything makes from them, and from the custom resources
 // of the platform's operators, and for templates written while the policy
-// allowed a source that it no longer does.
+// allowed a source that it no longer does. Its message begins as
+// zoo-tenant's does: a tenant's own pod is refused by both, and which of
+// the two the apiserver reports is not fixed.
 func podVolumeSourceValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {
 	var out []admissionv1.Validation
 	for _, s := range translate.VolumeSources {
@@ -90,8 +92,8 @@ func podVolumeSourceValidations(forbidden *metav1.StatusReason) []admissionv1.Va
 		out = append(out, admissionv1.Validation{
 			Expression: "variables.resource != 'pods' || variables.nsTenant == '' || object == null || !has(object.spec.volumes) || " +
 				"!object.spec.volumes.exists(v, has(v." + s.Name + ")) || " + memberCheck("variables.nsTenant", VolumeSourceResource, strconv.Quote(s.Name), "use"),
-			MessageExpression: "'pods in namespaces of tenant ' + variables.nsTenant + ' may not have the volume source " + s.Name +
-				": the tenant\\'s policy does not allow it (kubectl zoo policy set --volume-sources)'",
+			MessageExpression: "'the volume source " + s.Name + " is not one the policy of tenant ' + variables.nsTenant + " +
+				"' allows (kubectl zoo policy set --volume-sources): no pod in its namespaces may have it, whoever creates the pod'",
 			Reason: forbidden,
 		})
 	}
