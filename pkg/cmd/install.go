@@ -27,6 +27,9 @@ type InstallOptions struct {
 	// DefaultPolicyFile is a YAML or JSON policy (--default-policy) that
 	// `tenant create` copies into new tenants.
 	DefaultPolicyFile string
+	// WebhookKeys (--webhook-keys) are the keys the platform's own mutating
+	// webhooks add to pods; nil keeps the installed ones.
+	WebhookKeys []string
 
 	// defaultPolicy is DefaultPolicyFile, read and validated.
 	defaultPolicy *policy.Policy
@@ -63,17 +66,26 @@ only these; --uninstall alone removes them too.
 
 --default-policy FILE stores the cluster's default tenant policy (a YAML or JSON
 policy, as kubectl zoo policy show -o yaml prints): tenant create copies it into
-every new tenant; existing tenants keep theirs (docs/policies.md).`,
+every new tenant; existing tenants keep theirs (docs/policies.md).
+
+--webhook-keys K1,K2 names the keys in the platform's domains that the
+platform's own mutating webhooks add to pods (Istio's sidecar.istio.io/status):
+the upstream policy sees a pod after them and lets these through on pods.
+Installing again without the flag keeps them; --webhook-keys "" clears them.`,
 		Example: `  kubectl zoo install
   kubectl zoo install --dry-run=client -o yaml
   kubectl zoo install --uninstall
   kubectl zoo install --server --replicas 3
   kubectl zoo install --server --dry-run=client -o yaml
   kubectl zoo install --server --uninstall
-  kubectl zoo install --default-policy policy.yaml`,
+  kubectl zoo install --default-policy policy.yaml
+  kubectl zoo install --webhook-keys sidecar.istio.io/status,istio.io/rev`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.serverFlags = cmd.Flags().Changed("replicas") || cmd.Flags().Changed("image")
+			if cmd.Flags().Changed("webhook-keys") && o.WebhookKeys == nil {
+				o.WebhookKeys = []string{}
+			}
 			if err := o.Complete(); err != nil {
 				return err
 			}
@@ -92,6 +104,7 @@ every new tenant; existing tenants keep theirs (docs/policies.md).`,
 	cmd.Flags().Int32Var(&o.Replicas, "replicas", o.Replicas, "With --server: the number of server replicas (at least 1)")
 	cmd.Flags().StringVar(&o.Image, "image", o.Image, "With --server: the server's container image")
 	cmd.Flags().StringVar(&o.DefaultPolicyFile, "default-policy", "", "A YAML or JSON tenant policy that tenant create gives every new tenant")
+	cmd.Flags().StringSliceVar(&o.WebhookKeys, "webhook-keys", nil, "Keys in the platform's domains that the platform's own mutating webhooks add to pods (\"\" for none; default: keep the installed ones)")
 	return cmd
 }
 
@@ -121,6 +134,21 @@ func (o *InstallOptions) Complete() error {
 	return nil
 }
 
+// installConfig is the platform's configuration the flags give, nil to
+// keep the installed one.
+func (o *InstallOptions) installConfig() *tenantctl.InstallConfig {
+	if o.WebhookKeys == nil {
+		return nil
+	}
+	var keys []string
+	for _, k := range o.WebhookKeys {
+		if k != "" {
+			keys = append(keys, k)
+		}
+	}
+	return &tenantctl.InstallConfig{WebhookKeys: keys}
+}
+
 // Validate checks the flag combinations.
 func (o *InstallOptions) Validate() error {
 	switch o.DryRun {
@@ -139,6 +167,14 @@ func (o *InstallOptions) Validate() error {
 	}
 	if o.DefaultPolicyFile != "" && o.Uninstall {
 		return fmt.Errorf("--default-policy does not go with --uninstall")
+	}
+	if c := o.installConfig(); c != nil {
+		if o.Uninstall {
+			return fmt.Errorf("--webhook-keys does not go with --uninstall")
+		}
+		if err := c.Validate(); err != nil {
+			return err
+		}
 	}
 	if o.serverFlags && (!o.Server || o.Uninstall) {
 		return fmt.Errorf("--replicas and --image only go with --server, when installing")
@@ -171,7 +207,7 @@ func (o *InstallOptions) Run(cmd *cobra.Command) error {
 		return o.uninstall(cmd, client)
 	}
 	dryRun := o.DryRun == "server"
-	applied, err := client.Install(cmd.Context(), dryRun)
+	applied, err := client.Install(cmd.Context(), dryRun, o.installConfig())
 	if err != nil {
 		return err
 	}
@@ -212,7 +248,11 @@ ServiceAccount in one of their tenant's namespaces.
 
 // printObjects prints what install would apply (--dry-run=client).
 func (o *InstallOptions) printObjects() error {
-	objs := tenantctl.InstallObjects()
+	var cfg tenantctl.InstallConfig
+	if c := o.installConfig(); c != nil {
+		cfg = *c
+	}
+	objs := tenantctl.InstallObjects(cfg)
 	if o.defaultPolicy != nil {
 		if err := tenantctl.AnnotateDefaultPolicy(objs, *o.defaultPolicy); err != nil {
 			return err

@@ -69,6 +69,22 @@ func (l *platformLookup) CurrentMetadata(path string) (translate.Metadata, bool,
 	return translate.Metadata{Labels: obj.Metadata.Labels, Annotations: obj.Metadata.Annotations}, true, nil
 }
 
+// CurrentObject implements translate.PlatformLookup.
+func (l *platformLookup) CurrentObject(path string) (map[string]any, bool, error) {
+	ctx, cancel := l.lookupCtx()
+	defer cancel()
+	var obj map[string]any
+	err := l.p.tenantJSON(ctx, http.MethodGet, path, nil, nil, &obj)
+	var se *statusError
+	if errors.As(err, &se) && se.code == http.StatusNotFound {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return obj, true, nil
+}
+
 // PodSecurityLevel implements translate.PlatformLookup: the level of the
 // tenant's policy (tenantctl.PodSecurityLevel). It is asked only when the
 // tenant creates a namespace, so it is not cached: a `policy set

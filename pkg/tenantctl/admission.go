@@ -59,13 +59,13 @@ func writes() *admissionv1.MatchResources {
 }
 
 // InstallPolicies returns the ValidatingAdmissionPolicies of the security
-// model and their bindings. Neither takes parameters: each derives the
+// model and their bindings, for the platform's cfg. Neither takes parameters: each derives the
 // tenant from the request's identity, so a write costs one evaluation of
 // each policy however many tenants exist, and a new tenant is confined from
 // its first request, with nothing to recompile.
-func InstallPolicies() ([]*admissionv1.ValidatingAdmissionPolicy, []*admissionv1.ValidatingAdmissionPolicyBinding) {
+func InstallPolicies(cfg InstallConfig) ([]*admissionv1.ValidatingAdmissionPolicy, []*admissionv1.ValidatingAdmissionPolicyBinding) {
 	policies := []*admissionv1.ValidatingAdmissionPolicy{tenantPolicy(), identityPolicy(),
-		metadataPolicy(), priorityPolicy(), // admission_platform.go
+		metadataPolicy(cfg.normalized()), priorityPolicy(), // admission_platform.go
 		storagePolicy(),        // admission_storage.go
 		policyObjectsPolicy(),  // admission_gate.go
 		namespaceLimitPolicy(), // admission_maxns.go

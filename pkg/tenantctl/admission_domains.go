@@ -49,18 +49,22 @@ func domainVariables() []admissionv1.Variable {
 // subdomains, or it is an owner's unprefixed key. A key is split once (the
 // one-element list binds it) and compared with each domain: a few string
 // operations per domain and key.
-func domainKeyCEL(annotation bool) string {
-	var res []string
+func domainKeyCEL(annotation bool) string { return domainKeyCELOf(annotation, "variables.res") }
+
+// domainKeyCELOf is domainKeyCEL for the resource that the CEL expression
+// res names ('group/resource').
+func domainKeyCELOf(annotation bool, res string) string {
+	var resources []string
 	for _, gr := range translate.PlatformDomainResources() {
-		res = append(res, gr.Group+"/"+gr.Resource)
+		resources = append(resources, gr.Group+"/"+gr.Resource)
 	}
-	if len(res) == 0 {
+	if len(resources) == 0 {
 		return "false"
 	}
-	out := "variables.res in " + celList(res) + " && !(k in variables.tenantKeys)"
+	out := res + " in " + celList(resources) + " && !(k in variables.tenantKeys)"
 	for _, row := range translate.PlatformMetadata() {
-		if row.APIServer && row.Annotation == annotation && slices.Contains(res, row.Resource.Group+"/"+row.Resource.Resource) {
-			out += " && !(variables.res == " + quote(row.Resource.Group+"/"+row.Resource.Resource) + " && k == " + quote(row.Key) + ")"
+		if row.APIServer && row.Annotation == annotation && slices.Contains(resources, row.Resource.Group+"/"+row.Resource.Resource) {
+			out += " && !(" + res + " == " + quote(row.Resource.Group+"/"+row.Resource.Resource) + " && k == " + quote(row.Key) + ")"
 		}
 	}
 	// An annotation a kind refuses outright is zoo-tenant-storage's, with
@@ -68,7 +72,7 @@ func domainKeyCEL(annotation bool) string {
 	for _, gr := range translate.PlatformDomainResources() {
 		rule, _ := translate.LookupKind(gr)
 		for i := 0; annotation && i < len(rule.Annotations); i++ {
-			out += " && !(variables.res == " + quote(gr.Group+"/"+gr.Resource) + " && k == " + quote(rule.Annotations[i].Key) + ")"
+			out += " && !(" + res + " == " + quote(gr.Group+"/"+gr.Resource) + " && k == " + quote(rule.Annotations[i].Key) + ")"
 		}
 	}
 	return "(" + out + ` &&

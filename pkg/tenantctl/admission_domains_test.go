@@ -15,7 +15,7 @@ import (
 // domains and the allow-list of translate as they are, judges them on the
 // kinds with PlatformDomains, and in both its label and annotation rules.
 func TestMetadataPolicyDomains(t *testing.T) {
-	p := metadataPolicy()
+	p := metadataPolicy(nil)
 	vars := map[string]string{}
 	var order []string
 	for _, v := range p.Spec.Variables {

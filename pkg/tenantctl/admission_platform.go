@@ -48,9 +48,13 @@ func quote(s string) string { return "'" + s + "'" }
 // key) that says k is platform-owned on the object of the request, built
 // from translate.PlatformMetadata and the platform's domains
 // (domainKeyCEL). It costs a few string comparisons per key and domain.
-func platformKeyCEL(annotation bool) string {
-	out := rowsCEL(annotation, func(translate.PlatformKey) string { return "" })
-	if d := domainKeyCEL(annotation); d != "false" {
+func platformKeyCEL(annotation bool) string { return platformKeyCELOf(annotation, "variables.res") }
+
+// platformKeyCELOf is platformKeyCEL for the resource that the CEL
+// expression res names ('group/resource').
+func platformKeyCELOf(annotation bool, res string) string {
+	out := rowsCELOf(annotation, res, func(translate.PlatformKey) string { return "" })
+	if d := domainKeyCELOf(annotation, res); d != "false" {
 		if out == "false" {
 			out = d
 		} else {
@@ -89,6 +93,10 @@ func removableCEL(annotation bool) string {
 // request's resource" and the row's extra condition ("" for none, "false"
 // leaves the row out).
 func rowsCEL(annotation bool, extra func(translate.PlatformKey) string) string {
+	return rowsCELOf(annotation, "variables.res", extra)
+}
+
+func rowsCELOf(annotation bool, res string, extra func(translate.PlatformKey) string) string {
 	byResource := map[schema.GroupResource][]string{}
 	var order []schema.GroupResource
 	for _, row := range translate.PlatformMetadata() {
@@ -115,7 +123,7 @@ func rowsCEL(annotation bool, extra func(translate.PlatformKey) string) string {
 	}
 	var terms []string
 	for _, gr := range order {
-		terms = append(terms, fmt.Sprintf("(variables.res == %s && (%s))", quote(gr.Group+"/"+gr.Resource), strings.Join(byResource[gr], " || ")))
+		terms = append(terms, fmt.Sprintf("(%s == %s && (%s))", res, quote(gr.Group+"/"+gr.Resource), strings.Join(byResource[gr], " || ")))
 	}
 	if len(terms) == 0 {
 		return "false"
@@ -135,7 +143,8 @@ func platformResources() []admissionv1.NamedRuleWithOperations {
 			judged = append(judged, row.Resource)
 		}
 	}
-	for _, gr := range append(judged, translate.PlatformDomainResources()...) {
+	judged = append(judged, translate.PlatformDomainResources()...)
+	for _, gr := range append(judged, templateResources()...) { // admission_templates.go
 		g, r := gr.Group, gr.Resource
 		if _, seen := byGroup[g]; !seen {
 			groups = append(groups, g)
@@ -167,7 +176,10 @@ func platformResources() []admissionv1.NamedRuleWithOperations {
 // looser one, as through the proxy. One evaluation per request; the Pod
 // Security check asks the authorizer at most three times, only when a
 // namespace's Pod Security label is set to a new value.
-func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
+//
+// On pods it lets through the keys the platform's own mutating webhooks
+// add (webhookKeys, InstallConfig): it sees a pod after them.
+func metadataPolicy(webhookKeys []string) *admissionv1.ValidatingAdmissionPolicy {
 	forbidden := ptr.To(metav1.StatusReasonForbidden)
 	v := func(name, expr string) admissionv1.Variable {
 		return admissionv1.Variable{Name: name, Expression: cel(expr)}
@@ -192,12 +204,14 @@ func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
 			}
 			return " && !(" + pred + ")"
 		}
+		exempt = "(" + exempt + ") || (variables.res == '/pods' && k in variables.webhookKeys)"
 		return fmt.Sprintf(`%[1]s.filter(k, (%[3]s) && !(k in %[2]s && %[2]s[k] == %[1]s[k])%[4]s%[5]s) +
   %[2]s.filter(k, (%[3]s) && !(k in %[1]s)%[6]s)`, cur, old, p, unless(exempt), unless(allowedCEL(annotation, cur)), unless(removableCEL(annotation)))
 	}
 	return &admissionv1.ValidatingAdmissionPolicy{
-		TypeMeta:   policyType,
-		ObjectMeta: metav1.ObjectMeta{Name: MetadataPolicy, Labels: managedLabels()},
+		TypeMeta: policyType,
+		ObjectMeta: metav1.ObjectMeta{Name: MetadataPolicy, Labels: managedLabels(),
+			Annotations: map[string]string{WebhookKeysAnnotation: strings.Join(webhookKeys, ",")}},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy:    ptr.To(admissionv1.Fail),
 			MatchConstraints: &admissionv1.MatchResources{ResourceRules: platformResources()},
@@ -208,7 +222,8 @@ func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
 			}},
 			// The domain rule's lists first: badLabels and badAnnotations
 			// read them.
-			Variables: append(domainVariables(),
+			Variables: append(append(domainVariables(),
+				v("webhookKeys", celList(webhookKeys)),
 				v("reqGroup", "has(request.resource.group) ? request.resource.group : ''"),
 				v("res", "variables.reqGroup + '/' + request.resource.resource"),
 				v("isNamespace", "variables.res == '/namespaces'"),
@@ -238,8 +253,8 @@ func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				v("psFloor", psFloorCEL()),
 				v("badLabels", bad("variables.labels", "variables.oldLabels", false)),
 				v("badAnnotations", bad("variables.annotations", "variables.oldAnnotations", true)),
-			),
-			Validations: []admissionv1.Validation{{
+			), templateVariables()...), // admission_templates.go
+			Validations: append([]admissionv1.Validation{{
 				Expression: "!variables.judged || size(variables.badLabels) == 0",
 				MessageExpression: `'the labels ' + variables.badLabels.join(', ') + ' belong to the platform: tenant ' + variables.tenant +
   ' may not add, change or remove them'`,
@@ -256,7 +271,7 @@ func metadataPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				MessageExpression: `'a namespace of tenant ' + variables.tenant + ' must be created with the label ` + translate.PodSecurityEnforce +
 					` at the tenant\'s Pod Security level or a stricter one, not ' + (variables.level == '' ? '(none)' : variables.level)`,
 				Reason: forbidden,
-			}},
+			}}, templateValidations()...),
 		},
 	}
 }

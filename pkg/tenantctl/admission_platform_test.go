@@ -16,7 +16,7 @@ import (
 // platform-owned metadata reaches the CEL of zoo-tenant-metadata and its
 // resource rules, and the rows the API server keeps do not.
 func TestMetadataPolicyFollowsTheTable(t *testing.T) {
-	p := metadataPolicy()
+	p := metadataPolicy(nil)
 	raw, err := yaml.Marshal(p)
 	require.NoError(t, err)
 	for _, row := range translate.PlatformMetadata() {

@@ -15,9 +15,9 @@ import (
 )
 
 // InstallObjects returns, in apply order, the cluster-side pieces of
-// kubectl-zoo: the Tenant CRD, the ClusterRoles, the one ClusterRoleBinding,
-// the admission policies and their bindings.
-func InstallObjects() []runtime.Object {
+// kubectl-zoo for the platform's cfg: the Tenant CRD, the ClusterRoles, the
+// one ClusterRoleBinding, the admission policies and their bindings.
+func InstallObjects(cfg InstallConfig) []runtime.Object {
 	objs := []runtime.Object{TenantCRD()}
 	for _, r := range InstallClusterRoles() {
 		objs = append(objs, r)
@@ -25,7 +25,7 @@ func InstallObjects() []runtime.Object {
 	for _, b := range InstallClusterRoleBindings() {
 		objs = append(objs, b)
 	}
-	policies, bindings := InstallPolicies()
+	policies, bindings := InstallPolicies(cfg)
 	for _, p := range policies {
 		objs = append(objs, p)
 	}
@@ -40,10 +40,20 @@ func InstallObjects() []runtime.Object {
 // a newer version upgrades in place: it also re-confines the tenants'
 // webhooks and admission policies (ReconfineTenantAdmission). It waits for
 // the CRD to be Established before it applies the policy whose parameter
-// kind the CRD defines.
-func (c *Client) Install(ctx context.Context, dryRun bool) ([]*unstructured.Unstructured, error) {
+// kind the CRD defines. A nil cfg keeps the installed one.
+func (c *Client) Install(ctx context.Context, dryRun bool, cfg *InstallConfig) ([]*unstructured.Unstructured, error) {
+	if cfg == nil {
+		installed, err := c.InstalledConfig(ctx)
+		if err != nil {
+			return nil, err
+		}
+		cfg = &installed
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	var out []*unstructured.Unstructured
-	for i, obj := range InstallObjects() {
+	for i, obj := range InstallObjects(*cfg) {
 		u, err := c.apply(ctx, obj, dryRun)
 		if err != nil {
 			return out, err
@@ -120,7 +130,7 @@ func (c *Client) Uninstall(ctx context.Context, opts UninstallOptions) ([]string
 	if err != nil {
 		return removed, err
 	}
-	objs := InstallObjects()
+	objs := InstallObjects(InstallConfig{})
 	for i := len(objs) - 1; i >= 0; i-- {
 		u, err := ToUnstructured(objs[i])
 		if err != nil {

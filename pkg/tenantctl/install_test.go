@@ -16,7 +16,7 @@ import (
 // tenant's prefix, and the CEL carries the shared names (no placeholder
 // left).
 func TestInstallObjects(t *testing.T) {
-	objs := InstallObjects()
+	objs := InstallObjects(InstallConfig{})
 	require.Len(t, objs, 31)
 	for i, obj := range objs {
 		u, err := ToUnstructured(obj)

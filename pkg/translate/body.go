@@ -140,6 +140,11 @@ func (t *Translator) platformWrite(u *UpstreamRequest, rule *KindRule, obj map[s
 			return err
 		}
 	}
+	if rule == u.Rule && u.Info.Subresource == "" && len(rule.PodTemplatePaths()) > 0 {
+		if err := t.newPlatformJudge(rule, u).templates(obj, create); err != nil {
+			return err
+		}
+	}
 	if err := t.objectIn(rule, obj); err != nil {
 		return err
 	}

@@ -134,7 +134,9 @@ type KindRule struct {
 	// PlatformDomains marks a kind whose labels and annotations the
 	// platform's components read: keys in the platform's domains
 	// (PlatformDomains, platform_domains.go) are platform-owned on it,
-	// unless TenantAllowedKeys lists them.
+	// unless TenantAllowedKeys lists them. On pods this holds for the pod
+	// templates of every kind as well (platform_templates.go): a
+	// controller copies a template's keys to the pods it makes.
 	PlatformDomains bool
 }
 

@@ -63,6 +63,28 @@ func docMetadata(b *strings.Builder) {
 		}
 		fmt.Fprintf(b, "| %s | %s |\n", key, docCell(k.Reason))
 	}
+	docTemplates(b)
+}
+
+// docTemplates says how pod templates follow the pods' rules
+// (platform_templates.go).
+func docTemplates(b *strings.Builder) {
+	var kinds []string
+	for _, k := range Kinds() {
+		for _, p := range k.PodTemplatePaths() {
+			kinds = append(kinds, "`"+k.Resource.String()+"` `"+p+"`")
+		}
+	}
+	b.WriteString("\nA controller copies a pod template's labels and annotations to every pod it makes, so the pod templates of " +
+		strings.Join(kinds, ", ") + " follow the pods' rules: a tenant may not add a platform-owned key to a template nor change " +
+		"one (a key the template has keeps its value; dropping it makes pods without it). The API server writes these labels " +
+		"into templates itself, and tenants' writes may carry them:\n\n| kind | label | why |\n|---|---|---|\n")
+	for _, k := range TemplateAPIServerKeys() {
+		fmt.Fprintf(b, "| `%s` | `%s` | %s |\n", k.Resource.String(), k.Key, docCell(k.Reason))
+	}
+	b.WriteString("\nUpstream, `zoo-tenant-metadata` sees a pod after the platform's own mutating webhooks: the keys they add " +
+		"(Istio's `sidecar.istio.io/status`) are named with `kubectl zoo install --webhook-keys`, and only on pods. The proxy " +
+		"judges what a tenant sends, before any webhook, and refuses them still.\n")
 }
 
 // docVolumeSources is the classification of volume sources

@@ -58,7 +58,7 @@ const nodesReason = "nodes belong to the shared cluster: tenants may read them b
 // and a golden test case in testdata/translate.
 var kindTable = []KindRule{
 	// core, namespaced
-	{Resource: gr("", "pods"), Kind: "Pod", Treatment: Namespaced, Refs: podSpecRefs("spec"),
+	{Resource: gr("", "pods"), Kind: "Pod", Treatment: Namespaced, Refs: podSpecRefs("spec"), PlatformDomains: true,
 		PlatformStatusFields: []string{"podIP", "podIPs", "hostIP", "hostIPs", "phase", "nominatedNodeName"}, Subresources: podSubresources},
 	{Resource: gr("", "podtemplates"), Kind: "PodTemplate", Treatment: Namespaced, Refs: podSpecRefs("template.spec")},
 	{Resource: gr("", "replicationcontrollers"), Kind: "ReplicationController", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: workloadSubresources},

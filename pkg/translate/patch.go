@@ -72,6 +72,14 @@ func (t *Translator) translatePatch(u *UpstreamRequest, contentType string, body
 			if err := t.completeIn(rule, obj); err != nil {
 				return nil, err
 			}
+			// Its templates' keys are set as written (a key it leaves out
+			// stays another manager's); merge, strategic and json patches
+			// are judged on their result (PatchInView).
+			if rule == u.Rule && u.objectPath != "" {
+				if err := t.newPlatformJudge(rule, u).templates(obj, false); err != nil {
+					return nil, err
+				}
+			}
 		}
 		if err := t.objectIn(rule, obj); err != nil {
 			return nil, err

@@ -97,6 +97,13 @@ func (t *Translator) PatchInView(u *UpstreamRequest, contentType string, patch, 
 	}
 	meta := ensureChild(result, "metadata") // a patch that removed it still gets the ownership label back
 	patchedRV := str(meta, "resourceVersion")
+	if rule == u.Rule {
+		j := t.newPlatformJudge(rule, u)
+		j.obj, j.objLooked = obj, true // the current object, in the view (a template's keys are not translated)
+		if err := j.templates(result, false); err != nil {
+			return nil, err
+		}
+	}
 	if err := t.objectIn(rule, result); err != nil {
 		return nil, err
 	}

@@ -161,6 +161,9 @@ type PlatformLookup interface {
 	// CurrentMetadata returns the labels and annotations of the upstream
 	// object at path (no subresource); found is false when it does not exist.
 	CurrentMetadata(path string) (md Metadata, found bool, err error)
+	// CurrentObject returns the upstream object at path (no subresource)
+	// as JSON decodes it; found is false when it does not exist.
+	CurrentObject(path string) (obj map[string]any, found bool, err error)
 	// PodSecurityLevel returns the Pod Security level of the tenant.
 	PodSecurityLevel() (string, error)
 	// PriorityClassValue returns the value of the upstream PriorityClass

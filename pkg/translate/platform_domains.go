@@ -40,8 +40,9 @@ type TenantAllowedKey struct {
 
 // platformDomains is THE list of the platform's key domains. The components
 // of Kubernetes own kubernetes.io and k8s.io; the others are those of
-// widely used distributions and add-ons whose admission webhooks and
-// controllers key on the metadata of namespaces, Services and volumes.
+// widely used distributions and add-ons whose admission webhooks,
+// controllers and network plugins key on the metadata of namespaces,
+// Services, volumes, Ingresses and pods.
 var platformDomains = []PlatformDomain{
 	{Domain: "kubernetes.io", Owner: "Kubernetes",
 		Example: "scheduler.alpha.kubernetes.io/node-selector (PodNodeSelector), service.kubernetes.io/service-proxy-name (kube-proxy skips the Service), service.beta.kubernetes.io/* (cloud load balancers), pv.kubernetes.io/provisioned-by (a provisioner deletes the volume's backing storage)"},
@@ -63,7 +64,13 @@ var platformDomains = []PlatformDomain{
 	{Domain: "projectcalico.org", Owner: "Calico", Example: "cni.projectcalico.org/ipv4pools (pods' addresses from a pool the platform's firewalls trust)"},
 	{Domain: "metallb.universe.tf", Owner: "MetalLB", Example: "metallb.universe.tf/allow-shared-ip, loadBalancerIPs (share or take another tenant's load balancer address)"},
 	{Domain: "metallb.io", Owner: "MetalLB", Example: "metallb.io/allow-shared-ip, metallb.io/loadBalancerIPs (likewise, newer releases)"},
+	{Domain: "cni.cncf.io", Owner: "Multus", Example: "k8s.v1.cni.cncf.io/networks (a pod attached to the platform's own networks, past every network policy)"},
+	{Domain: "karpenter.sh", Owner: "Karpenter", Example: "karpenter.sh/do-not-disrupt (the platform's nodes kept for the tenant's pod)"},
 	{Domain: "kube-vip.io", Owner: "kube-vip", Example: "kube-vip.io/loadbalancerIPs (take another tenant's load balancer address)"},
+	{Domain: "konghq.com", Owner: "Kong", Example: "konghq.com/plugins, konghq.com/override (plugins and configuration the shared gateway runs for the tenant's routes)"},
+	{Domain: "projectcontour.io", Owner: "Contour", Example: "projectcontour.io/tls-cert-namespace (a certificate of another namespace's), projectcontour.io/upstream-protocol.* (how the shared Envoy dials)"},
+	{Domain: "traefik.io", Owner: "Traefik", Example: "traefik.io/router.middlewares, router.tls.certresolver (middlewares and certificate resolvers of the shared proxy)"},
+	{Domain: "haproxy.org", Owner: "HAProxy Ingress", Example: "haproxy.org/backend-config-snippet (raw configuration of the shared proxy)"},
 	{Domain: "kyverno.io", Owner: "Kyverno", Example: "generate.kyverno.io/* (what Kyverno's generate rules take for their own)"},
 	{Domain: "gatekeeper.sh", Owner: "OPA Gatekeeper", Example: "admission.gatekeeper.sh/ignore (Gatekeeper's webhook skips the namespace)"},
 	{Domain: "argoproj.io", Owner: "Argo CD", Example: "argocd.argoproj.io/managed-by (the operator gives an Argo CD instance rights in the namespace)"},
@@ -78,6 +85,10 @@ var platformDomains = []PlatformDomain{
 var tenantAllowedKeys = []TenantAllowedKey{
 	{Key: "app.kubernetes.io/", Reason: "the recommended labels (name, instance, version, component, part-of, managed-by): read by tools, never by admission"},
 	{Key: "kubectl.kubernetes.io/last-applied-configuration", Reason: "kubectl apply's record of the tenant's own manifest"},
+	{Key: "kubectl.kubernetes.io/default-container", Reason: "the container kubectl exec, logs and attach pick in the tenant's own pod"},
+	{Key: "kubectl.kubernetes.io/default-logs-container", Reason: "likewise, for kubectl logs (deprecated)"},
+	{Key: "kubectl.kubernetes.io/restartedAt", Reason: "kubectl rollout restart: a new pod template of the tenant's own workload"},
+	{Key: "container.apparmor.security.beta.kubernetes.io/", Reason: "a container's AppArmor profile: the API server copies it from securityContext.appArmorProfile (and requires the two to agree), and Pod Security admission judges both"},
 	{Key: "kubernetes.io/description", Reason: "free text for people"},
 	{Key: "kubernetes.io/change-cause", Reason: "kubectl's --record: free text for people"},
 	{Key: "service.kubernetes.io/topology-mode", Reason: "topology-aware routing of the tenant's own Service to its own pods"},

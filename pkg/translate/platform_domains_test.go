@@ -41,7 +41,7 @@ func TestPlatformDomainKeys(t *testing.T) {
 		{grNamespace, false, "argocd.argoproj.io/managed-by", true},
 		{grNamespace, true, "kustomize.toolkit.fluxcd.io/reconcile", true},
 		{grNamespace, false, "sub.app.kubernetes.io/name", true},
-		{grNamespace, true, "kubectl.kubernetes.io/restartedAt", true},
+		{grNamespace, true, "kubectl.kubernetes.io/restartedAt", false}, // kubectl rollout restart writes it on pod templates; harmless elsewhere
 		{grNamespace, false, "kubernetes.io/metadata.name", false},
 		{grNamespace, true, "kubernetes.io/metadata.name", true},
 		{grNamespace, false, "pod-security.kubernetes.io/enforce", true},
@@ -132,7 +132,7 @@ func TestPlatformDomainLists(t *testing.T) {
 			}
 		})
 	}
-	assert.ElementsMatch(t, []schema.GroupResource{grNamespace, grServices, grPV, grIngress}, PlatformDomainResources())
+	assert.ElementsMatch(t, []schema.GroupResource{grPod, grNamespace, grServices, grPV, grIngress}, PlatformDomainResources())
 }
 
 // domainPlatform adds to fakePlatform a namespace of a Rancher project and

@@ -19,6 +19,10 @@ type platformJudge struct {
 	// level is the tenant's Pod Security level, read once when a namespace
 	// write sets a Pod Security label.
 	level string
+	// obj is the current object, read once when a pod template of an
+	// update carries a platform-owned key (templates).
+	obj       map[string]any
+	objLooked bool
 }
 
 func (t *Translator) newPlatformJudge(rule *KindRule, u *UpstreamRequest) *platformJudge {

@@ -25,6 +25,8 @@ func (f *fakePlatform) AllowedVolumeSources() ([]string, error) { return f.volum
 
 func (f *fakePlatform) AllowedIngressHosts() ([]string, error) { return f.ingressHosts, nil }
 
+func (f *fakePlatform) CurrentObject(string) (map[string]any, bool, error) { return nil, false, nil }
+
 func (f *fakePlatform) CurrentMetadata(path string) (Metadata, bool, error) {
 	f.lookups++
 	switch path {

@@ -15,7 +15,7 @@ import (
 // TestPlatformDomainsAgree: for keys at the edges of the domains and the
 // allow-list, the upstream policy (acme's admin directly upstream, a
 // server-side dry run) refuses exactly the labels and annotations that the
-// proxy's table calls platform-owned, on a namespace, a Service and a
+// proxy's table calls platform-owned, on a namespace, a Service, a pod and a
 // volume (where zoo-tenant-storage refuses the storage-class annotation on
 // its own, as the proxy's kind rule does).
 func TestPlatformDomainsAgree(t *testing.T) {
@@ -27,6 +27,7 @@ func TestPlatformDomainsAgree(t *testing.T) {
 	acme.k(t, "create", "namespace", "agree")
 	t.Cleanup(func() { acme.run(t, "", "delete", "namespace", "agree", "--wait=false") })
 	acme.k(t, "-n", "agree", "create", "service", "clusterip", "web", "--tcp=80")
+	acme.k(t, "-n", "agree", "run", "web", "--image=busybox")
 	allowStaticVolumes(t, "acme") // storage_hosts_test.go
 	acme.apply(t, proxyPV("agree-pv", domainsPVClass, ""))
 	acme.apply(t, ingressOf("agree", "web", "rules: ["+hostRule("web.acme.io")+"]")) // storage_hosts_test.go
@@ -48,6 +49,7 @@ func TestPlatformDomainsAgree(t *testing.T) {
 	}{
 		{schema.GroupResource{Resource: "namespaces"}, []string{"ns", "acme-agree"}},
 		{schema.GroupResource{Resource: "services"}, []string{"-n", "acme-agree", "svc", "web"}},
+		{schema.GroupResource{Resource: "pods"}, []string{"-n", "acme-agree", "pod", "web"}},
 		{schema.GroupResource{Resource: "persistentvolumes"}, []string{"pv", "acme-agree-pv"}},
 		{schema.GroupResource{Group: "networking.k8s.io", Resource: "ingresses"}, []string{"-n", "acme-agree", "ingress", "web"}},
 	} {

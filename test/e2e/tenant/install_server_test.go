@@ -64,7 +64,7 @@ func TestInstallServer(t *testing.T) {
 	// --dry-run=client prints everything and changes nothing.
 	out := mustZoo(t, "install", "--server", "--dry-run=client", "-o", "yaml")
 	docs := strings.Split(out, "\n---\n")
-	require.Len(t, docs, len(tenantctl.InstallObjects())+len(serverObjs))
+	require.Len(t, docs, len(tenantctl.InstallObjects(tenantctl.InstallConfig{}))+len(serverObjs))
 	u := &unstructured.Unstructured{}
 	require.NoError(t, yaml.Unmarshal([]byte(docs[len(docs)-2]), &u.Object))
 	assert.Equal(t, "Deployment", u.GetKind())

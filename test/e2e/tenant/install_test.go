@@ -24,7 +24,7 @@ func installed(t *testing.T) map[string]string {
 	t.Helper()
 	dyn := dynamicClient(t)
 	out := map[string]string{}
-	for _, obj := range tenantctl.InstallObjects() {
+	for _, obj := range tenantctl.InstallObjects(tenantctl.InstallConfig{}) {
 		u, err := tenantctl.ToUnstructured(obj)
 		require.NoError(t, err)
 		gvk := u.GroupVersionKind()
@@ -59,7 +59,7 @@ func TestInstall(t *testing.T) {
 	// --dry-run=client prints everything and changes nothing.
 	out := mustZoo(t, "install", "--dry-run=client", "-o", "yaml")
 	docs := strings.Split(out, "\n---\n")
-	require.Len(t, docs, len(tenantctl.InstallObjects()))
+	require.Len(t, docs, len(tenantctl.InstallObjects(tenantctl.InstallConfig{})))
 	kinds := map[string]int{}
 	for _, doc := range docs {
 		u := &unstructured.Unstructured{}
@@ -74,7 +74,7 @@ func TestInstall(t *testing.T) {
 	out = mustZoo(t, "install")
 	assert.Contains(t, out, "customresourcedefinition.apiextensions.k8s.io/tenants.zoo.kubectl-zoo.io serverside-applied")
 	first := installed(t)
-	require.Len(t, first, len(tenantctl.InstallObjects()))
+	require.Len(t, first, len(tenantctl.InstallObjects(tenantctl.InstallConfig{})))
 	mustZoo(t, "install")
 	assert.Equal(t, first, installed(t), "re-install must be a no-op")
 
@@ -87,7 +87,7 @@ func TestInstall(t *testing.T) {
 	// Uninstall refuses while tenants exist, and --force deletes them too.
 	mustZoo(t, "tenant", "create", "uninst")
 	requireOneLineError(t, zoo(t, "install", "--uninstall"), "refusing to uninstall: 1 tenant(s) exist (uninst)")
-	assert.Len(t, installed(t), len(tenantctl.InstallObjects()))
+	assert.Len(t, installed(t), len(tenantctl.InstallObjects(tenantctl.InstallConfig{})))
 	mustZoo(t, "install", "--uninstall", "--force")
 	assert.Empty(t, installed(t))
 	ns, err := framework.AdminClient(t).CoreV1().Namespaces().Get(t.Context(), "uninst-default", metav1.GetOptions{})
