@@ -66,10 +66,13 @@ func serviceRefusedValidations(forbidden *metav1.StatusReason) []admissionv1.Val
 }
 
 // optionalPrefixed is a CEL condition that holds when the string field key of
-// the object at path (a dotted CEL path) is absent, at any level, or starts
-// with the tenant's prefix.
+// the object at path (a dotted CEL path) is absent, at any level, or null, or
+// starts with the tenant's prefix. A field without omitempty (a
+// PersistentVolume's spec.azureFile.secretNamespace) reaches admission as
+// null when unset, which has() takes for set.
 func optionalPrefixed(path, key string) string {
-	return "(" + absent(path+"."+key) + " || " + path + "." + key + ".startsWith(variables.prefix))"
+	field := path + "." + key
+	return "(" + absent(field) + " || type(" + field + ") != string || " + field + ".startsWith(variables.prefix))"
 }
 
 // absent is a CEL condition that holds when any step of the dotted path

@@ -116,7 +116,7 @@ func TestVolumeSourcesOfThePolicy(t *testing.T) {
 			}
 		})
 	}
-	zooPolicySet(t, "--volume-sources", "nfs,csi")
+	zooPolicySet(t, "--volume-sources", "nfs,csi,azureFile")
 	t.Cleanup(func() { zooPolicySet(t, "--volume-sources", "") })
 	for _, w := range ways {
 		t.Run(w.name+": allowed", func(t *testing.T) {
@@ -132,6 +132,11 @@ func TestVolumeSourcesOfThePolicy(t *testing.T) {
 			res = w.run(t, staticVolume(w, name, volumes["spec.csi"]), "create", "-f", "-")
 			require.NoError(t, res.Err, res.Stderr)
 			w.run(t, "", "delete", "pv", volumeName(w, name))
+			// Without secretNamespace (the pods' own namespace): the field
+			// reaches admission as null.
+			res = w.run(t, staticVolume(w, name+"-af", "azureFile: {secretName: s, shareName: mine}"), "create", "-f", "-")
+			require.NoError(t, res.Err, res.Stderr)
+			w.run(t, "", "delete", "pv", volumeName(w, name+"-af"))
 		})
 	}
 	zooPolicySet(t, "--volume-sources", "")
