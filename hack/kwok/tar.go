@@ -11,10 +11,11 @@ import (
 	"strings"
 )
 
-// Bounds of one `tar x`: what a pod may write to this machine's disk in one
-// exec.
+// What a pod may write to this machine's disk: its sandbox holds at most
+// podMaxBytes (an archive is counted whole, headers too), and one `tar x`
+// extracts at most tarMaxEntries entries.
 const (
-	tarMaxBytes   = 64 << 20
+	podMaxBytes   = 64 << 20
 	tarMaxEntries = 4096
 )
 
@@ -76,7 +77,11 @@ func (p *proc) tar(args []string) int {
 }
 
 func (p *proc) untar(dir string) int {
-	in := &io.LimitedReader{R: p.in, N: tarMaxBytes + 1}
+	left, err := p.left()
+	if err != nil {
+		return p.fail("tar", "/", err)
+	}
+	in := &io.LimitedReader{R: p.in, N: left + 1}
 	r := tar.NewReader(in)
 	for n := 0; ; n++ {
 		h, err := r.Next()
@@ -90,13 +95,30 @@ func (p *proc) untar(dir string) int {
 			err = p.extract(r, rel(path.Join(dir, h.Name)), h)
 		}
 		if in.N <= 0 {
-			err = fmt.Errorf("archive larger than %d bytes", tarMaxBytes)
+			err = fmt.Errorf("archive larger than the %d bytes left of the pod's %d", left, podMaxBytes)
 		}
 		if err != nil {
 			fmt.Fprintf(p.errOut, "tar: %v\n", err)
 			return 2
 		}
 	}
+}
+
+// left is what the pod may still write: podMaxBytes less the size of the
+// files in its sandbox.
+func (p *proc) left() (int64, error) {
+	used := int64(0)
+	err := fs.WalkDir(p.root.FS(), ".", func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil && info.Mode().IsRegular() {
+			used += info.Size()
+		}
+		return err
+	})
+	return max(podMaxBytes-used, 0), err
 }
 
 func (p *proc) extract(r io.Reader, name string, h *tar.Header) error {

@@ -3,6 +3,7 @@ package main
 import (
 	"archive/tar"
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -78,4 +79,18 @@ func TestSandboxTar(t *testing.T) {
 	}
 	_, err := os.Stat(filepath.Join(host, "tmp"))
 	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// TestSandboxTarIsBounded: a pod's sandbox holds at most podMaxBytes, however
+// many archives it is sent.
+func TestSandboxTarIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	half := string(make([]byte, podMaxBytes/2))
+	for i, want := range []int{0, 2} {
+		res := execIn(t, dir, archive(t, [][2]string{{fmt.Sprintf("f%d", i), half}}), false, "tar", "xf", "-")
+		assert.Equal(t, want, res.code, res.stderr)
+	}
+	res := execIn(t, dir, archive(t, [][2]string{{"small", "x"}}), false, "tar", "xf", "-")
+	assert.Equal(t, 2, res.code)
+	assert.Contains(t, res.stderr, "archive larger than the")
 }
