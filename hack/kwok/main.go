@@ -18,6 +18,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"slices"
@@ -71,6 +72,7 @@ func run(args []string) error {
 func parseArgs(args []string) (frontFlags, []string, error) {
 	var f frontFlags
 	fs := flag.NewFlagSet("kwok", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // the error says what is wrong; main prints it
 	fs.StringVar(&f.listen, "listen", "", "address of the fake node's kubelet port (the node's --node-port)")
 	fs.StringVar(&f.certFile, "tls-cert-file", "", "the kubelet port's serving certificate")
 	fs.StringVar(&f.keyFile, "tls-private-key-file", "", "the kubelet port's serving key")
@@ -85,10 +87,10 @@ func parseArgs(args []string) (frontFlags, []string, error) {
 	if fs.NArg() != 0 {
 		return f, nil, fmt.Errorf("unexpected arguments before --: %q", fs.Args())
 	}
-	for name, v := range map[string]string{"--listen": f.listen, "--tls-cert-file": f.certFile,
-		"--tls-private-key-file": f.keyFile, "--sandbox-dir": f.sandboxDir} {
-		if v == "" {
-			return f, nil, fmt.Errorf("%s is required", name)
+	for _, flag := range [][2]string{{"--listen", f.listen}, {"--tls-cert-file", f.certFile},
+		{"--tls-private-key-file", f.keyFile}, {"--sandbox-dir", f.sandboxDir}} {
+		if flag[1] == "" {
+			return f, nil, fmt.Errorf("%s is required", flag[0])
 		}
 	}
 	return f, args[sep+1:], nil

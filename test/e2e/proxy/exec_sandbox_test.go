@@ -18,16 +18,7 @@ func TestExecStaysInTheSandbox(t *testing.T) {
 	const ns = "exec-sandbox"
 	s.k(t, "create", "namespace", ns)
 	t.Cleanup(func() { s.run(t, "", "delete", "namespace", ns, "--wait=false") })
-	s.apply(t, `apiVersion: v1
-kind: Pod
-metadata:
-  name: box
-  labels: {app: box}
-spec:
-  containers:
-  - name: c
-    image: registry.example/box:1
-`, "-n", ns)
+	s.k(t, "-n", ns, "run", "box", "--image=registry.example/box:1", "--labels=app=box")
 	pod := waitPod(t, s, ns, "app=box")
 
 	t.Run("serve", func(t *testing.T) { framework.ExecStaysInTheSandbox(t, s.Kubeconfig, ns, pod) })
