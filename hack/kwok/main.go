@@ -87,10 +87,10 @@ func parseArgs(args []string) (frontFlags, []string, error) {
 	if fs.NArg() != 0 {
 		return f, nil, fmt.Errorf("unexpected arguments before --: %q", fs.Args())
 	}
-	for _, flag := range [][2]string{{"--listen", f.listen}, {"--tls-cert-file", f.certFile},
+	for _, req := range [][2]string{{"--listen", f.listen}, {"--tls-cert-file", f.certFile},
 		{"--tls-private-key-file", f.keyFile}, {"--sandbox-dir", f.sandboxDir}} {
-		if flag[1] == "" {
-			return f, nil, fmt.Errorf("%s is required", flag[0])
+		if req[1] == "" {
+			return f, nil, fmt.Errorf("%s is required", req[0])
 		}
 	}
 	return f, args[sep+1:], nil
