@@ -41,9 +41,9 @@ func (s *sandbox) ExecInContainer(_ context.Context, name string, _ types.UID, _
 		return err
 	}
 	defer root.Close()
-	p := &proc{root: root, hostname: host, in: in, out: out, errOut: errOut}
-	if tty {
-		p.out = crlfWriter{out}
+	p := &proc{root: root, hostname: host, in: in, out: orDiscard(out), errOut: orDiscard(errOut)}
+	if tty { // one stream, stdout, for both
+		p.out = crlfWriter{p.out}
 		p.errOut = p.out
 	}
 	if p.in == nil {
@@ -81,4 +81,12 @@ func (c crlfWriter) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// orDiscard is w, or io.Discard for a stream the client did not ask for.
+func orDiscard(w io.WriteCloser) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
 }

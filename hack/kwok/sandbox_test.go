@@ -146,3 +146,24 @@ func TestSandboxRefusesAPodNameThatIsAPath(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxWithoutOutputStreams: a client may ask for stdin alone, or
+// stdout alone; what the command writes to a stream not asked for is lost.
+func TestSandboxWithoutOutputStreams(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  []string
+		code int
+	}{{[]string{"echo", "hi"}, 0}, {[]string{"sh"}, exitRefused}, {[]string{"cat", "/nothing"}, 1}} {
+		t.Run(tc.cmd[0], func(t *testing.T) {
+			err := (&sandbox{dir: t.TempDir()}).ExecInContainer(t.Context(), "ns/web", "", "c", tc.cmd,
+				strings.NewReader("in"), nil, nil, false, nil, 0)
+			code := 0
+			if exit, ok := err.(utilexec.CodeExitError); ok {
+				code = exit.Code
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tc.code, code)
+		})
+	}
+}
