@@ -15,6 +15,8 @@ KUBE_BIN := $(CACHE)/kube/$(KUBE_VERSION)
 TOOLS_BIN := $(CACHE)/tools
 GORELEASER := $(TOOLS_BIN)/goreleaser-$(GORELEASER_VERSION)
 CONFORMANCE_BIN := $(CACHE)/conformance/$(KUBE_VERSION)
+# The local upstream's kwok (hack/kwok), built from this checkout.
+KWOK_BIN := $(ROOT)/bin/kwok
 DEV_DIR := $(ROOT)/.zoo-dev
 
 # A release tag (v1.2.3) when there is one, else v0.0.0-<commit>, so the
@@ -33,6 +35,7 @@ GOTEST_FLAGS ?=
 E2E_TIMEOUT ?= 25m
 
 export ZOO_KUBE_BIN := $(KUBE_BIN)
+export ZOO_KWOK_BIN := $(KWOK_BIN)
 export ZOO_ROOT := $(ROOT)
 export ZOO_KUBE_VERSION := $(KUBE_VERSION)
 
@@ -44,12 +47,17 @@ build: ## Build bin/kubectl-zoo
 kube: ## Build the pinned control plane (cached under .cache/kube/<version>)
 	hack/build-kube.sh $(KUBE_VERSION) $(KUBE_BIN) $(KWOK_VERSION)
 
+.PHONY: kwok
+kwok: ## Build the local upstream's kwok, whose exec runs in a sandbox (hack/kwok), into bin/kwok/
+	hack/build-kwok.sh $(KWOK_VERSION) $(KWOK_BIN)
+
 .PHONY: test
 test: test-unit test-e2e test-conformance-fast ## Unit, end-to-end and a few conformance tests
 
 .PHONY: test-unit
 test-unit: ## Unit tests (no cluster), with a few seconds of fuzzing
 	go test $(GOTEST_FLAGS) $(UNIT_PKGS)
+	cd hack/kwok && go test $(GOTEST_FLAGS) ./...
 	$(MAKE) --no-print-directory fuzz FUZZ_TIME=$(TEST_FUZZ_TIME)
 
 # The translator's fuzz targets: round trip backward(forward(x)) == x,
@@ -70,16 +78,16 @@ fuzz: ## Fuzz the translator and the proxy (FUZZ_TIME per target, 60s by default
 	done
 
 .PHONY: test-e2e
-test-e2e: build kube ## End-to-end tests against a real local control plane
+test-e2e: build kube kwok ## End-to-end tests against a real local control plane
 	go test $(GOTEST_FLAGS) -p 1 -timeout $(E2E_TIMEOUT) $(E2E_PKGS)
 
 .PHONY: bench
-bench: build kube ## The proxy's cost beside the direct upstream and a pass-through hop; translator benchmarks
+bench: build kube kwok ## The proxy's cost beside the direct upstream and a pass-through hop; translator benchmarks
 	go test -run='^$$' -bench=. -benchmem ./pkg/translate
 	go run ./test/bench -kube-bin $(KUBE_BIN) -zoo bin/kubectl-zoo -out bench/results.json
 
 .PHONY: bench-sleep
-bench-sleep: build kube ## What tenant sleep and wake cost: upstream requests and time for 10 and 100 Deployments (docs/sleep.md)
+bench-sleep: build kube kwok ## What tenant sleep and wake cost: upstream requests and time for 10 and 100 Deployments (docs/sleep.md)
 	go test -run='^$$' -bench=BenchmarkSleepWake -benchtime=5x -timeout 20m ./test/e2e/tenant/
 
 # The scale workload, 2 tenants against TENANTS: write latency (as the cluster
@@ -89,7 +97,7 @@ bench-sleep: build kube ## What tenant sleep and wake cost: upstream requests an
 TENANTS ?= 1000
 
 .PHONY: bench-scale
-bench-scale: build kube ## What the number of tenants costs (writes, reads, tenant commands, upstream objects/bytes/RSS): 2 tenants against TENANTS (1000)
+bench-scale: build kube kwok ## What the number of tenants costs (writes, reads, tenant commands, upstream objects/bytes/RSS): 2 tenants against TENANTS (1000)
 	go run ./test/bench -kube-bin $(KUBE_BIN) -zoo bin/kubectl-zoo -only scale -tenants $(TENANTS) -out bench/scale-results.json
 
 # The Kubernetes conformance suite (e2e.test) directly and through serve.
@@ -100,7 +108,7 @@ conformance-bin: ## Build the pinned e2e.test and ginkgo (cached under .cache/co
 	hack/build-conformance.sh $(KUBE_VERSION) $(CONFORMANCE_BIN)
 
 .PHONY: conformance
-conformance: build kube conformance-bin ## sig-api-machinery conformance directly and through serve; the ratio and every spec lost
+conformance: build kube kwok conformance-bin ## sig-api-machinery conformance directly and through serve; the ratio and every spec lost
 	go run ./test/conformance -kube-bin $(KUBE_BIN) -e2e-bin $(CONFORMANCE_BIN) -zoo bin/kubectl-zoo \
 		-nodes $(CONFORMANCE_NODES) -work $(ROOT)/.zoo-conformance -out bench/conformance.json
 
@@ -109,13 +117,13 @@ conformance: build kube conformance-bin ## sig-api-machinery conformance directl
 CONFORMANCE_SIG_TIMEOUT ?= 90m
 
 .PHONY: conformance-apps conformance-auth
-conformance-apps conformance-auth: conformance-%: build kube conformance-bin ## sig-apps (sig-auth) conformance directly and through serve
+conformance-apps conformance-auth: conformance-%: build kube kwok conformance-bin ## sig-apps (sig-auth) conformance directly and through serve
 	go run ./test/conformance -kube-bin $(KUBE_BIN) -e2e-bin $(CONFORMANCE_BIN) -zoo bin/kubectl-zoo \
 		-focus '\[sig-$*\].*\[Conformance\]' -timeout $(CONFORMANCE_SIG_TIMEOUT) \
 		-nodes $(CONFORMANCE_NODES) -work $(ROOT)/.zoo-conformance-$* -out bench/conformance-$*.json
 
 .PHONY: test-conformance-fast
-test-conformance-fast: build kube conformance-bin ## A few fast sig-api-machinery conformance specs through serve (test/conformance/fast.go)
+test-conformance-fast: build kube kwok conformance-bin ## A few fast sig-api-machinery conformance specs through serve (test/conformance/fast.go)
 	go run ./test/conformance -fast -kube-bin $(KUBE_BIN) -e2e-bin $(CONFORMANCE_BIN) -zoo bin/kubectl-zoo \
 		-nodes $(CONFORMANCE_NODES) -work $(ROOT)/.zoo-conformance-fast
 
@@ -124,6 +132,7 @@ lint: $(GORELEASER) ## gofmt, go vet, goreleaser check
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt wants to change:"; echo "$$out"; exit 1; fi
 	go vet ./...
 	cd hack/kube && go vet ./...
+	cd hack/kwok && go vet ./...
 	$(GORELEASER) check
 
 $(GORELEASER):
@@ -132,7 +141,7 @@ $(GORELEASER):
 	mv $(TOOLS_BIN)/goreleaser-build/goreleaser $@
 
 .PHONY: dev-cluster
-dev-cluster: kube ## Start the local upstream in the background; admin kubeconfig in .zoo-dev/kubeconfig
+dev-cluster: kube kwok ## Start the local upstream in the background; admin kubeconfig in .zoo-dev/kubeconfig
 	go run ./internal/devcluster up --dir $(DEV_DIR) --bin $(KUBE_BIN)
 
 .PHONY: dev-cluster-down

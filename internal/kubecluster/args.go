@@ -89,16 +89,20 @@ func schedulerArgs(dir string) []string {
 	}
 }
 
-func kwokArgs(p *pki, dir, config string, port int) []string {
+// kwokArgs are the flags of hack/kwok: its front's, which serves the node's
+// kubelet port on port with exec from the sandbox, then kwok's own.
+func kwokArgs(p *pki, dir, config, sandbox string, port int) []string {
 	return []string{
+		"--listen=127.0.0.1:" + strconv.Itoa(port),
+		"--tls-cert-file=" + p.path("kwok.crt"),
+		"--tls-private-key-file=" + p.path("kwok.key"),
+		"--sandbox-dir=" + sandbox,
+		"--",
 		"--kubeconfig=" + filepath.Join(dir, "kwok.kubeconfig"),
 		"--config=" + config,
 		"--manage-all-nodes=true",
-		"--server-address=127.0.0.1:" + strconv.Itoa(port),
 		"--node-ip=127.0.0.1",
 		"--node-port=" + strconv.Itoa(port),
-		"--tls-cert-file=" + p.path("kwok.crt"),
-		"--tls-private-key-file=" + p.path("kwok.key"),
 		"--v=INFO",
 	}
 }

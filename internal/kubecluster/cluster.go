@@ -3,7 +3,9 @@
 // authorization, default admission plugins), kube-controller-manager,
 // kube-scheduler and kwok with one fake node that is Ready and serves logs,
 // exec, attach and port-forward through the apiserver's real streaming path.
-// The binaries come from hack/build-kube.sh; no docker, no downloads.
+// The binaries come from hack/build-kube.sh, and kwok from hack/build-kwok.sh
+// (its exec runs built-in commands in a sandbox directory, never a command of
+// this machine); no docker, no downloads.
 package kubecluster
 
 import (
@@ -26,8 +28,12 @@ var binaries = []string{"etcd", "kube-apiserver", "kube-controller-manager", "ku
 // Options configure Start.
 type Options struct {
 	// BinDir holds etcd, kube-apiserver, kube-controller-manager,
-	// kube-scheduler, kubectl and kwok.
+	// kube-scheduler and kubectl.
 	BinDir string
+	// KwokBinDir holds the kwok built from hack/kwok (`make kwok`), whose
+	// exec runs in a sandbox; $ZOO_KWOK_BIN if empty. The kwok of BinDir,
+	// upstream's, is never run: its exec runs commands on this machine.
+	KwokBinDir string
 	// Dir is where the cluster keeps its state: pki/, etcd/, logs/, pids/
 	// and the admin kubeconfig. It is created if missing.
 	Dir string
@@ -58,6 +64,9 @@ type Cluster struct {
 	NodeName string
 	// LogFile is the file `kubectl logs` returns for every container.
 	LogFile string
+	// ExecSandbox is the directory under which kwok's exec keeps each pod's
+	// files, in <namespace>/<pod>/: what an exec into the pod sees as "/".
+	ExecSandbox string
 
 	pki   *pki
 	procs []*process
@@ -84,9 +93,13 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 	if opts.ReadyTimeout == 0 {
 		opts.ReadyTimeout = 2 * time.Minute
 	}
+	if opts.KwokBinDir == "" {
+		opts.KwokBinDir = os.Getenv(KwokBinEnv)
+	}
 	for _, b := range append([]string{"kubectl"}, binaries...) {
-		if _, err := os.Stat(filepath.Join(opts.BinDir, b)); err != nil {
-			return nil, fmt.Errorf("missing control-plane binary %s in %s (run `make kube`): %w", b, opts.BinDir, err)
+		if _, err := os.Stat(opts.binPath(b)); err != nil {
+			return nil, fmt.Errorf("missing control-plane binary %s in %s (run `make kube kwok`; $%s names kwok's directory): %w",
+				b, filepath.Dir(opts.binPath(b)), KwokBinEnv, err)
 		}
 	}
 	dir, err := filepath.Abs(opts.Dir)
@@ -94,6 +107,9 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 		return nil, err
 	}
 	if opts.BinDir, err = filepath.Abs(opts.BinDir); err != nil { // the processes run in other directories
+		return nil, err
+	}
+	if opts.KwokBinDir, err = filepath.Abs(opts.KwokBinDir); err != nil {
 		return nil, err
 	}
 	for _, sub := range []string{"etcd", "logs", "pids", "kwok"} {
@@ -151,7 +167,7 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.start(opts, "kwok", kwokArgs(c.pki, c.Dir, kwokConfig, kwokPort)); err != nil {
+	if err := c.start(opts, "kwok", kwokArgs(c.pki, c.Dir, kwokConfig, c.ExecSandbox, kwokPort)); err != nil {
 		return nil, err
 	}
 	if err := c.registerNode(ctx, client); err != nil {
@@ -201,8 +217,21 @@ func Running(dir string) bool {
 	return true
 }
 
+// KwokBinEnv names the directory of the sandboxed kwok when
+// Options.KwokBinDir is empty; the Makefile exports it.
+const KwokBinEnv = "ZOO_KWOK_BIN"
+
+// binPath is where the binary name is: kwok in KwokBinDir, the rest in
+// BinDir.
+func (o Options) binPath(name string) string {
+	if name == "kwok" {
+		return filepath.Join(o.KwokBinDir, name)
+	}
+	return filepath.Join(o.BinDir, name)
+}
+
 func (c *Cluster) start(opts Options, name string, args []string) error {
-	p, err := startProcess(c.Dir, name, filepath.Join(opts.BinDir, name), args, opts.Detach)
+	p, err := startProcess(c.Dir, name, opts.binPath(name), args, opts.Detach)
 	if err != nil {
 		return err
 	}

@@ -21,23 +21,16 @@ import (
 var LogLines = []string{"kwok container started", "hello from kubectl-zoo"}
 
 // kwokConfigTemplate makes kwok serve, for every pod on its nodes:
-//   - exec: the command runs on this machine in the kwok/exec directory;
 //   - logs and attach: the CRI-format log file (followed);
 //   - port-forward: every port echoes what it receives (cat), so tests can
 //     prove that data flows both ways.
+//
+// It configures no exec (ClusterExec): hack/kwok's front serves every exec
+// from its sandbox, and kwok without one refuses an exec that reached it.
 const kwokConfigTemplate = `apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokConfiguration
 options:
   enableCRDs: []
----
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: ClusterExec
-metadata:
-  name: zoo-exec
-spec:
-  execs:
-  - local:
-      workDir: %[1]q
 ---
 apiVersion: kwok.x-k8s.io/v1alpha1
 kind: ClusterLogs
@@ -45,7 +38,7 @@ metadata:
   name: zoo-logs
 spec:
   logs:
-  - logsFile: %[2]q
+  - logsFile: %[1]q
     follow: true
 ---
 apiVersion: kwok.x-k8s.io/v1alpha1
@@ -54,7 +47,7 @@ metadata:
   name: zoo-attach
 spec:
   attaches:
-  - logsFile: %[2]q
+  - logsFile: %[1]q
 ---
 apiVersion: kwok.x-k8s.io/v1alpha1
 kind: ClusterPortForward
@@ -67,8 +60,8 @@ spec:
 
 func (c *Cluster) writeKwokConfig() (string, error) {
 	dir := filepath.Join(c.Dir, "kwok")
-	execDir := filepath.Join(dir, "exec")
-	if err := os.MkdirAll(execDir, 0o755); err != nil {
+	c.ExecSandbox = filepath.Join(dir, "sandbox")
+	if err := os.MkdirAll(c.ExecSandbox, 0o700); err != nil {
 		return "", err
 	}
 	c.LogFile = filepath.Join(dir, "container.log")
@@ -81,7 +74,7 @@ func (c *Cluster) writeKwokConfig() (string, error) {
 		return "", err
 	}
 	config := filepath.Join(dir, "kwok.yaml")
-	return config, os.WriteFile(config, fmt.Appendf(nil, kwokConfigTemplate, execDir, c.LogFile), 0o644)
+	return config, os.WriteFile(config, fmt.Appendf(nil, kwokConfigTemplate, c.LogFile), 0o644)
 }
 
 // registerNode creates the fake node kwok manages.

@@ -56,7 +56,8 @@ var kwokSkips = []skipEntry{
 	{
 		Pattern: `\[sig-apps\] StatefulSet Basic StatefulSet functionality \[StatefulSetBasic\] (Scaling should happen in predictable order and halt|Burst scaling should run to completion even with unhealthy pods|should perform rolling updates and roll backs of template modifications)`,
 		Reason: "makes a pod unready by moving the web server's index.html away (kubectl exec) so that its readiness probe " +
-			"fails: kwok runs exec on this machine, not in the pod, and probes nothing, so the pod never becomes unready",
+			"fails: the local upstream's kwok runs exec as built-ins in a sandbox (no shell, no mv), not in the pod, and probes " +
+			"nothing, so the pod never becomes unready",
 	},
 	{
 		Pattern: `\[sig-apps\] StatefulSet Basic StatefulSet functionality \[StatefulSetBasic\] Should recreate evicted statefulset`,
@@ -85,7 +86,7 @@ var kwokSkips = []skipEntry{
 	// exactly these 3 of the 10.
 	{
 		Pattern: `\[sig-auth\] ServiceAccounts should mount an API token into pods`,
-		Reason:  "reads the mounted token, CA and namespace files with kubectl exec in the pod: kwok runs exec on this machine, where those files do not exist (\"exit status 1\")",
+		Reason:  "reads the mounted token, CA and namespace files with kubectl exec in the pod: the local upstream's kwok runs exec in a sandbox, where those files do not exist",
 	},
 	{
 		Pattern: `\[sig-auth\] ServiceAccounts (should mount projected service account token|ServiceAccountIssuerDiscovery should support OIDC discovery)`,

@@ -56,15 +56,19 @@ func TestDeploymentRunsAndStreams(t *testing.T) {
 	t.Run("logs follow", func(t *testing.T) { framework.LogsFollowShows(t, c.Kubeconfig, "workload", pod) })
 
 	t.Run("exec", func(t *testing.T) {
-		out := framework.Kubectl(t, "-n", "workload", "exec", pod, "--", "sh", "-c", "echo exec-$((6*7))")
+		out := framework.Kubectl(t, "-n", "workload", "exec", pod, "--", "echo", "exec-42")
 		assert.Equal(t, "exec-42\n", out)
 	})
 
 	t.Run("exec stdin", func(t *testing.T) {
 		res := framework.Run(t.Context(), []byte("through stdin\n"), framework.KubectlPath(),
-			"--kubeconfig", c.Kubeconfig, "-n", "workload", "exec", "-i", pod, "--", "sh", "-c", "read line; echo got: $line")
+			"--kubeconfig", c.Kubeconfig, "-n", "workload", "exec", "-i", pod, "--", "cat")
 		require.NoError(t, res.Err, res.Stderr)
-		assert.Equal(t, "got: through stdin\n", res.Stdout)
+		assert.Equal(t, "through stdin\n", res.Stdout)
+	})
+
+	t.Run("exec stays in the pod's sandbox", func(t *testing.T) {
+		framework.ExecStaysInTheSandbox(t, c.Kubeconfig, "workload", pod)
 	})
 
 	t.Run("port-forward", func(t *testing.T) {

@@ -4,8 +4,9 @@
 //	func TestMain(m *testing.M) { framework.Main(m) }
 //
 // It needs ZOO_KUBE_BIN (the control-plane binaries, built by `make kube`) and
-// ZOO_ROOT (the repository, whose bin/kubectl-zoo `make build` made); `make
-// test-e2e` sets both.
+// ZOO_ROOT (the repository, whose bin/kubectl-zoo `make build` made, and
+// whose bin/kwok/kwok `make kwok` made, unless ZOO_KWOK_BIN names another
+// directory); `make test-e2e` sets them.
 package framework
 
 import (
@@ -41,6 +42,9 @@ func run(m *testing.M) int {
 	if bin == "" {
 		fmt.Fprintln(os.Stderr, "e2e: ZOO_KUBE_BIN is not set; run `make test-e2e` (it builds the control plane and sets it)")
 		return 1
+	}
+	if os.Getenv(kubecluster.KwokBinEnv) == "" { // every cluster of the test binary
+		_ = os.Setenv(kubecluster.KwokBinEnv, filepath.Join(os.Getenv("ZOO_ROOT"), "bin", "kwok"))
 	}
 	dir, err := os.MkdirTemp("", "zoo-e2e-")
 	if err != nil {
