@@ -24,14 +24,17 @@ func classifiedVariables() []admissionv1.Variable {
 	groups, _ := tableResources()
 	_, reasons, _ := tableSubresources()
 	return []admissionv1.Variable{
-		{Name: "tableGroup", Expression: "variables.reqGroup in " + celList(groups)},
+		// The table's groups, and every built-in group (translate.IsBuiltinGroup):
+		// a platform's CRD there is not the tenant's to write.
+		{Name: "tableGroup", Expression: "variables.reqGroup in " + celList(groups) + " || !variables.reqGroup.contains('.') || " +
+			"variables.reqGroup in ['k8s.io', 'kubernetes.io'] || variables.reqGroup.endsWith('.k8s.io') || variables.reqGroup.endsWith('.kubernetes.io')"},
 		{Name: "subresKey", Expression: "variables.reqGroup + '/' + request.resource.resource + '/' + variables.subres"},
 		{Name: "subresReasons", Expression: reasons},
 	}
 }
 
 // classifiedValidations are the rules: a resource of a group the table
-// knows must be one of its rows; a subresource must be writable by its
+// knows, or of any built-in group, must be one of its rows; a subresource must be writable by its
 // class (a custom resource's: status or scale); a confined one must hold
 // its guard.
 func classifiedValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {

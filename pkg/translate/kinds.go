@@ -121,6 +121,10 @@ type KindRule struct {
 	// request of the shared cluster is matched against every admission
 	// policy, webhook and FlowSchema, so their number is everyone's cost.
 	MaxPerTenant int
+	// WritesRefused marks a rule built for a namespaced resource of a
+	// built-in group that the table has no row for (a platform's CRD
+	// there): tenants may read it in their namespaces and write none.
+	WritesRefused bool
 	// ProxyCreates marks a cluster-wide review that no tenant identity may
 	// create upstream, where its answer could be about every tenant's tokens
 	// and rights: the proxy creates it for the tenant's admins with its own
@@ -316,6 +320,12 @@ func (t *Translator) Rule(gr schema.GroupResource, namespacedHint bool) *KindRul
 		// A resource of a group the table knows, which the table does not
 		// name: one a newer API server serves, unclassified.
 		return &KindRule{Resource: gr, Treatment: Forbidden, Reason: "the resource is not classified for tenants in the kinds table"}
+	case namespaced && IsBuiltinGroup(gr.Group):
+		// A platform's CRD in a built-in group (Gateway API routes,
+		// VolumeSnapshots): its controllers act on fields the table does
+		// not classify, a route's hostnames on the shared gateway and its
+		// parents in other namespaces among them.
+		return &KindRule{Resource: gr, Treatment: Namespaced, WritesRefused: true, Reason: unclassifiedBuiltin}
 	case namespaced:
 		return &KindRule{Resource: gr, Treatment: Namespaced}
 	case IsBuiltinGroup(gr.Group):
@@ -324,6 +334,10 @@ func (t *Translator) Rule(gr schema.GroupResource, namespacedHint bool) *KindRul
 		return &KindRule{Resource: gr, Treatment: TenantGroup}
 	}
 }
+
+// unclassifiedBuiltin is the refusal of a write to a namespaced resource of
+// a built-in group that the table does not classify.
+const unclassifiedBuiltin = "the resource is not classified for tenants in the kinds table: a platform's custom resource in a built-in group, whose controllers act on its fields (a route's hostnames, its parents in other namespaces), is read-only for tenants"
 
 // ruleForKind is Rule for an apiVersion/kind pair, as found in references.
 func (t *Translator) ruleForKind(group, kind string) *KindRule {

@@ -48,6 +48,16 @@ func TestKindTable(t *testing.T) {
 	tr := newTestTranslator(t)
 	assert.Equal(t, "acme", tr.Tenant().String())
 	assert.Equal(t, ReadOnly, tr.Rule(gr("gateway.networking.k8s.io", "gatewayclasses"), false).Treatment)
+	route := tr.Rule(gr("gateway.networking.k8s.io", "httproutes"), true)
+	assert.Equal(t, Namespaced, route.Treatment, "a platform's CRD in a built-in group: read in the tenant's namespaces")
+	assert.True(t, route.WritesRefused, "and written by none: the table does not classify its fields")
+	assert.False(t, tr.Rule(gr("stable.example.com", "crontabs"), true).WritesRefused, "a tenant's own CRD")
+	for _, verb := range []string{"create", "update", "patch", "delete", "deletecollection"} {
+		err := tr.checkVerb(route, RequestInfo{Verb: verb, Name: "r"})
+		require.Error(t, err, verb)
+		assert.Contains(t, ToStatus(err).Message, "not classified for tenants in the kinds table")
+	}
+	require.NoError(t, tr.checkVerb(route, RequestInfo{Verb: "list"}))
 	assert.Equal(t, TenantGroup, tr.Rule(gr("stable.example.com", "clusterthings"), false).Treatment)
 	assert.Equal(t, Namespaced, tr.Rule(gr("stable.example.com", "crontabs"), false).Treatment)
 }

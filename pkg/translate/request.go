@@ -210,6 +210,10 @@ func (t *Translator) checkVerb(rule *KindRule, info RequestInfo) error {
 		if !read {
 			return forbidden(rule.Resource, info.Name, rule.Reason)
 		}
+	case Namespaced:
+		if rule.WritesRefused && !read {
+			return forbidden(rule.Resource, info.Name, rule.Reason)
+		}
 	case Virtual:
 		if info.Verb != "create" {
 			return forbidden(rule.Resource, info.Name, fmt.Sprintf("%s can only be created", rule.Resource.String()))
