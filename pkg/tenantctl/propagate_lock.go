@@ -34,15 +34,21 @@ const (
 func PolicyLockName(t translate.Tenant) string { return "zoo-policy-" + t.Name() }
 
 // lockPolicy takes tenant t's Lease, waiting while another live writer
-// holds it, and returns its release.
-func (c *Client) lockPolicy(ctx context.Context, t translate.Tenant) (func(), error) {
+// holds it, and returns the context to write under and the release
+// (lockLease).
+func (c *Client) lockPolicy(ctx context.Context, t translate.Tenant) (context.Context, func(), error) {
 	return c.lockLease(ctx, t, PolicyLockName(t), "policy")
 }
 
 // lockLease takes the Lease name of tenant t in kube-system (what it
-// guards: what), waiting while another live writer holds it, and returns
-// its release.
-func (c *Client) lockLease(ctx context.Context, t translate.Tenant, name, what string) (func(), error) {
+// guards: what), waiting while another live writer holds it. It renews the
+// Lease every third of its TTL while held, so that work longer than the
+// TTL keeps it, and returns a context derived from ctx that is cancelled
+// when the Lease is lost (another writer took it, or no renewal succeeded
+// for a whole TTL): the holder writes under that context, so it stops
+// before two writers interleave. The release stops the renewal and frees
+// the Lease.
+func (c *Client) lockLease(ctx context.Context, t translate.Tenant, name, what string) (context.Context, func(), error) {
 	leases := c.Kube.CoordinationV1().Leases(policyLockNamespace)
 	holder := string(uuid.NewUUID())
 	var held *coordinationv1.Lease
@@ -71,13 +77,66 @@ func (c *Client) lockLease(ctx context.Context, t translate.Tenant, name, what s
 		return err == nil, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("take the %s lock of tenant %s (Lease %s/%s): %w", what, t, policyLockNamespace, name, err)
+		return nil, nil, fmt.Errorf("take the %s lock of tenant %s (Lease %s/%s): %w", what, t, policyLockNamespace, name, err)
 	}
-	return func() {
+	r := &leaseRenewer{leases: leases, held: held, ttl: policyLockTTL,
+		lost: fmt.Errorf("lost the %s lock of tenant %s (Lease %s/%s) to another writer", what, t, policyLockNamespace, name)}
+	lockCtx, cancel := context.WithCancelCause(ctx)
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		r.run(lockCtx, cancel, stop)
+	}()
+	return lockCtx, func() {
+		close(stop)
+		<-stopped
+		cancel(nil)
 		// Free it for the next writer; if this fails, it expires.
-		held.Spec.HolderIdentity = ptr.To("")
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		_, _ = leases.Update(ctx, held, metav1.UpdateOptions{})
+		r.held.Spec.HolderIdentity = ptr.To("")
+		ctx, cancelUpdate := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancelUpdate()
+		_, _ = leases.Update(ctx, r.held, metav1.UpdateOptions{})
 	}, nil
+}
+
+// leaseClient is the part of the Leases client a renewer uses.
+type leaseClient interface {
+	Update(ctx context.Context, lease *coordinationv1.Lease, opts metav1.UpdateOptions) (*coordinationv1.Lease, error)
+}
+
+// leaseRenewer renews a held Lease until stopped, and cancels the holder's
+// context with lost when the Lease is no longer its own.
+type leaseRenewer struct {
+	leases leaseClient
+	held   *coordinationv1.Lease
+	ttl    time.Duration
+	lost   error
+}
+
+// run renews every third of the TTL. A conflict or a missing Lease means
+// another writer took it; other errors are retried at the next tick, until
+// a whole TTL has passed since the last renewal, when others may take it.
+func (r *leaseRenewer) run(ctx context.Context, cancel context.CancelCauseFunc, stop <-chan struct{}) {
+	tick := time.NewTicker(r.ttl / 3)
+	defer tick.Stop()
+	renewed := time.Now()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		next := r.held.DeepCopy()
+		next.Spec.RenewTime = ptr.To(metav1.NewMicroTime(time.Now()))
+		updated, err := r.leases.Update(ctx, next, metav1.UpdateOptions{})
+		switch {
+		case err == nil:
+			r.held, renewed = updated, time.Now()
+		case apierrors.IsConflict(err), apierrors.IsNotFound(err), time.Since(renewed) >= r.ttl:
+			cancel(r.lost)
+			return
+		}
+	}
 }

@@ -72,7 +72,7 @@ func (c *Client) reconcilePolicyObjects(ctx context.Context, tenant, only string
 	if _, ok, err := c.livePolicy(ctx, t); !ok || err != nil {
 		return err
 	}
-	unlock, err := c.lockPolicy(ctx, t)
+	ctx, unlock, err := c.lockPolicy(ctx, t)
 	if err != nil {
 		return err
 	}

@@ -111,7 +111,7 @@ func (c *Client) changeSleep(ctx context.Context, name string, withInventory boo
 	if err := c.checkInstalled(ctx); err != nil {
 		return SleepResult{}, err
 	}
-	unlock, err := c.lockLease(ctx, t, SleepLockName(t), "sleep")
+	ctx, unlock, err := c.lockLease(ctx, t, SleepLockName(t), "sleep")
 	if err != nil {
 		return SleepResult{}, err
 	}
