@@ -33,53 +33,65 @@ import (
 //     to fix it) and made again;
 //   - a RoleBinding of a ClusterRoleBinding deleted or changed: the
 //     tenant's ClusterRoleBindings are granted in ns again.
-func (r *Reconciler) reconcile(ctx context.Context, ns string) error {
-	obj, exists, err := r.nss.GetByKey(ns)
-	if err != nil || !exists {
-		r.takeGrants(ns)
-		return err
-	}
-	namespace, ok := obj.(*corev1.Namespace)
-	if !ok || namespace.DeletionTimestamp != nil || namespace.Status.Phase == corev1.NamespaceTerminating {
-		r.takeGrants(ns)
-		return nil
-	}
-	t, ok := r.tenantOf(namespace)
-	if !ok {
-		r.takeGrants(ns)
-		return nil // nobody's: never set up
-	}
-	rec, err := r.records.get(ctx, t.Name())
-	if err != nil || rec == nil || rec.DeletionTimestamp != nil {
-		return err
-	}
-	want, err := adminsRoleBinding(rec, ns)
-	if errors.Is(err, errNoAdmins) {
-		return nil // nobody to bind
-	}
-	if err != nil {
-		return err
-	}
-	have, err := r.admins.RoleBindings(ns).Get(tenantctl.NamespaceAdminsRoleBinding)
-	if err != nil && !apierrors.IsNotFound(err) {
-		return err
-	}
-	if err != nil {
-		have = nil
-	}
+func (r *Reconciler) reconcile(ctx context.Context, ns string) (err error) {
+	t, ok := r.target(ns)
 	grants := r.takeGrants(ns)
-	if have != nil && sameBinding(have, want) && !grants {
+	if !ok {
 		return nil
 	}
-	if err := r.restore(ctx, t, rec, want, have, grants); err != nil {
-		if grants {
+	defer func() {
+		if err != nil && grants { // to be written again on the retry
 			r.mu.Lock()
 			r.grants[ns] = true
 			r.mu.Unlock()
 		}
+	}()
+	have, err := r.admins.RoleBindings(ns).Get(tenantctl.NamespaceAdminsRoleBinding)
+	if apierrors.IsNotFound(err) {
+		have, err = nil, nil
+	}
+	if err != nil {
 		return err
 	}
-	return nil
+	rec, want, err := r.wanted(ctx, t, ns, r.records.get)
+	if err != nil || want == nil || (have != nil && sameBinding(have, want) && !grants) {
+		return err
+	}
+	// About to write: from the record as it is now, not as remembered (a
+	// change of admins that `tenant create` has just written to the
+	// RoleBindings must not be undone).
+	if rec, want, err = r.wanted(ctx, t, ns, r.records.fresh); err != nil || want == nil || (have != nil && sameBinding(have, want) && !grants) {
+		return err
+	}
+	return r.restore(ctx, t, rec, want, have, grants)
+}
+
+// target returns the tenant of the upstream namespace ns when it is to be
+// set up: in the informer's cache, not being deleted, and a tenant's
+// (tenantOf).
+func (r *Reconciler) target(ns string) (translate.Tenant, bool) {
+	obj, exists, err := r.nss.GetByKey(ns)
+	namespace, ok := obj.(*corev1.Namespace)
+	if err != nil || !exists || !ok || namespace.DeletionTimestamp != nil || namespace.Status.Phase == corev1.NamespaceTerminating {
+		return translate.Tenant{}, false
+	}
+	return r.tenantOf(namespace) // nobody's is never set up
+}
+
+// wanted returns t's record, read with read, and the admins' RoleBinding
+// of ns it implies; nil when there is none to make (no record, a record
+// being deleted, no admins).
+func (r *Reconciler) wanted(ctx context.Context, t translate.Tenant, ns string,
+	read func(context.Context, string) (*tenantctl.Tenant, error)) (*tenantctl.Tenant, *rbacv1.RoleBinding, error) {
+	rec, err := read(ctx, t.Name())
+	if err != nil || rec == nil || rec.DeletionTimestamp != nil {
+		return nil, nil, err
+	}
+	want, err := adminsRoleBinding(rec, ns)
+	if errors.Is(err, errNoAdmins) {
+		return nil, nil, nil
+	}
+	return rec, want, err
 }
 
 // restore writes what reconcile found missing in want's namespace.

@@ -116,13 +116,14 @@ func TestReconcileWritesOnlyWhatIsMissing(t *testing.T) {
 func TestRecordCache(t *testing.T) {
 	reads := 0
 	fail := true
-	c := newRecordCache(func(context.Context, string) (*tenantctl.Tenant, error) {
+	read := func(context.Context, string) (*tenantctl.Tenant, error) {
 		reads++
 		if fail {
 			return nil, assert.AnError
 		}
 		return record("acme", "admin"), nil
-	})
+	}
+	c := newRecordCache(read, read)
 	now := time.Unix(0, 0)
 	c.now = func() time.Time { return now }
 	_, err := c.get(t.Context(), "acme")
@@ -138,4 +139,7 @@ func TestRecordCache(t *testing.T) {
 	_, err = c.get(t.Context(), "acme")
 	require.NoError(t, err)
 	assert.Equal(t, 3, reads, "read again after recordTTL")
+	_, err = c.fresh(t.Context(), "acme")
+	require.NoError(t, err)
+	assert.Equal(t, 4, reads, "fresh reads at once")
 }

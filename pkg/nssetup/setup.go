@@ -66,7 +66,8 @@ type Config struct {
 	// tenant (the server).
 	Tenant string
 	// Record returns a tenant's record, nil when it has none; nil reads
-	// it with Client.
+	// it with Client. Before it writes, a reconcile reads the record with
+	// Client again: what Record returns may be older.
 	Record func(ctx context.Context, tenant string) (*tenantctl.Tenant, error)
 }
 
@@ -95,14 +96,15 @@ func New(cfg Config) (*Reconciler, error) {
 		}
 		selector = translate.TenantLabel + "=" + t.Name()
 	}
+	readNow := cfg.Client.TenantRecord
 	if cfg.Record == nil {
-		cfg.Record = cfg.Client.TenantRecord
+		cfg.Record = readNow
 	}
 	limiter := workqueue.NewTypedMaxOfRateLimiter(
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute),
 		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(10), 100)},
 	)
-	r := &Reconciler{cfg: cfg, grants: map[string]bool{}, records: newRecordCache(cfg.Record),
+	r := &Reconciler{cfg: cfg, grants: map[string]bool{}, records: newRecordCache(cfg.Record, readNow),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(limiter, workqueue.TypedRateLimitingQueueConfig[string]{Name: "namespace set-up"})}
 	factory := func(tweak func(*metav1.ListOptions)) informers.SharedInformerFactory {
 		f := informers.NewSharedInformerFactoryWithOptions(cfg.Client.Kube, 0, informers.WithTweakListOptions(tweak))
