@@ -22,11 +22,12 @@ func TestNamespaceMadeDirectlyUpstreamIsSetUp(t *testing.T) {
 		full := append([]string{"--kubeconfig", framework.Cluster().Kubeconfig}, tenantIdentity...)
 		return framework.Run(t.Context(), []byte(stdin), framework.KubectlPath(), append(full, args...)...)
 	}
-	adminsSubjects := func(ns string) string {
+	subjects := func(ns, rb string) string {
 		res := framework.Run(t.Context(), nil, framework.KubectlPath(), "--kubeconfig", framework.Cluster().Kubeconfig,
-			"-n", ns, "get", "rolebinding", "zoo-tenant-admins", "-o", "jsonpath={.subjects[*].name}")
+			"-n", ns, "get", "rolebinding", rb, "-o", "jsonpath={.subjects[*].name}")
 		return strings.TrimSpace(res.Stdout)
 	}
+	adminsSubjects := func(ns string) string { return subjects(ns, "zoo-tenant-admins") }
 	for _, name := range []string{"serve", "server"} {
 		t.Run(name, func(t *testing.T) {
 			var view *served
@@ -37,6 +38,10 @@ func TestNamespaceMadeDirectlyUpstreamIsSetUp(t *testing.T) {
 			}
 			ns := "direct-" + name
 			up := "acme-" + ns
+			crb := "readers-" + name // granted in every namespace of the tenant
+			view.k(t, "create", "clusterrolebinding", crb, "--clusterrole=view", "--user=dev")
+			t.Cleanup(func() { view.run(t, "", "delete", "clusterrolebinding", crb) })
+			granted := "zoo-crb-acme-" + crb
 			res := asTenant(t, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: "+up+"\n  labels:\n    zoo.kubectl-zoo.io/tenant: acme\n"+
 				"    pod-security.kubernetes.io/enforce: restricted\n", "create", "-f", "-")
 			require.NoError(t, res.Err, res.Stderr)
@@ -44,6 +49,11 @@ func TestNamespaceMadeDirectlyUpstreamIsSetUp(t *testing.T) {
 			usable := func() bool { return view.run(t, "", "-n", ns, "create", "configmap", "probe-"+name).Err == nil }
 			require.Eventually(t, usable, time.Minute, 500*time.Millisecond, "the admin uses a namespace made directly upstream")
 			view.k(t, "-n", ns, "delete", "configmap", "probe-"+name)
+			assert.Equal(t, "zoo:acme:dev", subjects(up, granted), "the tenant's ClusterRoleBinding is granted there")
+			res = asTenant(t, "", "-n", up, "delete", "rolebinding", granted)
+			require.NoError(t, res.Err, res.Stderr)
+			require.Eventually(t, func() bool { return subjects(up, granted) == "zoo:acme:dev" }, time.Minute, 500*time.Millisecond,
+				"a deleted grant of a ClusterRoleBinding comes back")
 
 			res = asTenant(t, "", "-n", up, "delete", "rolebinding", "zoo-tenant-admins")
 			require.NoError(t, res.Err, "the tenant may delete its admins' RoleBinding upstream: %s", res.Stderr)
@@ -65,7 +75,9 @@ func TestNamespaceMadeDirectlyUpstreamIsSetUp(t *testing.T) {
 		} {
 			manifest = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + manifest + "    pod-security.kubernetes.io/enforce: restricted\n"
 			res := asTenant(t, manifest, "create", "-f", "-")
-			assert.Error(t, res.Err, "refused upstream: %s", manifest)
+			require.Error(t, res.Err, "refused upstream: %s", manifest)
+			assert.Contains(t, res.Stderr, "ValidatingAdmissionPolicy 'zoo-tenant", "by the tenant policies: %s", manifest)
+			t.Log(res.Stderr)
 		}
 	})
 }
