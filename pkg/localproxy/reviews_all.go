@@ -3,11 +3,13 @@ package localproxy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -118,7 +120,7 @@ func (p *Proxy) serveAllNamespacesReview(w http.ResponseWriter, r *http.Request,
 	anyNS := allNamespacesAnyVerbs[verb]
 	decided, err := p.decideInNamespaces(r, u, obj, nss, anyNS)
 	if err != nil {
-		writeStatus(w, translateStatus(fmt.Errorf("asking the access review in the tenant's namespaces: %w", err)))
+		p.allNamespacesReviewFailed(w, r, u, err)
 		return
 	}
 	obj["status"] = map[string]any{"allowed": allNamespacesAllowed(anyNS, nss, decided)}
@@ -196,7 +198,9 @@ func (p *Proxy) reviewIn(ctx context.Context, r *http.Request, u *translate.Upst
 		return false, err
 	}
 	if a.code/100 != 2 {
-		return false, errUpstream(a.code, a.body)
+		// Not the upstream's text: it may name the proxy's own identity
+		// or upstream namespaces.
+		return false, &statusError{code: a.code}
 	}
 	var answer struct {
 		Status struct {
@@ -208,6 +212,24 @@ func (p *Proxy) reviewIn(ctx context.Context, r *http.Request, u *translate.Upst
 		return false, fmt.Errorf("decoding the access review: %w", err)
 	}
 	return answer.Status.Allowed && !answer.Status.Denied, nil
+}
+
+// allNamespacesReviewFailed answers an all-namespaces review whose
+// per-namespace reviews failed with err: a refusal of the proxy's own
+// identity as reviews.go answers it (without naming that identity), else
+// the upstream's code in words of the proxy's.
+func (p *Proxy) allNamespacesReviewFailed(w http.ResponseWriter, r *http.Request, u *translate.UpstreamRequest, err error) {
+	var se *statusError
+	if !errors.As(err, &se) {
+		writeStatus(w, unavailable(p.base.Host, err))
+		return
+	}
+	if se.code == http.StatusForbidden && r.Context().Value(ownIdentityKey{}) != nil {
+		p.ownIdentityReviewForbidden(w, u) // reviews.go
+		return
+	}
+	writeStatus(w, &metav1.Status{Status: metav1.StatusFailure, Code: int32(se.code), Reason: metav1.StatusReasonInternalError,
+		Message: fmt.Sprintf("kubectl-zoo asks an access review of all namespaces in each of them, and the upstream answered one with %d", se.code)})
 }
 
 // allNamespacesAllowed says whether an all-namespaces review is allowed,
