@@ -86,6 +86,16 @@ func TestAccessReviewsAnswerForTheView(t *testing.T) {
 			require.NoError(t, err)
 			return r.Status.Allowed
 		}
+		rules, err := cs.AuthorizationV1().SelfSubjectRulesReviews().Create(t.Context(), &authorizationv1.SelfSubjectRulesReview{
+			Spec: authorizationv1.SelfSubjectRulesReviewSpec{Namespace: "beta-default"}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		for _, rule := range rules.Status.ResourceRules {
+			assert.NotContains(t, rule.Resources, "*", "no rights in a namespace the tenant does not have: %+v", rule)
+		}
+		nonResource, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(t.Context(), &authorizationv1.SelfSubjectAccessReview{
+			Spec: authorizationv1.SelfSubjectAccessReviewSpec{NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: "/healthz", Verb: "get"}}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		assert.True(t, nonResource.Status.Allowed, "non-resource reviews as upstream")
 		assert.True(t, sar("dev"), "the tenant's dev may list pods in one namespace: in all, as the view serves it")
 		assert.False(t, sar("zoo:beta:admin"), "a user named as another tenant's is the tenant's own user of that name")
 	})
