@@ -69,6 +69,9 @@ type Config struct {
 	// it with Client. Before it writes, a reconcile reads the record with
 	// Client again: what Record returns may be older.
 	Record func(ctx context.Context, tenant string) (*tenantctl.Tenant, error)
+	// RecordsSynced, when set, reports whether what Record reads from
+	// (an informer) is synced: no namespace is reconciled before.
+	RecordsSynced cache.InformerSynced
 }
 
 // Reconciler keeps the tenants' namespaces set up. Make it with New, then
@@ -145,6 +148,9 @@ func (r *Reconciler) Run(ctx context.Context) {
 	}
 	for _, f := range r.factories {
 		f.WaitForCacheSync(ctx.Done())
+	}
+	if r.cfg.RecordsSynced != nil {
+		cache.WaitForCacheSync(ctx.Done(), r.cfg.RecordsSynced)
 	}
 	klog.V(1).InfoS("keeping the tenants' namespaces set up", "tenant", r.cfg.Tenant)
 	for range workers {
