@@ -173,6 +173,9 @@ func (o *ServeOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := o.keepNamespacesSetUp(ctx, namespaces); err != nil { // serve_setup.go
+		return err
+	}
 	p, err := localproxy.New(localproxy.Config{Upstream: o.upstream, Tenant: o.Tenant, User: o.User, Groups: o.Groups, Admin: admin,
 		Direct: o.direct, Token: token, FairShare: !o.direct, Namespaces: namespaces})
 	if err != nil {

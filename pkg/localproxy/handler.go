@@ -160,6 +160,7 @@ func (p *Proxy) serve(rec http.ResponseWriter, r *http.Request, upgrade bool, yw
 		p.sharedList(rec, r, u)
 	case u.Plan == translate.PlanPatchInView:
 		p.patchInView(rec, r, u, body) // patch_view.go
+	case p.answersAllNamespacesReview(rec, r, u): // reviews_all.go
 	default:
 		p.forward(rec, r, u)
 	}

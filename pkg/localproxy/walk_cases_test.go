@@ -307,7 +307,12 @@ var walkCases = merge(
 		"selfsubjectaccessreviews.authorization.k8s.io spec.resourceAttributes":            mapped("/spec/resourceAttributes", betaAttrs, betaAttrUp),
 		"localsubjectaccessreviews.authorization.k8s.io spec.resourceAttributes":           mapped("/spec/resourceAttributes", betaAttrs, betaAttrUp),
 		"localsubjectaccessreviews.authorization.k8s.io spec.user":                         mapped("/spec/user", betaUser, betaUserUp),
-		"selfsubjectrulesreviews.authorization.k8s.io spec.namespace":                      mapped("/spec/namespace", betaNS, betaNSUp),
+		// The authorizer's text names the upstream objects that decided:
+		// emptied on the way out.
+		"subjectaccessreviews.authorization.k8s.io status.reason":      {at: "/status/reason", value: `"beta-default"`, want: `"beta-default"`, back: `""`},
+		"selfsubjectaccessreviews.authorization.k8s.io status.reason":  {at: "/status/reason", value: `"beta-default"`, want: `"beta-default"`, back: `""`},
+		"localsubjectaccessreviews.authorization.k8s.io status.reason": {at: "/status/reason", value: `"beta-default"`, want: `"beta-default"`, back: `""`},
+		"selfsubjectrulesreviews.authorization.k8s.io spec.namespace":  mapped("/spec/namespace", betaNS, betaNSUp),
 		"selfsubjectrulesreviews.authorization.k8s.io status.resourceRules": mapped("/status/resourceRules",
 			`[{"verbs":["get"],"apiGroups":["beta-x.io"],"resources":["things"]}]`, `[{"verbs":["get"],"apiGroups":["acme-beta-x.io"],"resources":["things"]}]`),
 	},

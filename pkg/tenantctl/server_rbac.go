@@ -89,9 +89,12 @@ func ServerBaseClusterRole() *rbacv1.ClusterRole {
 	// that marks a tenant at its limit, in its kube-system, listed, made
 	// and deleted after the tenant's namespace creates and deletes; it
 	// binds NamespaceLimitClusterRole, which the server may bind without
-	// holding its right.
+	// holding its right. The set-up of tenant namespaces (pkg/nssetup)
+	// watches the admins' RoleBindings and those of tenant
+	// ClusterRoleBindings, and deletes an admins' RoleBinding a tenant
+	// changed (made again impersonating one of its admins).
 	rules = append(rules,
-		rbacv1.PolicyRule{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"rolebindings"}, Verbs: []string{"list", "create", "delete"}},
+		rbacv1.PolicyRule{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"rolebindings"}, Verbs: []string{"list", "watch", "create", "delete"}},
 		rbacv1.PolicyRule{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"clusterroles"}, ResourceNames: []string{NamespaceLimitClusterRole}, Verbs: []string{"bind"}})
 	// Objects of shared kinds a tenant names (a storage class, a priority
 	// class) are read one by one to learn whose they are (shared.go,

@@ -154,11 +154,11 @@ var kindTable = []KindRule{
 	{Resource: gr(authnGroup, "tokenreviews"), Kind: "TokenReview", Treatment: Virtual, Refs: []Ref{userInfoRef("status", "user")}, ProxyCreates: true},
 	{Resource: gr(authnGroup, "selfsubjectreviews"), Kind: "SelfSubjectReview", Treatment: Virtual, Refs: []Ref{userInfoRef("status", "userInfo")}},
 	{Resource: gr(authzGroup, "subjectaccessreviews"), Kind: "SubjectAccessReview", Treatment: Virtual, Refs: []Ref{
-		resourceAttributesRef("spec.resourceAttributes"), {Field: "spec.user", Target: TargetIdentity, apply: reviewUser}}, ProxyCreates: true},
+		resourceAttributesRef("spec.resourceAttributes"), {Field: "spec.user", Target: TargetIdentity, apply: reviewUser}, reviewReasonRef}, ProxyCreates: true},
 	{Resource: gr(authzGroup, "selfsubjectaccessreviews"), Kind: "SelfSubjectAccessReview", Treatment: Virtual, Refs: []Ref{
-		resourceAttributesRef("spec.resourceAttributes")}},
+		resourceAttributesRef("spec.resourceAttributes"), reviewReasonRef}},
 	{Resource: gr(authzGroup, "localsubjectaccessreviews"), Kind: "LocalSubjectAccessReview", Treatment: Namespaced, Refs: []Ref{
-		resourceAttributesRef("spec.resourceAttributes"), {Field: "spec.user", Target: TargetIdentity, apply: reviewUser}}},
+		resourceAttributesRef("spec.resourceAttributes"), {Field: "spec.user", Target: TargetIdentity, apply: reviewUser}, reviewReasonRef}},
 	{Resource: gr(authzGroup, "selfsubjectrulesreviews"), Kind: "SelfSubjectRulesReview", Treatment: Virtual, Refs: ruleReviewRefs},
 	// internal
 	{Resource: gr("internal.apiserver.k8s.io", "storageversions"), Kind: "StorageVersion", Treatment: Hidden, Subresources: refusedStatus},

@@ -146,3 +146,20 @@ var ruleReviewRefs = []Ref{
 		return nil
 	}), "status.resourceRules"),
 }
+
+// reviewReasonRef empties, on the way out, the reason and drops the
+// evaluation error of an access review's status: the authorizer's text names the upstream
+// objects that decided it (`RBAC: allowed by RoleBinding
+// "zoo-tenant-admins/acme-default" of ClusterRole "zoo-tenant-admin" to
+// User "zoo:acme:admin"`), the platform's among them, and no structure
+// tells which of its words are names. What a tenant sends there is
+// ignored by the API server.
+var reviewReasonRef = withField(atPath(TargetText, "status", func(m *mapper, status map[string]any) error {
+	if _, ok := status["reason"]; ok && !m.in {
+		status["reason"] = ""
+	}
+	if !m.in {
+		delete(status, "evaluationError")
+	}
+	return nil
+}), "status.reason")

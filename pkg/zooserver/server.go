@@ -181,6 +181,12 @@ func (s *Server) Start(ctx context.Context) error {
 		s.tenantProp.tc.Namespaces, s.tenantProp.prop.Namespaces = nss.TenantNamespaces, nss.TenantNamespaces
 	}
 	go s.policy.run(runCtx)
+	setup, err := s.newNamespaceSetup() // nssetup.go
+	if err != nil {
+		stop()
+		return err
+	}
+	go setup.Run(runCtx)
 	go s.tenantProp.run(runCtx, 2)
 	go s.sleeper.run(runCtx)
 	ln, err := net.Listen("tcp", s.cfg.Listen)
