@@ -14,6 +14,8 @@ CACHE := $(ROOT)/.cache
 KUBE_BIN := $(CACHE)/kube/$(KUBE_VERSION)
 TOOLS_BIN := $(CACHE)/tools
 GORELEASER := $(TOOLS_BIN)/goreleaser-$(GORELEASER_VERSION)
+K9S_VERSION := v0.50.16
+K9S := $(TOOLS_BIN)/k9s-$(K9S_VERSION)/k9s
 CONFORMANCE_BIN := $(CACHE)/conformance/$(KUBE_VERSION)
 # The local upstream's kwok (hack/kwok), built from this checkout.
 KWOK_BIN := $(ROOT)/bin/kwok
@@ -159,6 +161,13 @@ help:
 .PHONY: demo
 demo: ## Two tenants on a local upstream: build, install, serve both, tell the story (proxies keep running)
 	KUBE_VERSION=$(KUBE_VERSION) hack/demo.sh up
+
+.PHONY: k9s-check
+k9s-check: build kube kwok $(K9S) ## k9s through a tenant's view: the demo, then k9s's all-namespaces views as acme, each screen printed and checked (docs/tools.md)
+	K9S=$(K9S) KUBE_VERSION=$(KUBE_VERSION) hack/k9s.sh
+
+$(K9S):
+	GOBIN=$(dir $(K9S)) go install github.com/derailed/k9s@$(K9S_VERSION)
 
 .PHONY: demo-down
 demo-down: ## Stop the demo's proxies and the dev cluster
