@@ -1,0 +1,161 @@
+package localproxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// watchMerge merges the events of a fan-out watch's legs into one stream
+// and stands between them and the client for the bookmarks.
+//
+// A leg's bookmark is not passed on: its resourceVersion says that leg has
+// sent every event up to it, not the others, and a client resuming from it
+// would miss the others' events below it still on their way.
+//
+// A streaming list (sendInitialEvents=true, client-go's WatchListClient,
+// KEP-3157) ends its initial events with one bookmark annotated
+// k8s.io/initial-events-end; every leg sends its own. The merge holds them
+// back and sends one, once every leg open when the watch started (or
+// opened for a namespace made before that bookmark) has sent its own: all
+// initial events of all legs come before it. Its resourceVersion is the
+// least of the legs' ones: a leg's events above its own bookmark are the
+// only ones the initial state may lack, and from the least the client
+// resumes with none of them lost (the other legs replay, from there, events
+// whose outcome it already has, as after any resume from an older
+// resourceVersion). Once any leg ended, the merge sends no bookmark: the
+// client's streaming list is incomplete and it starts a new one.
+type watchMerge struct {
+	out *lockedWriter
+	// streaming is whether the client asked for the initial events.
+	streaming bool
+	// bookmark renders the merged bookmark at a resourceVersion.
+	bookmark func(rv string) []byte
+
+	mu      sync.Mutex
+	pending map[int]bool // legs whose initial-events-end is still to come
+	least   uint64
+	rv      string // the least resourceVersion so far, as the legs spelt it
+	sent    bool
+	ended   bool
+}
+
+// newWatchMerge returns the merge of the fan-out watch u writing to out.
+func newWatchMerge(out *lockedWriter, u *translate.UpstreamRequest) *watchMerge {
+	gv := u.Info.APIVersion
+	if u.Info.APIGroup != "" {
+		gv = u.Info.APIGroup + "/" + gv
+	}
+	kind := u.Rule.Kind
+	return &watchMerge{
+		out:       out,
+		streaming: u.Query.Get("sendInitialEvents") == "true",
+		pending:   map[int]bool{},
+		bookmark: func(rv string) []byte {
+			b, _ := json.Marshal(map[string]any{"type": "BOOKMARK", "object": map[string]any{
+				"kind": kind, "apiVersion": gv,
+				"metadata": map[string]any{"resourceVersion": rv, "annotations": map[string]string{metav1.InitialEventsAnnotationKey: "true"}},
+			}})
+			return append(b, '\n')
+		},
+	}
+}
+
+// expect registers leg i as one whose initial events come before the merged
+// bookmark, unless that bookmark was sent already or none is asked for.
+func (m *watchMerge) expect(i int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.streaming && !m.sent && !m.ended {
+		m.pending[i] = true
+	}
+}
+
+// started says every leg open at the start is expected: with none (a tenant
+// without namespaces, or all of them going), the merged bookmark is sent
+// now, at rv, the resourceVersion of the tenant's namespace list.
+func (m *watchMerge) started(rv string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.streaming && len(m.pending) == 0 && !m.sent && !m.ended {
+		m.send(rv)
+	}
+}
+
+// end says a leg's stream ended: the merged stream ends too, with no
+// bookmark after it.
+func (m *watchMerge) end() {
+	m.mu.Lock()
+	m.ended = true
+	m.mu.Unlock()
+}
+
+// leg returns the writer leg i's translated events go to.
+func (m *watchMerge) leg(i int) *mergedLeg { return &mergedLeg{m: m, i: i} }
+
+// legBookmark takes in leg i's bookmark ev.
+func (m *watchMerge) legBookmark(i int, ev []byte) {
+	var bm struct {
+		Object struct {
+			Metadata struct {
+				ResourceVersion string            `json:"resourceVersion"`
+				Annotations     map[string]string `json:"annotations"`
+			} `json:"metadata"`
+		} `json:"object"`
+	}
+	if json.Unmarshal(ev, &bm) != nil || bm.Object.Metadata.Annotations[metav1.InitialEventsAnnotationKey] != "true" {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.pending[i] {
+		return
+	}
+	delete(m.pending, i)
+	rv := bm.Object.Metadata.ResourceVersion
+	if n, err := strconv.ParseUint(rv, 10, 64); err != nil {
+		if m.rv == "" {
+			m.rv = rv // not the API server's: pass the first on
+		}
+	} else if m.rv == "" || n < m.least {
+		m.least, m.rv = n, rv
+	}
+	if len(m.pending) == 0 && !m.sent && !m.ended {
+		m.send(m.rv)
+	}
+}
+
+// send writes the merged bookmark; m.mu is held.
+func (m *watchMerge) send(rv string) {
+	m.sent = true
+	if _, err := m.out.Write(m.bookmark(rv)); err == nil {
+		m.out.Flush()
+	}
+}
+
+// mergedLeg is the writer of one leg's translated events: every event but
+// a bookmark goes to the client as it comes.
+type mergedLeg struct {
+	m *watchMerge
+	i int
+}
+
+// bookmarkEvent starts every bookmark event TranslateWatch writes.
+var bookmarkEvent = []byte(`{"type":"BOOKMARK"`)
+
+// Write takes one whole event.
+func (l *mergedLeg) Write(b []byte) (int, error) {
+	if bytes.HasPrefix(b, bookmarkEvent) {
+		l.m.legBookmark(l.i, b)
+		return len(b), nil
+	}
+	return l.m.out.Write(b)
+}
+
+// Flush flushes the response.
+func (l *mergedLeg) Flush() { l.m.out.Flush() }

@@ -1,0 +1,198 @@
+package localproxy
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// legEvent is one event of a leg in TestWatchMerge: an object named name,
+// a bookmark at rv (end: the initial-events-end one), or the leg's end.
+type legEvent struct {
+	leg  int
+	name string
+	rv   string
+	end  bool
+	stop bool
+}
+
+func added(leg int, name string) legEvent { return legEvent{leg: leg, name: name} }
+func initialEnd(leg int, rv string) legEvent {
+	return legEvent{leg: leg, rv: rv, end: true}
+}
+
+// TestWatchMerge: a streaming list through a fan-out gets exactly one
+// initial-events-end bookmark, after every initial event of every leg, at
+// the least of the legs' resourceVersions; a leg's other bookmarks are not
+// passed on, nor any once a leg ended.
+func TestWatchMerge(t *testing.T) {
+	const mark = `BOOKMARK@`
+	for _, tc := range []struct {
+		name      string
+		streaming bool
+		legs      int
+		events    []legEvent
+		late      int // a leg opened after the events (a new namespace); -1: none
+		lateEnd   string
+		want      []string
+	}{
+		{"two legs, the first bookmark after one item", true, 2, []legEvent{
+			added(0, "a1"), initialEnd(0, "120"), added(1, "b1"), added(1, "b2"), initialEnd(1, "100"),
+		}, -1, "", []string{"a1", "b1", "b2", mark + "100"}},
+		{"an event after a leg's own bookmark comes through at once", true, 2, []legEvent{
+			added(0, "a1"), initialEnd(0, "100"), added(0, "a2"), added(1, "b1"), initialEnd(1, "130"), added(1, "b2"),
+		}, -1, "", []string{"a1", "a2", "b1", mark + "100", "b2"}},
+		{"resourceVersions compared as numbers", true, 2, []legEvent{
+			initialEnd(0, "99"), initialEnd(1, "100"),
+		}, -1, "", []string{mark + "99"}},
+		{"a leg that ends first: no bookmark", true, 2, []legEvent{
+			added(0, "a1"), initialEnd(0, "100"), {leg: 1, stop: true}, initialEnd(1, "100"),
+		}, -1, "", []string{"a1"}},
+		{"no leg: the namespaces' resourceVersion", true, 0, nil, -1, "", []string{mark + "7"}},
+		{"a leg's other bookmarks are not passed on", true, 1, []legEvent{
+			{leg: 0, rv: "50"}, added(0, "a1"), initialEnd(0, "60"), {leg: 0, rv: "70"}, added(0, "a2"),
+		}, -1, "", []string{"a1", mark + "60", "a2"}},
+		{"a namespace made after the bookmark", true, 1, []legEvent{
+			initialEnd(0, "60"), added(1, "n1"),
+		}, 1, "80", []string{mark + "60", "n1"}},
+		{"a plain watch gets no bookmark", false, 2, []legEvent{
+			added(0, "a1"), initialEnd(0, "60"), {leg: 1, rv: "70"}, added(1, "b1"),
+		}, -1, "", []string{"a1", "b1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := "watch=true"
+			if tc.streaming {
+				q += "&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan"
+			}
+			query, err := url.ParseQuery(q)
+			require.NoError(t, err)
+			tr := translate.New(translate.MustTenant("acme"), translate.Options{})
+			u, err := tr.TranslateRequest(translate.Request{Method: "GET", Path: "/api/v1/configmaps", Query: query})
+			require.NoError(t, err)
+			rec := httptest.NewRecorder()
+			m := newWatchMerge(&lockedWriter{w: rec}, u)
+			for i := range tc.legs {
+				m.expect(i)
+			}
+			m.started("7")
+			write := func(ev legEvent) {
+				switch {
+				case ev.stop:
+					m.end()
+				case ev.rv != "":
+					ann := ""
+					if ev.end {
+						ann = `,"annotations":{"k8s.io/initial-events-end":"true"}`
+					}
+					fmt.Fprintf(m.leg(ev.leg), `{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":%q%s}}}`+"\n", ev.rv, ann)
+				default:
+					fmt.Fprintf(m.leg(ev.leg), `{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":%q,"namespace":"x"}}}`+"\n", ev.name)
+				}
+			}
+			for _, ev := range tc.events {
+				if ev.leg == tc.late {
+					m.expect(tc.late)
+					write(initialEnd(tc.late, tc.lateEnd))
+				}
+				write(ev)
+			}
+			assert.Equal(t, tc.want, mergedEvents(t, rec.Body.String(), mark))
+		})
+	}
+}
+
+// mergedEvents reads a merged stream as the names of its objects and, for
+// a bookmark, mark and its resourceVersion.
+func mergedEvents(t *testing.T, stream, mark string) []string {
+	t.Helper()
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(stream), "\n") {
+		if line == "" {
+			continue
+		}
+		doc, err := translate.DecodeDocument([]byte(line))
+		require.NoError(t, err, line)
+		obj, _ := doc["object"].(map[string]any)
+		meta, _ := obj["metadata"].(map[string]any)
+		if doc["type"] == "BOOKMARK" {
+			ann, _ := meta["annotations"].(map[string]any)
+			require.Equal(t, "true", ann["k8s.io/initial-events-end"], line)
+			require.Equal(t, "ConfigMap", obj["kind"])
+			got = append(got, mark+meta["resourceVersion"].(string))
+			continue
+		}
+		got = append(got, meta["name"].(string))
+	}
+	return got
+}
+
+// TestFanOutStreamingList: through the proxy, a streaming list over three
+// namespaces whose legs each end their initial events with their own
+// bookmark gets one, after all their items, translated.
+func TestFanOutStreamingList(t *testing.T) {
+	p, _ := newTestProxy(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		own := r.Header.Get("Impersonate-User") == ""
+		switch {
+		case own && r.URL.Path == "/api/v1/namespaces" && r.URL.Query().Get("watch") == "":
+			fmt.Fprint(w, `{"kind":"NamespaceList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[`+
+				`{"metadata":{"name":"acme-a"}},{"metadata":{"name":"acme-b"}},{"metadata":{"name":"acme-c"}}]}`)
+		case own && r.URL.Path == "/api/v1/namespaces":
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		default:
+			q := r.URL.Query()
+			if q.Get("sendInitialEvents") != "true" || q.Get("allowWatchBookmarks") != "true" {
+				w.WriteHeader(http.StatusBadRequest)
+				return
+			}
+			ns := strings.Split(r.URL.Path, "/")[4]
+			rv := map[string]string{"acme-a": "30", "acme-b": "12", "acme-c": "20"}[ns]
+			for i := range 2 {
+				fmt.Fprintf(w, `{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm%d","namespace":%q,"resourceVersion":"5"}}}`+"\n", i, ns)
+			}
+			fmt.Fprintf(w, `{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":%q,"annotations":{"k8s.io/initial-events-end":"true"}}}}`+"\n", rv)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done() // a watch goes on
+		}
+	})
+	// The client goes once it has the bookmark; a minute at most, should
+	// it never come.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	req := httptest.NewRequestWithContext(ctx, "GET", "/api/v1/configmaps?watch=true&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan", nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	rec := &untilBookmark{ResponseRecorder: httptest.NewRecorder(), cancel: cancel}
+	p.ServeHTTP(rec, req)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	got := mergedEvents(t, rec.Body.String(), "BOOKMARK@")
+	require.Len(t, got, 7, rec.Body.String())
+	assert.ElementsMatch(t, []string{"cm0", "cm1", "cm0", "cm1", "cm0", "cm1"}, got[:6])
+	assert.Equal(t, "BOOKMARK@12", got[6])
+	assert.NotContains(t, rec.Body.String(), "acme-")
+}
+
+// untilBookmark records a response and cancels the request once it holds
+// an initial-events-end bookmark.
+type untilBookmark struct {
+	*httptest.ResponseRecorder
+	cancel context.CancelFunc
+}
+
+func (u *untilBookmark) Write(b []byte) (int, error) {
+	n, err := u.ResponseRecorder.Write(b)
+	if strings.Contains(string(b), "initial-events-end") {
+		u.cancel()
+	}
+	return n, err
+}
