@@ -42,32 +42,34 @@ func TestWatchMerge(t *testing.T) {
 		streaming bool
 		legs      int
 		events    []legEvent
-		late      int // a leg opened after the events (a new namespace); -1: none
-		lateEnd   string
+		late      int // a leg opened at its first event (a new namespace); -1: none
 		want      []string
 	}{
 		{"two legs, the first bookmark after one item", true, 2, []legEvent{
 			added(0, "a1"), initialEnd(0, "120"), added(1, "b1"), added(1, "b2"), initialEnd(1, "100"),
-		}, -1, "", []string{"a1", "b1", "b2", mark + "100"}},
+		}, -1, []string{"a1", "b1", "b2", mark + "100"}},
 		{"an event after a leg's own bookmark comes through at once", true, 2, []legEvent{
 			added(0, "a1"), initialEnd(0, "100"), added(0, "a2"), added(1, "b1"), initialEnd(1, "130"), added(1, "b2"),
-		}, -1, "", []string{"a1", "a2", "b1", mark + "100", "b2"}},
+		}, -1, []string{"a1", "a2", "b1", mark + "100", "b2"}},
 		{"resourceVersions compared as numbers", true, 2, []legEvent{
 			initialEnd(0, "99"), initialEnd(1, "100"),
-		}, -1, "", []string{mark + "99"}},
+		}, -1, []string{mark + "99"}},
 		{"a leg that ends first: no bookmark", true, 2, []legEvent{
 			added(0, "a1"), initialEnd(0, "100"), {leg: 1, stop: true}, initialEnd(1, "100"),
-		}, -1, "", []string{"a1"}},
-		{"no leg: the namespaces' resourceVersion", true, 0, nil, -1, "", []string{mark + "7"}},
+		}, -1, []string{"a1"}},
+		{"no leg: the namespaces' resourceVersion", true, 0, nil, -1, []string{mark + "7"}},
 		{"a leg's other bookmarks are not passed on", true, 1, []legEvent{
 			{leg: 0, rv: "50"}, added(0, "a1"), initialEnd(0, "60"), {leg: 0, rv: "70"}, added(0, "a2"),
-		}, -1, "", []string{"a1", mark + "60", "a2"}},
+		}, -1, []string{"a1", mark + "60", "a2"}},
 		{"a namespace made after the bookmark", true, 1, []legEvent{
-			initialEnd(0, "60"), added(1, "n1"),
-		}, 1, "80", []string{mark + "60", "n1"}},
+			initialEnd(0, "60"), added(1, "n1"), initialEnd(1, "80"),
+		}, 1, []string{mark + "60", "n1"}},
+		{"a namespace made before the bookmark", true, 1, []legEvent{
+			added(0, "a1"), added(1, "n1"), initialEnd(0, "60"), added(1, "n2"), initialEnd(1, "50"),
+		}, 1, []string{"a1", "n1", "n2", mark + "50"}},
 		{"a plain watch gets no bookmark", false, 2, []legEvent{
 			added(0, "a1"), initialEnd(0, "60"), {leg: 1, rv: "70"}, added(1, "b1"),
-		}, -1, "", []string{"a1", "b1"}},
+		}, -1, []string{"a1", "b1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := "watch=true"
@@ -99,10 +101,11 @@ func TestWatchMerge(t *testing.T) {
 					fmt.Fprintf(m.leg(ev.leg), `{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":%q,"namespace":"x"}}}`+"\n", ev.name)
 				}
 			}
+			opened := false
 			for _, ev := range tc.events {
-				if ev.leg == tc.late {
+				if ev.leg == tc.late && !opened {
 					m.expect(tc.late)
-					write(initialEnd(tc.late, tc.lateEnd))
+					opened = true
 				}
 				write(ev)
 			}

@@ -1,0 +1,106 @@
+package proxy_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
+)
+
+// TestAllNamespacesLeaveOutForbidden: a tenant user bound in namespaces
+// fb-a and fb-b, not fb-c, lists, watches and informs on pods across all
+// namespaces, through serve and through the server: it gets fb-a's and
+// fb-b's, and a warning naming fb-c. A user bound nowhere is refused.
+func TestAllNamespacesLeaveOutForbidden(t *testing.T) {
+	acme := serve(t, "acme")
+	nss := []string{"fb-a", "fb-b", "fb-c"}
+	for _, ns := range nss {
+		acme.k(t, "create", "namespace", ns)
+		t.Cleanup(func() { acme.run(t, "", "delete", "namespace", ns, "--wait=false") })
+		acme.k(t, "-n", ns, "run", "p", "--image=busybox", "--labels=fb=1")
+	}
+	for _, ns := range nss[:2] {
+		acme.k(t, "-n", ns, "create", "rolebinding", "fb-dev", "--clusterrole=view", "--user=fb-dev")
+	}
+	lb := servers(t)
+	onServer := func(user string) *served {
+		auth := framework.ClusterCert(t, "zoo:acme:"+user, "zoo:tenant:acme")
+		return &served{Tenant: "acme", Kubeconfig: framework.ServerKubeconfigFor(t, lb.URL(), auth), Addr: lb.URL()}
+	}
+	for _, view := range []struct {
+		name      string
+		dev, none *served
+	}{
+		{"serve", serve(t, "acme", "--user", "fb-dev"), serve(t, "acme", "--user", "fb-none")},
+		{"server", onServer("fb-dev"), onServer("fb-none")},
+	} {
+		t.Run(view.name, func(t *testing.T) {
+			leftOut := func(t *testing.T, stderr string) {
+				t.Helper()
+				_, warning, ok := strings.Cut(stderr, "Warning: the ")
+				require.True(t, ok, "no warning: %s", stderr)
+				warning, _, _ = strings.Cut(warning, "\n")
+				_, names, ok := strings.Cut(warning, "leaves out the namespaces where you may not ")
+				require.True(t, ok, warning)
+				_, names, _ = strings.Cut(names, ": ")
+				assert.Contains(t, strings.Split(names, ", "), "fb-c", warning)
+				assert.NotContains(t, warning, "fb-a")
+				assert.NotContains(t, warning, "acme-")
+			}
+			t.Run("get -A", func(t *testing.T) {
+				res := view.dev.run(t, "", "get", "pods", "-A", "-l", "fb=1", "--no-headers", "-o", "custom-columns=NS:.metadata.namespace,NAME:.metadata.name")
+				require.NoError(t, res.Err, res.Stderr)
+				assert.Equal(t, []string{"fb-a   p", "fb-b   p"}, lines(res.Stdout))
+				leftOut(t, res.Stderr)
+			})
+			t.Run("get -A -w", func(t *testing.T) {
+				// kubectl watches until it is stopped: stopped after a while,
+				// what it printed by then is what is checked.
+				ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+				defer cancel()
+				res := framework.Run(ctx, nil, framework.KubectlPath(), "--kubeconfig", view.dev.Kubeconfig,
+					"get", "pods", "-A", "-w", "-l", "fb=1", "--no-headers", "-o", "custom-columns=NS:.metadata.namespace,NAME:.metadata.name")
+				got := lines(res.Stdout)
+				slices.Sort(got)
+				assert.Equal(t, []string{"fb-a   p", "fb-b   p"}, got, res.Stderr)
+				leftOut(t, res.Stderr)
+			})
+			t.Run("informer", func(t *testing.T) {
+				cfg, err := clientcmd.BuildConfigFromFlags("", view.dev.Kubeconfig)
+				require.NoError(t, err)
+				cfg.WarningHandler = rest.NoWarnings{}
+				cs, err := kubernetes.NewForConfig(cfg)
+				require.NoError(t, err)
+				factory := informers.NewSharedInformerFactoryWithOptions(cs, 0,
+					informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = "fb=1" }))
+				inf := factory.Core().V1().Pods().Informer()
+				ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+				defer cancel()
+				factory.Start(ctx.Done())
+				defer func() { cancel(); factory.Shutdown() }()
+				require.True(t, cache.WaitForCacheSync(ctx.Done(), inf.HasSynced), "the informer never synced")
+				got := inf.GetStore().ListKeys()
+				slices.Sort(got)
+				assert.Equal(t, []string{"fb-a/p", "fb-b/p"}, got)
+			})
+			t.Run("bound nowhere", func(t *testing.T) {
+				res := view.none.run(t, "", "get", "pods", "-A")
+				require.Error(t, res.Err, res.Stdout)
+				assert.Contains(t, res.Stderr, "(Forbidden)")
+				assert.NotContains(t, res.Stderr, "acme-")
+			})
+		})
+	}
+}
