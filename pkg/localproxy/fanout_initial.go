@@ -32,7 +32,8 @@ import (
 // client's streaming list is incomplete and it starts a new one.
 type watchMerge struct {
 	out *lockedWriter
-	// streaming is whether the client asked for the initial events.
+	// streaming is whether the client asked for the initial events and
+	// bookmarks (without, the API server sends no bookmark either).
 	streaming bool
 	// bookmark renders the merged bookmark at a resourceVersion.
 	bookmark func(rv string) []byte
@@ -54,7 +55,7 @@ func newWatchMerge(out *lockedWriter, u *translate.UpstreamRequest) *watchMerge 
 	kind := u.Rule.Kind
 	return &watchMerge{
 		out:       out,
-		streaming: u.Query.Get("sendInitialEvents") == "true",
+		streaming: u.Query.Get("sendInitialEvents") == "true" && u.Query.Get("allowWatchBookmarks") == "true",
 		pending:   map[int]bool{},
 		bookmark: func(rv string) []byte {
 			b, _ := json.Marshal(map[string]any{"type": "BOOKMARK", "object": map[string]any{

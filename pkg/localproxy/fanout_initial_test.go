@@ -127,6 +127,10 @@ func mergedEvents(t *testing.T, stream, mark string) []string {
 		require.NoError(t, err, line)
 		obj, _ := doc["object"].(map[string]any)
 		meta, _ := obj["metadata"].(map[string]any)
+		if doc["type"] == "ERROR" {
+			got = append(got, fmt.Sprintf("ERROR %v", obj["code"]))
+			continue
+		}
 		if doc["type"] == "BOOKMARK" {
 			ann, _ := meta["annotations"].(map[string]any)
 			require.Equal(t, "true", ann["k8s.io/initial-events-end"], line)
@@ -141,9 +145,51 @@ func mergedEvents(t *testing.T, stream, mark string) []string {
 
 // TestFanOutStreamingList: through the proxy, a streaming list over three
 // namespaces whose legs each end their initial events with their own
-// bookmark gets one, after all their items, translated.
+// bookmark gets one, after all their items, translated; when a leg fails
+// (410 Gone) before its bookmark, the client gets the failure and no
+// bookmark.
 func TestFanOutStreamingList(t *testing.T) {
-	p, _ := newTestProxy(t, func(w http.ResponseWriter, r *http.Request) {
+	for _, tc := range []struct {
+		name string
+		gone string // the namespace whose leg fails after one item
+		want []string
+	}{
+		{"every leg ends its initial events", "", []string{"cm0", "cm0", "cm0", "cm1", "cm1", "cm1", "BOOKMARK@12"}},
+		{"a leg gone", "acme-b", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, _ := newTestProxy(t, streamingLegs(tc.gone))
+			// The client goes once it has the bookmark; a minute at most,
+			// should it never come.
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			req := httptest.NewRequestWithContext(ctx, "GET", "/api/v1/configmaps?watch=true&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan", nil)
+			req.Header.Set("Authorization", "Bearer "+testToken)
+			rec := &untilBookmark{ResponseRecorder: httptest.NewRecorder(), cancel: cancel}
+			p.ServeHTTP(rec, req)
+			require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+			got := mergedEvents(t, rec.Body.String(), "BOOKMARK@")
+			assert.NotContains(t, rec.Body.String(), "acme-")
+			if tc.gone == "" {
+				require.Len(t, got, len(tc.want), rec.Body.String())
+				assert.ElementsMatch(t, tc.want[:6], got[:6])
+				assert.Equal(t, tc.want[6], got[6], "the bookmark comes last")
+				return
+			}
+			assert.Contains(t, got, "ERROR 410")
+			for _, g := range got {
+				assert.NotContains(t, g, "BOOKMARK", "a bookmark of an incomplete list: %v", got)
+			}
+		})
+	}
+}
+
+// streamingLegs is an upstream of the namespaces acme-a, acme-b and acme-c,
+// whose streaming lists send two items and their initial-events-end
+// bookmark, each at a resourceVersion of its own, then wait; gone's sends
+// one item and 410 Gone, and ends.
+func streamingLegs(gone string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		own := r.Header.Get("Impersonate-User") == ""
 		switch {
@@ -160,29 +206,19 @@ func TestFanOutStreamingList(t *testing.T) {
 				return
 			}
 			ns := strings.Split(r.URL.Path, "/")[4]
-			rv := map[string]string{"acme-a": "30", "acme-b": "12", "acme-c": "20"}[ns]
 			for i := range 2 {
 				fmt.Fprintf(w, `{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm%d","namespace":%q,"resourceVersion":"5"}}}`+"\n", i, ns)
+				if ns == gone {
+					fmt.Fprint(w, `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Expired","code":410,"message":"too old resource version"}}`+"\n")
+					return
+				}
 			}
+			rv := map[string]string{"acme-a": "30", "acme-b": "12", "acme-c": "20"}[ns]
 			fmt.Fprintf(w, `{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":%q,"annotations":{"k8s.io/initial-events-end":"true"}}}}`+"\n", rv)
 			w.(http.Flusher).Flush()
 			<-r.Context().Done() // a watch goes on
 		}
-	})
-	// The client goes once it has the bookmark; a minute at most, should
-	// it never come.
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	req := httptest.NewRequestWithContext(ctx, "GET", "/api/v1/configmaps?watch=true&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan", nil)
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	rec := &untilBookmark{ResponseRecorder: httptest.NewRecorder(), cancel: cancel}
-	p.ServeHTTP(rec, req)
-	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-	got := mergedEvents(t, rec.Body.String(), "BOOKMARK@")
-	require.Len(t, got, 7, rec.Body.String())
-	assert.ElementsMatch(t, []string{"cm0", "cm1", "cm0", "cm1", "cm0", "cm1"}, got[:6])
-	assert.Equal(t, "BOOKMARK@12", got[6])
-	assert.NotContains(t, rec.Body.String(), "acme-")
+	}
 }
 
 // untilBookmark records a response and cancels the request once it holds
