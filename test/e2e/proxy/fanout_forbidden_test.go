@@ -1,7 +1,9 @@
 package proxy_test
 
 import (
+	"bufio"
 	"context"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -47,9 +49,9 @@ func TestAllNamespacesLeaveOutForbidden(t *testing.T) {
 		{"server", onServer("fb-dev"), onServer("fb-none")},
 	} {
 		t.Run(view.name, func(t *testing.T) {
-			leftOut := func(t *testing.T, stderr string) {
+			leftOut := func(t *testing.T, stderr, verb string) {
 				t.Helper()
-				_, warning, ok := strings.Cut(stderr, "Warning: the ")
+				_, warning, ok := strings.Cut(stderr, "Warning: the "+verb+" ")
 				require.True(t, ok, "no warning: %s", stderr)
 				warning, _, _ = strings.Cut(warning, "\n")
 				_, names, ok := strings.Cut(warning, "leaves out the namespaces where you may not ")
@@ -63,19 +65,40 @@ func TestAllNamespacesLeaveOutForbidden(t *testing.T) {
 				res := view.dev.run(t, "", "get", "pods", "-A", "-l", "fb=1", "--no-headers", "-o", "custom-columns=NS:.metadata.namespace,NAME:.metadata.name")
 				require.NoError(t, res.Err, res.Stderr)
 				assert.Equal(t, []string{"fb-a   p", "fb-b   p"}, lines(res.Stdout))
-				leftOut(t, res.Stderr)
+				leftOut(t, res.Stderr, "list")
 			})
 			t.Run("get -A -w", func(t *testing.T) {
-				// kubectl watches until it is stopped: stopped after a while,
-				// what it printed by then is what is checked.
-				ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+				ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 				defer cancel()
-				res := framework.Run(ctx, nil, framework.KubectlPath(), "--kubeconfig", view.dev.Kubeconfig,
-					"get", "pods", "-A", "-w", "-l", "fb=1", "--no-headers", "-o", "custom-columns=NS:.metadata.namespace,NAME:.metadata.name")
-				got := lines(res.Stdout)
-				slices.Sort(got)
-				assert.Equal(t, []string{"fb-a   p", "fb-b   p"}, got, res.Stderr)
-				leftOut(t, res.Stderr)
+				pod := "w-" + view.name
+				cmd := exec.CommandContext(ctx, framework.KubectlPath(), "--kubeconfig", view.dev.Kubeconfig,
+					"get", "pods", "-A", "-w", "-l", "fb in (1,"+pod+")", "--no-headers", "-o", "custom-columns=NS:.metadata.namespace,NAME:.metadata.name")
+				stdout, err := cmd.StdoutPipe()
+				require.NoError(t, err)
+				stderr := &lockedBuilder{b: &strings.Builder{}}
+				cmd.Stderr = stderr
+				require.NoError(t, cmd.Start())
+				defer func() { cancel(); _ = cmd.Wait() }()
+				sc := bufio.NewScanner(stdout)
+				var got []string
+				for !slices.Contains(got, "fb-b   "+pod) && sc.Scan() {
+					got = append(got, sc.Text())
+					if len(got) == 2 { // the list: the watch is next
+						for _, ns := range []string{"fb-c", "fb-b"} {
+							acme.k(t, "-n", ns, "run", pod, "--image=busybox", "--labels=fb="+pod)
+						}
+					}
+				}
+				cancel()
+				_ = cmd.Wait()
+				require.GreaterOrEqual(t, len(got), 2, stderr.b.String())
+				assert.Equal(t, []string{"fb-a   p", "fb-b   p"}, got[:2], stderr.b.String())
+				assert.Contains(t, got, "fb-b   "+pod, "the watch saw the new pod")
+				for _, l := range got {
+					assert.NotContains(t, l, "fb-c", "the watch saw the namespace it may not read")
+				}
+				leftOut(t, stderr.b.String(), "list")
+				leftOut(t, stderr.b.String(), "watch")
 			})
 			t.Run("informer", func(t *testing.T) {
 				cfg, err := clientcmd.BuildConfigFromFlags("", view.dev.Kubeconfig)
