@@ -42,6 +42,8 @@ type watchMerge struct {
 	pending map[int]bool // legs whose initial-events-end is still to come
 	least   uint64
 	rv      string // the least resourceVersion so far, as the legs spelt it
+	emptyRV string // the resourceVersion of a merge of no leg
+	ready   bool   // every leg open at the start is expected
 	sent    bool
 	ended   bool
 }
@@ -77,15 +79,15 @@ func (m *watchMerge) expect(i int) {
 	}
 }
 
-// started says every leg open at the start is expected: with none (a tenant
-// without namespaces, or all of them going), the merged bookmark is sent
-// now, at rv, the resourceVersion of the tenant's namespace list.
+// started says every leg open at the start is expected: the merged
+// bookmark is sent no sooner. If they all sent theirs already, it is sent
+// now; with no leg at all (a tenant without namespaces, or all of them
+// going), at rv, the resourceVersion of the tenant's namespace list.
 func (m *watchMerge) started(rv string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.streaming && len(m.pending) == 0 && !m.sent && !m.ended {
-		m.send(rv)
-	}
+	m.ready, m.emptyRV = true, rv
+	m.sendIfComplete()
 }
 
 // end says a leg's stream ended: the merged stream ends too, with no
@@ -126,14 +128,20 @@ func (m *watchMerge) legBookmark(i int, ev []byte) {
 	} else if m.rv == "" || n < m.least {
 		m.least, m.rv = n, rv
 	}
-	if len(m.pending) == 0 && !m.sent && !m.ended {
-		m.send(m.rv)
-	}
+	m.sendIfComplete()
 }
 
-// send writes the merged bookmark; m.mu is held.
-func (m *watchMerge) send(rv string) {
+// sendIfComplete writes the merged bookmark once every expected leg sent
+// its own, if it is to be sent at all; m.mu is held.
+func (m *watchMerge) sendIfComplete() {
+	if !m.streaming || !m.ready || len(m.pending) > 0 || m.sent || m.ended {
+		return
+	}
 	m.sent = true
+	rv := m.rv
+	if rv == "" {
+		rv = m.emptyRV
+	}
 	if _, err := m.out.Write(m.bookmark(rv)); err == nil {
 		m.out.Flush()
 	}

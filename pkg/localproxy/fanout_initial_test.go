@@ -114,6 +114,44 @@ func TestWatchMerge(t *testing.T) {
 	}
 }
 
+// TestWatchMergeWaitsForTheStart: a leg that sends its bookmark before the
+// other legs are open does not end the initial events; the merged bookmark
+// comes once the last one expected sent its own, or at the start if they
+// all did.
+func TestWatchMergeWaitsForTheStart(t *testing.T) {
+	const end = `{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":%q,"annotations":{"k8s.io/initial-events-end":"true"}}}}` + "\n"
+	for _, tc := range []struct {
+		name    string
+		laterRV string // leg 1's bookmark after the start; "": before
+		want    []string
+	}{
+		{"the last after the start", "40", []string{"BOOKMARK@40"}},
+		{"all before the start", "", []string{"BOOKMARK@50"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			query, err := url.ParseQuery("watch=true&sendInitialEvents=true&allowWatchBookmarks=true")
+			require.NoError(t, err)
+			u, err := translate.New(translate.MustTenant("acme"), translate.Options{}).TranslateRequest(translate.Request{Method: "GET", Path: "/api/v1/configmaps", Query: query})
+			require.NoError(t, err)
+			rec := httptest.NewRecorder()
+			m := newWatchMerge(&lockedWriter{w: rec}, u)
+			m.expect(0)
+			fmt.Fprintf(m.leg(0), end, "50")
+			assert.Empty(t, rec.Body.String(), "a bookmark before the other legs are open")
+			m.expect(1)
+			if tc.laterRV == "" {
+				fmt.Fprintf(m.leg(1), end, "60")
+			}
+			m.started("7")
+			if tc.laterRV != "" {
+				assert.Empty(t, rec.Body.String(), "a bookmark before leg 1's")
+				fmt.Fprintf(m.leg(1), end, tc.laterRV)
+			}
+			assert.Equal(t, tc.want, mergedEvents(t, rec.Body.String(), "BOOKMARK@"))
+		})
+	}
+}
+
 // mergedEvents reads a merged stream as the names of its objects and, for
 // a bookmark, mark and its resourceVersion.
 func mergedEvents(t *testing.T, stream, mark string) []string {
