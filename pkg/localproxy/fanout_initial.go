@@ -35,17 +35,21 @@ type watchMerge struct {
 	// streaming is whether the client asked for the initial events and
 	// bookmarks (without, the API server sends no bookmark either).
 	streaming bool
-	// bookmark renders the merged bookmark at a resourceVersion.
+	// bookmark renders the merged bookmark at a resourceVersion, for a
+	// merge of no leg (the kinds table's kind: a custom resource's is not
+	// known); template is a leg's, translated, which the merged one is
+	// made of once there is one.
 	bookmark func(rv string) []byte
 
-	mu      sync.Mutex
-	pending map[int]bool // legs whose initial-events-end is still to come
-	least   uint64
-	rv      string // the least resourceVersion so far, as the legs spelt it
-	emptyRV string // the resourceVersion of a merge of no leg
-	ready   bool   // every leg open at the start is expected
-	sent    bool
-	ended   bool
+	mu       sync.Mutex
+	pending  map[int]bool // legs whose initial-events-end is still to come
+	least    uint64
+	rv       string // the least resourceVersion so far, as the legs spelt it
+	emptyRV  string // the resourceVersion of a merge of no leg
+	template []byte
+	ready    bool // every leg open at the start is expected
+	sent     bool
+	ended    bool
 }
 
 // newWatchMerge returns the merge of the fan-out watch u writing to out.
@@ -120,6 +124,9 @@ func (m *watchMerge) legBookmark(i int, ev []byte) {
 		return
 	}
 	delete(m.pending, i)
+	if m.template == nil {
+		m.template = bytes.Clone(ev)
+	}
 	rv := bm.Object.Metadata.ResourceVersion
 	if n, err := strconv.ParseUint(rv, 10, 64); err != nil {
 		if m.rv == "" {
@@ -142,9 +149,29 @@ func (m *watchMerge) sendIfComplete() {
 	if rv == "" {
 		rv = m.emptyRV
 	}
-	if _, err := m.out.Write(m.bookmark(rv)); err == nil {
+	if _, err := m.out.Write(m.render(rv)); err == nil {
 		m.out.Flush()
 	}
+}
+
+// render returns the merged bookmark at rv: a leg's with rv in it, or, of
+// no leg, one of the kind's. m.mu is held.
+func (m *watchMerge) render(rv string) []byte {
+	if m.template == nil {
+		return m.bookmark(rv)
+	}
+	ev, err := translate.DecodeDocument(m.template)
+	obj, _ := ev["object"].(map[string]any)
+	meta, _ := obj["metadata"].(map[string]any)
+	if err != nil || meta == nil {
+		return m.bookmark(rv)
+	}
+	meta["resourceVersion"] = rv
+	var out bytes.Buffer
+	if translate.EncodeDocument(&out, ev) != nil {
+		return m.bookmark(rv)
+	}
+	return out.Bytes()
 }
 
 // mergedLeg is the writer of one leg's translated events: every event but

@@ -152,6 +152,25 @@ func TestWatchMergeWaitsForTheStart(t *testing.T) {
 	}
 }
 
+// TestWatchMergeKeepsTheLegsKind: the merged bookmark of a custom
+// resource, whose kind the kinds table does not know, is a leg's own with
+// the merged resourceVersion.
+func TestWatchMergeKeepsTheLegsKind(t *testing.T) {
+	query, err := url.ParseQuery("watch=true&sendInitialEvents=true&allowWatchBookmarks=true")
+	require.NoError(t, err)
+	u, err := translate.New(translate.MustTenant("acme"), translate.Options{}).TranslateRequest(translate.Request{Method: "GET", Path: "/apis/stable.example.com/v1/crontabs", Query: query})
+	require.NoError(t, err)
+	rec := httptest.NewRecorder()
+	m := newWatchMerge(&lockedWriter{w: rec}, u)
+	m.expect(0)
+	m.expect(1)
+	m.started("7")
+	for i, rv := range []string{"30", "20"} {
+		fmt.Fprintf(m.leg(i), `{"type":"BOOKMARK","object":{"kind":"CronTab","apiVersion":"stable.example.com/v1","metadata":{"resourceVersion":%q,"annotations":{"k8s.io/initial-events-end":"true"}}}}`+"\n", rv)
+	}
+	assert.JSONEq(t, `{"type":"BOOKMARK","object":{"kind":"CronTab","apiVersion":"stable.example.com/v1","metadata":{"resourceVersion":"20","annotations":{"k8s.io/initial-events-end":"true"}}}}`, rec.Body.String())
+}
+
 // mergedEvents reads a merged stream as the names of its objects and, for
 // a bookmark, mark and its resourceVersion.
 func mergedEvents(t *testing.T, stream, mark string) []string {
