@@ -14,11 +14,15 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
 	clientfeatures "k8s.io/client-go/features"
 	clientfeaturestesting "k8s.io/client-go/features/testing"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -62,15 +66,16 @@ func TestWatchListThroughTheView(t *testing.T) {
 	}
 }
 
-// requestLog records the configmaps requests a client sends.
+// requestLog records the requests of the resource a client sends.
 type requestLog struct {
-	mu   sync.Mutex
-	sent []string
-	next http.RoundTripper
+	resource string
+	mu       sync.Mutex
+	sent     []string
+	next     http.RoundTripper
 }
 
 func (l *requestLog) RoundTrip(r *http.Request) (*http.Response, error) {
-	if strings.HasSuffix(r.URL.Path, "/configmaps") {
+	if strings.HasSuffix(r.URL.Path, "/"+l.resource) {
 		l.mu.Lock()
 		l.sent = append(l.sent, r.URL.RawQuery)
 		l.mu.Unlock()
@@ -97,22 +102,23 @@ func labelled(t *testing.T, cs kubernetes.Interface) []string {
 	return keys
 }
 
-func watchListInformer(t *testing.T, s *served, deleteIn, createIn, name string) {
+// watchListConfig is a client configuration for s that logs the requests
+// of resource it sends.
+func watchListConfig(t *testing.T, s *served, resource string) (*rest.Config, *requestLog) {
+	t.Helper()
 	cfg, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
 	require.NoError(t, err)
-	log := &requestLog{}
+	log := &requestLog{resource: resource}
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { log.next = rt; return log })
-	cs, err := kubernetes.NewForConfig(cfg)
-	require.NoError(t, err)
-	want := labelled(t, clientFor(t, s))
-	require.Contains(t, want, "wl-c/cm-3")
+	return cfg, log
+}
 
-	ev := &events{}
-	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0,
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = "wl=1" }))
-	inf := factory.Core().V1().ConfigMaps().Informer()
-	// The objects of the initial list are the store's when the informer
-	// says synced; what comes later is no longer initial.
+// syncedWith starts inf (start), waits until it says synced and returns
+// the keys of the objects of its initial list, which were its store's when
+// it said so (what comes later is no longer initial); every add and delete
+// goes to on as well. Every request log saw was a streaming list.
+func syncedWith(t *testing.T, ctx context.Context, inf cache.SharedIndexInformer, start func(<-chan struct{}), log *requestLog, on func(typ string, o any)) []string {
+	t.Helper()
 	var (
 		mu      sync.Mutex
 		initial []string
@@ -125,25 +131,37 @@ func watchListInformer(t *testing.T, s *served, deleteIn, createIn, name string)
 				initial = append(initial, key)
 				mu.Unlock()
 			}
-			ev.add("ADD", o)
+			on("ADD", o)
 		},
-		DeleteFunc: func(o any) { ev.add("DELETE", o) },
+		DeleteFunc: func(o any) { on("DELETE", o) },
 	})
 	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	factory.Start(ctx.Done())
-	defer func() { cancel(); factory.Shutdown() }()
+	start(ctx.Done())
 	require.True(t, cache.WaitForCacheSync(ctx.Done(), inf.HasSynced, reg.HasSynced))
-	mu.Lock()
-	got := slices.Sorted(slices.Values(initial))
-	mu.Unlock()
-	assert.Equal(t, want, got, "the store when the informer said synced")
 	sent := log.all()
 	require.NotEmpty(t, sent)
 	for _, q := range sent {
 		assert.Contains(t, q, "sendInitialEvents=true", "a request that is no streaming list: %v", sent)
 	}
+	mu.Lock()
+	defer mu.Unlock()
+	return slices.Sorted(slices.Values(initial))
+}
+
+func watchListInformer(t *testing.T, s *served, deleteIn, createIn, name string) {
+	cfg, log := watchListConfig(t, s, "configmaps")
+	cs, err := kubernetes.NewForConfig(cfg)
+	require.NoError(t, err)
+	want := labelled(t, clientFor(t, s))
+	require.Contains(t, want, "wl-c/cm-3")
+
+	ev := &events{}
+	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = "wl=1" }))
+	ctx, cancel := context.WithCancel(t.Context())
+	defer func() { cancel(); factory.Shutdown() }()
+	got := syncedWith(t, ctx, factory.Core().V1().ConfigMaps().Informer(), factory.Start, log, ev.add)
+	assert.Equal(t, want, got, "the store when the informer said synced")
 
 	cms := cs.CoreV1().ConfigMaps(createIn)
 	later := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "later-" + name, Labels: map[string]string{"wl": "1"}}, Data: map[string]string{"v": "later"}}
@@ -216,4 +234,73 @@ func watchListRaw(t *testing.T, s *served, nss []string, name string) {
 		}
 	}
 	assert.Len(t, again, len(nss))
+}
+
+const widgetCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.wl.example.com}
+spec:
+  group: wl.example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`
+
+// TestWatchListCustomResources: a dynamic informer of a tenant's custom
+// resource (whose kind the kinds table does not know) syncs with every
+// object from a streaming list over all namespaces, through serve and
+// through the server; beta, with the same CRD and namespaces, shows not.
+func TestWatchListCustomResources(t *testing.T) {
+	clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, true)
+	acme, beta := serve(t, "acme"), serve(t, "beta")
+	var widgets strings.Builder
+	for _, ns := range []string{"wlc-a", "wlc-b", "wlc-c"} {
+		for i := range 3 {
+			fmt.Fprintf(&widgets, "---\napiVersion: wl.example.com/v1\nkind: Widget\nmetadata: {name: w%d, namespace: %s}\n", i, ns)
+		}
+	}
+	for _, s := range []*served{acme, beta} {
+		s.apply(t, widgetCRD)
+		t.Cleanup(func() { s.run(t, "", "delete", "crd", "widgets.wl.example.com", "--wait=false") })
+		s.k(t, "wait", "crd/widgets.wl.example.com", "--for=condition=Established", "--timeout=60s")
+		for _, ns := range []string{"wlc-a", "wlc-b", "wlc-c"} {
+			s.k(t, "create", "namespace", ns)
+			t.Cleanup(func() { s.run(t, "", "delete", "namespace", ns, "--wait=false") })
+		}
+	}
+	require.Eventually(t, func() bool { return acme.run(t, widgets.String(), "apply", "-f", "-").Err == nil },
+		30*time.Second, 500*time.Millisecond, "the widgets could not be made")
+	beta.apply(t, "apiVersion: wl.example.com/v1\nkind: Widget\nmetadata: {name: from-beta, namespace: wlc-a}\n")
+	gvr := schema.GroupVersionResource{Group: "wl.example.com", Version: "v1", Resource: "widgets"}
+	lb := servers(t)
+	for i, view := range []*served{acme, viaServer(t, lb, "acme")} {
+		t.Run([]string{"serve", "server"}[i], func(t *testing.T) {
+			cfg, log := watchListConfig(t, view, "widgets")
+			dc, err := dynamic.NewForConfig(cfg)
+			require.NoError(t, err)
+			plainCfg, err := clientcmd.BuildConfigFromFlags("", view.Kubeconfig)
+			require.NoError(t, err)
+			plain, err := dynamic.NewForConfig(plainCfg)
+			require.NoError(t, err)
+			list, err := plain.Resource(gvr).List(t.Context(), metav1.ListOptions{})
+			require.NoError(t, err)
+			var want []string
+			for _, w := range list.Items {
+				want = append(want, w.GetNamespace()+"/"+w.GetName())
+			}
+			slices.Sort(want)
+			require.Len(t, want, 9)
+
+			factory := dynamicinformer.NewDynamicSharedInformerFactory(dc, 0)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer func() { cancel(); factory.Shutdown() }()
+			got := syncedWith(t, ctx, factory.ForResource(gvr).Informer(), factory.Start, log, func(string, any) {})
+			assert.Equal(t, want, got, "the store when the informer said synced")
+		})
+	}
 }
