@@ -74,15 +74,9 @@ func TestWatchMerge(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			q := "watch=true"
 			if tc.streaming {
-				q += "&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan"
+				q = streamingQuery
 			}
-			query, err := url.ParseQuery(q)
-			require.NoError(t, err)
-			tr := translate.New(translate.MustTenant("acme"), translate.Options{})
-			u, err := tr.TranslateRequest(translate.Request{Method: "GET", Path: "/api/v1/configmaps", Query: query})
-			require.NoError(t, err)
-			rec := httptest.NewRecorder()
-			m := newWatchMerge(&lockedWriter{w: rec}, u)
+			m, rec := testMerge(t, "/api/v1/configmaps", q)
 			for i := range tc.legs {
 				m.expect(i)
 			}
@@ -129,12 +123,7 @@ func TestWatchMergeWaitsForTheStart(t *testing.T) {
 		{"all before the start", "", []string{"BOOKMARK@50"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			query, err := url.ParseQuery("watch=true&sendInitialEvents=true&allowWatchBookmarks=true")
-			require.NoError(t, err)
-			u, err := translate.New(translate.MustTenant("acme"), translate.Options{}).TranslateRequest(translate.Request{Method: "GET", Path: "/api/v1/configmaps", Query: query})
-			require.NoError(t, err)
-			rec := httptest.NewRecorder()
-			m := newWatchMerge(&lockedWriter{w: rec}, u)
+			m, rec := testMerge(t, "/api/v1/configmaps", streamingQuery)
 			m.expect(0)
 			fmt.Fprintf(m.leg(0), end, "50")
 			assert.Empty(t, rec.Body.String(), "a bookmark before the other legs are open")
@@ -156,12 +145,7 @@ func TestWatchMergeWaitsForTheStart(t *testing.T) {
 // resource, whose kind the kinds table does not know, is a leg's own with
 // the merged resourceVersion.
 func TestWatchMergeKeepsTheLegsKind(t *testing.T) {
-	query, err := url.ParseQuery("watch=true&sendInitialEvents=true&allowWatchBookmarks=true")
-	require.NoError(t, err)
-	u, err := translate.New(translate.MustTenant("acme"), translate.Options{}).TranslateRequest(translate.Request{Method: "GET", Path: "/apis/stable.example.com/v1/crontabs", Query: query})
-	require.NoError(t, err)
-	rec := httptest.NewRecorder()
-	m := newWatchMerge(&lockedWriter{w: rec}, u)
+	m, rec := testMerge(t, "/apis/stable.example.com/v1/crontabs", streamingQuery)
 	m.expect(0)
 	m.expect(1)
 	m.started("7")
@@ -169,6 +153,21 @@ func TestWatchMergeKeepsTheLegsKind(t *testing.T) {
 		fmt.Fprintf(m.leg(i), `{"type":"BOOKMARK","object":{"kind":"CronTab","apiVersion":"stable.example.com/v1","metadata":{"resourceVersion":%q,"annotations":{"k8s.io/initial-events-end":"true"}}}}`+"\n", rv)
 	}
 	assert.JSONEq(t, `{"type":"BOOKMARK","object":{"kind":"CronTab","apiVersion":"stable.example.com/v1","metadata":{"resourceVersion":"20","annotations":{"k8s.io/initial-events-end":"true"}}}}`, rec.Body.String())
+}
+
+// streamingQuery is the query of a streaming list, as client-go's sends it.
+const streamingQuery = "watch=true&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan"
+
+// testMerge returns the merge of acme's watch of path with query, and what
+// it writes to.
+func testMerge(t *testing.T, path, query string) (*watchMerge, *httptest.ResponseRecorder) {
+	t.Helper()
+	q, err := url.ParseQuery(query)
+	require.NoError(t, err)
+	u, err := translate.New(translate.MustTenant("acme"), translate.Options{}).TranslateRequest(translate.Request{Method: "GET", Path: path, Query: q})
+	require.NoError(t, err)
+	rec := httptest.NewRecorder()
+	return newWatchMerge(&lockedWriter{w: rec}, u), rec
 }
 
 // mergedEvents reads a merged stream as the names of its objects and, for
@@ -220,7 +219,7 @@ func TestFanOutStreamingList(t *testing.T) {
 			// should it never come.
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer cancel()
-			req := httptest.NewRequestWithContext(ctx, "GET", "/api/v1/configmaps?watch=true&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan", nil)
+			req := httptest.NewRequestWithContext(ctx, "GET", "/api/v1/configmaps?"+streamingQuery, nil)
 			req.Header.Set("Authorization", "Bearer "+testToken)
 			rec := &untilBookmark{ResponseRecorder: httptest.NewRecorder(), cancel: cancel}
 			p.ServeHTTP(rec, req)
