@@ -16,7 +16,8 @@ import (
 //
 // A leg's bookmark is not passed on: its resourceVersion says that leg has
 // sent every event up to it, not the others, and a client resuming from it
-// would miss the others' events below it still on their way.
+// would miss the others' events below it still on their way. The merge
+// sends bookmarks of its own instead (fanout_progress.go).
 //
 // A streaming list (sendInitialEvents=true, client-go's WatchListClient,
 // KEP-3157) ends its initial events with one bookmark annotated
@@ -32,9 +33,9 @@ import (
 // client's streaming list is incomplete and it starts a new one.
 type watchMerge struct {
 	out *lockedWriter
-	// streaming is whether the client asked for the initial events and
-	// bookmarks (without, the API server sends no bookmark either).
-	streaming bool
+	// bookmarks is whether the client asked for bookmarks (without, the
+	// API server sends none), streaming whether for the initial events too.
+	bookmarks, streaming bool
 	// bookmark renders the merged bookmark at a resourceVersion, for a
 	// merge of no leg (the kinds table's kind: a custom resource's is not
 	// known); template is a leg's, translated, which the merged one is
@@ -42,14 +43,18 @@ type watchMerge struct {
 	bookmark func(rv string) []byte
 
 	mu       sync.Mutex
+	legs     map[int]bool // the legs open
 	pending  map[int]bool // legs whose initial-events-end is still to come
-	least    uint64
-	rv       string // the least resourceVersion so far, as the legs spelt it
-	emptyRV  string // the resourceVersion of a merge of no leg
-	template []byte
-	ready    bool // every leg open at the start is expected
-	sent     bool
-	ended    bool
+	progress map[int]uint64
+	// progressed is the resourceVersion of the last bookmark sent.
+	progressed uint64
+	least      uint64
+	rv         string // the least resourceVersion so far, as the legs spelt it
+	emptyRV    string // the resourceVersion of a merge of no leg
+	template   []byte
+	ready      bool // every leg open at the start is expected
+	sent       bool
+	ended      bool
 }
 
 // newWatchMerge returns the merge of the fan-out watch u writing to out.
@@ -59,10 +64,14 @@ func newWatchMerge(out *lockedWriter, u *translate.UpstreamRequest) *watchMerge 
 		gv = u.Info.APIGroup + "/" + gv
 	}
 	kind := u.Rule.Kind
+	bookmarks := u.Query.Get("allowWatchBookmarks") == "true"
 	return &watchMerge{
 		out:       out,
-		streaming: u.Query.Get("sendInitialEvents") == "true" && u.Query.Get("allowWatchBookmarks") == "true",
+		bookmarks: bookmarks,
+		streaming: bookmarks && u.Query.Get("sendInitialEvents") == "true",
+		legs:      map[int]bool{},
 		pending:   map[int]bool{},
+		progress:  map[int]uint64{},
 		bookmark: func(rv string) []byte {
 			b, _ := json.Marshal(map[string]any{"type": "BOOKMARK", "object": map[string]any{
 				"kind": kind, "apiVersion": gv,
@@ -73,11 +82,13 @@ func newWatchMerge(out *lockedWriter, u *translate.UpstreamRequest) *watchMerge 
 	}
 }
 
-// expect registers leg i as one whose initial events come before the merged
-// bookmark, unless that bookmark was sent already or none is asked for.
+// expect registers leg i as open and as one whose initial events come
+// before the merged bookmark, unless that bookmark was sent already or none
+// is asked for.
 func (m *watchMerge) expect(i int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.legs[i] = true
 	if m.streaming && !m.sent && !m.ended {
 		m.pending[i] = true
 	}
@@ -115,27 +126,33 @@ func (m *watchMerge) legBookmark(i int, ev []byte) {
 			} `json:"metadata"`
 		} `json:"object"`
 	}
-	if json.Unmarshal(ev, &bm) != nil || bm.Object.Metadata.Annotations[metav1.InitialEventsAnnotationKey] != "true" {
+	if json.Unmarshal(ev, &bm) != nil {
 		return
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if !m.pending[i] {
-		return
-	}
-	delete(m.pending, i)
-	if m.template == nil {
-		m.template = bytes.Clone(ev)
 	}
 	rv := bm.Object.Metadata.ResourceVersion
-	if n, err := strconv.ParseUint(rv, 10, 64); err != nil {
-		if m.rv == "" {
-			m.rv = rv // not the API server's: pass the first on
-		}
-	} else if m.rv == "" || n < m.least {
-		m.least, m.rv = n, rv
+	n, err := strconv.ParseUint(rv, 10, 64)
+	numeric := err == nil
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if numeric {
+		m.progress[i] = n
 	}
-	m.sendIfComplete()
+	if bm.Object.Metadata.Annotations[metav1.InitialEventsAnnotationKey] == "true" && m.pending[i] {
+		delete(m.pending, i)
+		if m.template == nil {
+			m.template = bytes.Clone(ev)
+		}
+		switch {
+		case !numeric && m.rv == "":
+			m.rv = rv // not the API server's: pass the first on
+		case numeric && (m.rv == "" || n < m.least):
+			m.least, m.rv = n, rv
+		}
+		m.sendIfComplete()
+	}
+	if numeric {
+		m.sendProgress(ev)
+	}
 }
 
 // sendIfComplete writes the merged bookmark once every expected leg sent
@@ -144,29 +161,39 @@ func (m *watchMerge) sendIfComplete() {
 	if !m.streaming || !m.ready || len(m.pending) > 0 || m.sent || m.ended {
 		return
 	}
-	m.sent = true
+	m.sent, m.progressed = true, m.least
 	rv := m.rv
 	if rv == "" {
 		rv = m.emptyRV
 	}
-	if _, err := m.out.Write(m.render(rv)); err == nil {
+	if _, err := m.out.Write(m.render(m.template, rv, true)); err == nil {
 		m.out.Flush()
 	}
 }
 
-// render returns the merged bookmark at rv: a leg's with rv in it, or, of
-// no leg, one of the kind's. m.mu is held.
-func (m *watchMerge) render(rv string) []byte {
-	if m.template == nil {
-		return m.bookmark(rv)
-	}
-	ev, err := translate.DecodeDocument(m.template)
+// render returns a bookmark at rv: template (a leg's, translated) with rv
+// in it, annotated as the end of the initial events or not; with no
+// template, one of the kind's.
+func (m *watchMerge) render(template []byte, rv string, initialEnd bool) []byte {
+	ev, err := translate.DecodeDocument(template)
 	obj, _ := ev["object"].(map[string]any)
 	meta, _ := obj["metadata"].(map[string]any)
-	if err != nil || meta == nil {
+	if template == nil || err != nil || meta == nil {
 		return m.bookmark(rv)
 	}
 	meta["resourceVersion"] = rv
+	ann, _ := meta["annotations"].(map[string]any)
+	switch {
+	case initialEnd && ann == nil:
+		meta["annotations"] = map[string]any{metav1.InitialEventsAnnotationKey: "true"}
+	case initialEnd:
+		ann[metav1.InitialEventsAnnotationKey] = "true"
+	case ann != nil:
+		delete(ann, metav1.InitialEventsAnnotationKey)
+		if len(ann) == 0 {
+			delete(meta, "annotations")
+		}
+	}
 	var out bytes.Buffer
 	if translate.EncodeDocument(&out, ev) != nil {
 		return m.bookmark(rv)

@@ -34,49 +34,54 @@ func initialEnd(leg int, rv string) legEvent {
 // TestWatchMerge: a streaming list through a fan-out gets exactly one
 // initial-events-end bookmark, after every initial event of every leg, at
 // the least of the legs' resourceVersions; a leg's other bookmarks are not
-// passed on, nor any once a leg ended.
+// passed on, but a bookmark at the least every leg reached with its own,
+// once it moves on; none once a leg ended, nor to a client that asked for
+// none.
 func TestWatchMerge(t *testing.T) {
-	const mark = `BOOKMARK@`
+	const mark, progress = `BOOKMARK@`, `PROGRESS@`
+	const bookmarks = "watch=true&allowWatchBookmarks=true"
 	for _, tc := range []struct {
-		name      string
-		streaming bool
-		legs      int
-		events    []legEvent
-		late      int // a leg opened at its first event (a new namespace); -1: none
-		want      []string
+		name   string
+		query  string
+		legs   int
+		events []legEvent
+		late   int // a leg opened at its first event (a new namespace); -1: none
+		want   []string
 	}{
-		{"two legs, the first bookmark after one item", true, 2, []legEvent{
+		{"two legs, the first bookmark after one item", streamingQuery, 2, []legEvent{
 			added(0, "a1"), initialEnd(0, "120"), added(1, "b1"), added(1, "b2"), initialEnd(1, "100"),
 		}, -1, []string{"a1", "b1", "b2", mark + "100"}},
-		{"an event after a leg's own bookmark comes through at once", true, 2, []legEvent{
+		{"an event after a leg's own bookmark comes through at once", streamingQuery, 2, []legEvent{
 			added(0, "a1"), initialEnd(0, "100"), added(0, "a2"), added(1, "b1"), initialEnd(1, "130"), added(1, "b2"),
 		}, -1, []string{"a1", "a2", "b1", mark + "100", "b2"}},
-		{"resourceVersions compared as numbers", true, 2, []legEvent{
+		{"resourceVersions compared as numbers", streamingQuery, 2, []legEvent{
 			initialEnd(0, "99"), initialEnd(1, "100"),
 		}, -1, []string{mark + "99"}},
-		{"a leg that ends first: no bookmark", true, 2, []legEvent{
+		{"a leg that ends first: no bookmark", streamingQuery, 2, []legEvent{
 			added(0, "a1"), initialEnd(0, "100"), {leg: 1, stop: true}, initialEnd(1, "100"),
 		}, -1, []string{"a1"}},
-		{"no leg: the namespaces' resourceVersion", true, 0, nil, -1, []string{mark + "7"}},
-		{"a leg's other bookmarks are not passed on", true, 1, []legEvent{
+		{"no leg: the namespaces' resourceVersion", streamingQuery, 0, nil, -1, []string{mark + "7"}},
+		{"a leg's other bookmarks come as the merge's own", streamingQuery, 1, []legEvent{
 			{leg: 0, rv: "50"}, added(0, "a1"), initialEnd(0, "60"), {leg: 0, rv: "70"}, added(0, "a2"),
-		}, -1, []string{"a1", mark + "60", "a2"}},
-		{"a namespace made after the bookmark", true, 1, []legEvent{
+		}, -1, []string{"a1", mark + "60", progress + "70", "a2"}},
+		{"progress: the least every leg reached", bookmarks, 2, []legEvent{
+			{leg: 0, rv: "50"}, {leg: 1, rv: "70"}, {leg: 0, rv: "80"}, added(0, "a1"), {leg: 1, rv: "75"}, {leg: 1, rv: "75"},
+		}, -1, []string{progress + "50", progress + "70", "a1", progress + "75"}},
+		{"progress waits for every leg", bookmarks, 2, []legEvent{
+			{leg: 0, rv: "50"}, added(1, "b1"), {leg: 0, rv: "60"},
+		}, -1, []string{"b1"}},
+		{"a namespace made after the bookmark", streamingQuery, 1, []legEvent{
 			initialEnd(0, "60"), added(1, "n1"), initialEnd(1, "80"),
 		}, 1, []string{mark + "60", "n1"}},
-		{"a namespace made before the bookmark", true, 1, []legEvent{
+		{"a namespace made before the bookmark", streamingQuery, 1, []legEvent{
 			added(0, "a1"), added(1, "n1"), initialEnd(0, "60"), added(1, "n2"), initialEnd(1, "50"),
 		}, 1, []string{"a1", "n1", "n2", mark + "50"}},
-		{"a plain watch gets no bookmark", false, 2, []legEvent{
+		{"a plain watch gets no bookmark", "watch=true", 2, []legEvent{
 			added(0, "a1"), initialEnd(0, "60"), {leg: 1, rv: "70"}, added(1, "b1"),
 		}, -1, []string{"a1", "b1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			q := "watch=true"
-			if tc.streaming {
-				q = streamingQuery
-			}
-			m, rec := testMerge(t, "/api/v1/configmaps", q)
+			m, rec := testMerge(t, "/api/v1/configmaps", tc.query)
 			for i := range tc.legs {
 				m.expect(i)
 			}
@@ -188,10 +193,12 @@ func mergedEvents(t *testing.T, stream, mark string) []string {
 			continue
 		}
 		if doc["type"] == "BOOKMARK" {
-			ann, _ := meta["annotations"].(map[string]any)
-			require.Equal(t, "true", ann["k8s.io/initial-events-end"], line)
 			require.Equal(t, "ConfigMap", obj["kind"])
-			got = append(got, mark+meta["resourceVersion"].(string))
+			if ann, _ := meta["annotations"].(map[string]any); ann["k8s.io/initial-events-end"] == "true" {
+				got = append(got, mark+meta["resourceVersion"].(string))
+			} else {
+				got = append(got, "PROGRESS@"+meta["resourceVersion"].(string))
+			}
 			continue
 		}
 		got = append(got, meta["name"].(string))
