@@ -13,13 +13,21 @@ import (
 // TestFanOutSkipsANamespaceBeingDeleted: in a namespace being deleted the
 // namespace controller removes the tenant's RoleBindings first; a refusal
 // there is an empty leg of an all-namespaces list, while a refusal in a
-// namespace that is not going stays the answer.
+// namespace that is not going is left out too, with a warning naming it
+// (fanout_forbidden.go), unless every namespace refuses.
 func TestFanOutSkipsANamespaceBeingDeleted(t *testing.T) {
 	for _, tc := range []struct {
-		name     string
-		deleting bool
-		code     int
-	}{{"being deleted", true, http.StatusOK}, {"not being deleted", false, http.StatusForbidden}} {
+		name      string
+		deleting  bool
+		refuseAll bool
+		code      int
+		warning   string
+	}{
+		{"being deleted", true, false, http.StatusOK, ""},
+		{"not being deleted", false, false, http.StatusOK,
+			`299 - "the list leaves out the namespaces where you may not list configmaps: going"`},
+		{"refused everywhere", false, true, http.StatusForbidden, ""},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, _ := newTestProxy(t, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json")
@@ -34,7 +42,7 @@ func TestFanOutSkipsANamespaceBeingDeleted(t *testing.T) {
 						deletion = `,"deletionTimestamp":"2026-11-24T00:00:00Z"`
 					}
 					fmt.Fprintf(w, `{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"acme-going"%s}}`, deletion)
-				case strings.HasPrefix(r.URL.Path, "/api/v1/namespaces/acme-going/"):
+				case strings.HasPrefix(r.URL.Path, "/api/v1/namespaces/acme-going/") || tc.refuseAll:
 					w.WriteHeader(http.StatusForbidden)
 					fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,`+
 						`"message":"configmaps is forbidden: User \"zoo:acme:admin\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"acme-going\""}`)
@@ -45,6 +53,7 @@ func TestFanOutSkipsANamespaceBeingDeleted(t *testing.T) {
 			})
 			rec := request(p, "GET", "/api/v1/configmaps", nil, "")
 			require.Equal(t, tc.code, rec.Code, rec.Body.String())
+			assert.Equal(t, tc.warning, rec.Header().Get("Warning"))
 			if tc.code == http.StatusOK {
 				assert.Contains(t, rec.Body.String(), `"namespace":"a"`)
 				assert.Contains(t, rec.Body.String(), `"namespace":"z"`)

@@ -28,6 +28,7 @@ func (p *Proxy) fanOutList(w http.ResponseWriter, r *http.Request, u *translate.
 		},
 		emptyRV: nsRV,
 		gone:    func(ctx context.Context, i int) bool { return p.namespaceGoing(ctx, nss[i]) },
+		skip:    func(i int) string { return nss[i] },
 	}
 	if u.Start != nil {
 		legs.first = sort.SearchStrings(nss, u.Start.Namespace)
@@ -83,6 +84,9 @@ type joinedList struct {
 	// or gone: the namespace controller deletes its RoleBindings first,
 	// so a refusal there is an empty leg, not a refusal of the whole list.
 	gone func(ctx context.Context, i int) bool
+	// skip, when set, leaves a list's leg the identity may not read out of
+	// it and returns the namespace to name (fanout_forbidden.go).
+	skip func(i int) string
 }
 
 // joinList answers a list joined from legs. The first leg read honours the
@@ -116,6 +120,11 @@ func (p *Proxy) joinList(w http.ResponseWriter, r *http.Request, u *translate.Up
 		rv    = legs.rv
 		cont  = legs.cont
 		next  = ""
+		// skipped are the namespaces left out, refused the first refusal
+		// and read whether any leg was read (or is going: empty).
+		skipped []string
+		refused *legAnswer
+		read    bool
 	)
 	// request is leg i's upstream request resuming at the upstream continue
 	// token c and asking for n items.
@@ -158,12 +167,21 @@ legs:
 				return
 			}
 			if ans.code == http.StatusForbidden && legs.gone != nil && legs.gone(r.Context(), i) {
+				read = true
 				break // an empty leg
+			}
+			if ans.code == http.StatusForbidden && legs.skip != nil && list {
+				if refused == nil {
+					refused = &ans
+				}
+				skipped = append(skipped, legs.skip(i))
+				break
 			}
 			if ans.code != http.StatusOK {
 				p.writeTranslated(w, u, ans.code, ans.body)
 				return
 			}
+			read = true
 			leg := ans.doc
 			if err := p.tr.TranslateDocument(u.Rule, leg); err != nil {
 				writeStatus(w, translate.ToStatus(err))
@@ -199,6 +217,11 @@ legs:
 			break
 		}
 	}
+	if refused != nil && !read && legs.first == 0 && legs.cont == "" {
+		// Refused in every namespace: refused, not an empty list.
+		p.writeTranslated(w, u, refused.code, refused.body)
+		return
+	}
 	if doc == nil {
 		doc = p.emptyList(r, u)
 	}
@@ -214,6 +237,7 @@ legs:
 		meta["continue"] = next
 	}
 	doc["metadata"] = meta
+	p.warnSkipped(w, u, skipped)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_ = translate.EncodeDocument(w, doc)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -109,6 +110,7 @@ func TestJoinListAsOneLegAtATime(t *testing.T) {
 		query  string
 		accept string
 		fail   map[int]int
+		left   []int // legs refused (403): left out of the list
 	}{
 		{name: "no limit", counts: []int{3, 0, 2, 5}},
 		{name: "no namespace at all"},
@@ -123,7 +125,10 @@ func TestJoinListAsOneLegAtATime(t *testing.T) {
 		{name: "many legs, pages larger than the list", counts: many, query: "limit=500"},
 		{name: "tenant's resourceVersion", counts: []int{2, 2, 2}, query: "resourceVersion=0&limit=3"},
 		{name: "table", counts: []int{2, 3, 1, 4}, query: "limit=4", accept: table},
-		{name: "failing leg", counts: []int{2, 2, 2, 2}, fail: map[int]int{2: 403}},
+		{name: "failing leg", counts: []int{2, 2, 2, 2}, fail: map[int]int{2: 500}},
+		{name: "refused legs", counts: many, left: []int{0, 9, 30}},
+		{name: "refused legs, pages of 7", counts: many, query: "limit=7", left: []int{0, 1, 9, 30, 39}},
+		{name: "refused in every namespace", counts: []int{2, 2}, fail: map[int]int{0: 403, 1: 403}},
 		{name: "failing leg on the second page", counts: []int{2, 2, 2, 2}, query: "limit=3", fail: map[int]int{2: 500}},
 		{name: "failing legs", counts: many, fail: map[int]int{9: 403, 12: 500, 30: 403}},
 		{name: "deletecollection", counts: []int{1, 2, 0, 3}, method: http.MethodDelete},
@@ -145,6 +150,9 @@ func TestJoinListAsOneLegAtATime(t *testing.T) {
 				for ns, code := range tc.fail {
 					f.fail[ns] = code
 				}
+				for _, ns := range tc.left {
+					f.fail[ns] = http.StatusForbidden
+				}
 				return legPages(t, f, method, "/api/v1/configmaps?"+tc.query, header), f
 			}
 			want, _ := read(1)
@@ -152,6 +160,9 @@ func TestJoinListAsOneLegAtATime(t *testing.T) {
 			if tc.fail == nil {
 				var all []string
 				for ns, n := range tc.counts {
+					if slices.Contains(tc.left, ns) {
+						continue
+					}
 					for j := range n {
 						all = append(all, strings.TrimPrefix(legNamespace(ns), "acme-")+"/cm-"+string(rune('0'+j/10))+string(rune('0'+j%10)))
 					}
@@ -249,11 +260,11 @@ func TestJoinListPageStopsWhereItDid(t *testing.T) {
 // the answer, also when a later leg failed before it.
 func TestJoinListFirstErrorInOrderWins(t *testing.T) {
 	f := newFakeLegs(1, 1, 1, 1, 1, 1, 1, 1, 1, 1)
-	f.fail[3], f.delay[3] = http.StatusForbidden, 100*time.Millisecond
+	f.fail[3], f.delay[3] = http.StatusServiceUnavailable, 100*time.Millisecond
 	f.fail[7] = http.StatusInternalServerError
 	p, _ := newTestProxy(t, f.ServeHTTP)
 	rec := request(p, http.MethodGet, "/api/v1/configmaps", nil, "")
-	assert.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
+	assert.Equal(t, http.StatusServiceUnavailable, rec.Code, rec.Body.String())
 	assert.Contains(t, rec.Body.String(), "ns003 failed")
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -270,13 +281,13 @@ func TestJoinListFirstErrorInOrderWins(t *testing.T) {
 func TestJoinListCancelsLegs(t *testing.T) {
 	t.Run("after a failing leg", func(t *testing.T) {
 		f := newFakeLegs(1, 1, 1, 1, 1, 1, 1, 1)
-		f.fail[1], f.delay[1] = http.StatusForbidden, 200*time.Millisecond // the legs after it arrive meanwhile
+		f.fail[1], f.delay[1] = http.StatusInternalServerError, 200*time.Millisecond // the legs after it arrive meanwhile
 		for i := 2; i < len(f.counts); i++ {
 			f.block[i] = true
 		}
 		p, _ := newTestProxy(t, f.ServeHTTP)
 		rec := request(p, http.MethodGet, "/api/v1/configmaps", nil, "")
-		assert.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
+		assert.Equal(t, http.StatusInternalServerError, rec.Code, rec.Body.String())
 		require.Eventually(t, func() bool {
 			f.mu.Lock()
 			defer f.mu.Unlock()

@@ -13,10 +13,12 @@ import (
 )
 
 // fanOutWatch watches a namespaced resource across the tenant's namespaces:
-// one upstream watch per namespace, merged event by event into one stream,
-// plus a watch of the tenant's namespaces that opens a leg for every new one.
-// When any upstream stream ends (timeout, 410 Gone as an ERROR event, the
-// upstream going away), the merged stream ends and the client re-watches.
+// one upstream watch per namespace, merged event by event into one stream
+// (fanout_initial.go), plus a watch of the tenant's namespaces that opens a
+// leg for every new one. When any upstream stream ends (timeout, 410 Gone as
+// an ERROR event, the upstream going away), the merged stream ends and the
+// client re-watches. A namespace the identity may not watch is left out
+// (fanout_forbidden.go).
 func (p *Proxy) fanOutWatch(w http.ResponseWriter, r *http.Request, u *translate.UpstreamRequest) {
 	ctx, cancel := p.watchContext(r.Context())
 	defer cancel()
@@ -25,7 +27,7 @@ func (p *Proxy) fanOutWatch(w http.ResponseWriter, r *http.Request, u *translate
 		writeStatus(w, p.namespacesStatus(err))
 		return
 	}
-	legs, status := p.openLegs(ctx, r, u, nss)
+	legs, skipped, status := p.openLegs(ctx, r, u, nss)
 	if status != nil {
 		status(w)
 		return
@@ -40,29 +42,34 @@ func (p *Proxy) fanOutWatch(w http.ResponseWriter, r *http.Request, u *translate
 		writeStatus(w, unavailable(p.base.Host, err))
 		return
 	}
+	p.warnSkipped(w, u, skipped)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}
 	out := &lockedWriter{w: w}
+	merge := newWatchMerge(out, u)
 	var wg sync.WaitGroup
-	run := func(resp *http.Response) {
+	run := func(i int, resp *http.Response) {
+		merge.expect(i)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer cancel()
+			defer merge.end()
 			defer resp.Body.Close()
-			if err := p.tr.TranslateWatch(u.Rule, resp.Body, out); err != nil && ctx.Err() == nil {
+			if err := p.tr.TranslateWatch(u.Rule, resp.Body, merge.leg(i)); err != nil && ctx.Err() == nil {
 				klog.V(2).InfoS("fan-out watch leg ended", "tenant", p.tenant.Name(), "err", err)
 			}
 		}()
 	}
-	for _, l := range legs {
+	for i, l := range legs {
 		if l != nil {
-			run(l)
+			run(i, l)
 		}
 	}
+	merge.started(nsRV)
 	seen := map[string]bool{}
 	for _, ns := range nss {
 		seen[ns] = true
@@ -84,11 +91,14 @@ func (p *Proxy) fanOutWatch(w http.ResponseWriter, r *http.Request, u *translate
 				continue
 			}
 			seen[name] = true
-			resp, status := p.openLeg(ctx, r, u, name, ev.Object.Metadata.ResourceVersion)
+			// A refusal ends the stream too: the namespace's RoleBindings
+			// may be still to come, and the client's next watch has them
+			// or leaves the namespace out, saying so.
+			resp, status, _ := p.openLeg(ctx, r, u, name, ev.Object.Metadata.ResourceVersion)
 			if status != nil {
 				return
 			}
-			run(resp)
+			run(len(seen), resp)
 		}
 	}()
 	cancel()
@@ -102,12 +112,15 @@ func (p *Proxy) fanOutWatch(w http.ResponseWriter, r *http.Request, u *translate
 const legOpeners = 16
 
 // openLegs opens the watches of namespaces nss, legOpeners at a time, and
-// returns them in nss's order (nil for a namespace being deleted, whose
-// watch failed); if any other fails, it closes the others and returns the
-// failure of the first failing namespace in that order.
-func (p *Proxy) openLegs(ctx context.Context, r *http.Request, u *translate.UpstreamRequest, nss []string) ([]*http.Response, func(http.ResponseWriter)) {
+// returns them in nss's order: nil for a namespace being deleted, whose
+// watch failed, and for one the identity may not watch, which skipped
+// names. If any other fails, or the identity may watch none of them, it
+// closes the others and returns the failure of the first failing namespace
+// in that order.
+func (p *Proxy) openLegs(ctx context.Context, r *http.Request, u *translate.UpstreamRequest, nss []string) ([]*http.Response, []string, func(http.ResponseWriter)) {
 	legs := make([]*http.Response, len(nss))
 	failures := make([]func(http.ResponseWriter), len(nss))
+	refused := make([]bool, len(nss))
 	sem := make(chan struct{}, legOpeners)
 	var wg sync.WaitGroup
 	for i, ns := range nss {
@@ -116,29 +129,46 @@ func (p *Proxy) openLegs(ctx context.Context, r *http.Request, u *translate.Upst
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			legs[i], failures[i] = p.openLeg(ctx, r, u, ns, "")
+			legs[i], failures[i], refused[i] = p.openLeg(ctx, r, u, ns, "")
 			if failures[i] != nil && p.namespaceGoing(ctx, ns) {
-				failures[i] = nil // being deleted (its RoleBindings go first): no leg
+				failures[i], refused[i] = nil, false // being deleted (its RoleBindings go first): no leg
 			}
 		}()
 	}
 	wg.Wait()
-	for i, failed := range failures {
-		if failed != nil {
-			for _, l := range legs {
-				if l != nil {
-					l.Body.Close()
-				}
+	closeAll := func() {
+		for _, l := range legs {
+			if l != nil {
+				l.Body.Close()
 			}
-			return nil, failures[i]
 		}
 	}
-	return legs, nil
+	var skipped []string
+	refusal, opened := -1, false
+	for i, failed := range failures {
+		opened = opened || legs[i] != nil
+		if failed == nil {
+			continue
+		}
+		if !refused[i] {
+			closeAll()
+			return nil, nil, failed
+		}
+		skipped = append(skipped, nss[i])
+		if refusal < 0 {
+			refusal = i
+		}
+	}
+	if refusal >= 0 && !opened {
+		return nil, nil, failures[refusal] // refused in every namespace
+	}
+	return legs, skipped, nil
 }
 
 // openLeg opens the watch of one namespace. On failure it returns a function
-// that writes the (translated) error instead.
-func (p *Proxy) openLeg(ctx context.Context, r *http.Request, u *translate.UpstreamRequest, ns, rv string) (*http.Response, func(http.ResponseWriter)) {
+// that writes the (translated) error instead, and whether the upstream
+// refused it (403).
+func (p *Proxy) openLeg(ctx context.Context, r *http.Request, u *translate.UpstreamRequest, ns, rv string) (*http.Response, func(http.ResponseWriter), bool) {
 	path, q := u.ForNamespace(ns, "")
 	if rv != "" {
 		q.Set("resourceVersion", rv)
@@ -149,16 +179,16 @@ func (p *Proxy) openLeg(ctx context.Context, r *http.Request, u *translate.Upstr
 		resp, err = p.client.Do(req)
 		if err == nil {
 			if resp.StatusCode == http.StatusOK {
-				return resp, nil
+				return resp, nil, false
 			}
 			defer resp.Body.Close()
 			var body []byte
 			body, _ = readLimited(resp.Body)
 			code := resp.StatusCode
-			return nil, func(w http.ResponseWriter) { p.writeTranslated(w, u, code, body) }
+			return nil, func(w http.ResponseWriter) { p.writeTranslated(w, u, code, body) }, code == http.StatusForbidden
 		}
 	}
-	return nil, func(w http.ResponseWriter) { writeStatus(w, unavailable(p.base.Host, err)) }
+	return nil, func(w http.ResponseWriter) { writeStatus(w, unavailable(p.base.Host, err)) }, false
 }
 
 // watchNamespaces watches the tenant's namespaces from rv on.
