@@ -27,6 +27,8 @@ func TestFanOutSkipsANamespaceBeingDeleted(t *testing.T) {
 		{"not being deleted", false, false, http.StatusOK,
 			`299 - "the list leaves out the namespaces where you may not list configmaps: going"`},
 		{"refused everywhere", false, true, http.StatusForbidden, ""},
+		// A namespace being deleted is no namespace the identity may read.
+		{"refused everywhere but in a namespace being deleted", true, true, http.StatusForbidden, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, _ := newTestProxy(t, func(w http.ResponseWriter, r *http.Request) {

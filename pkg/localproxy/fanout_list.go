@@ -121,7 +121,10 @@ func (p *Proxy) joinList(w http.ResponseWriter, r *http.Request, u *translate.Up
 		cont  = legs.cont
 		next  = ""
 		// skipped are the namespaces left out, refused the first refusal
-		// and read whether any leg was read (or is going: empty).
+		// and read whether any leg was read. A namespace being deleted is
+		// an empty leg, neither read nor refused, as in a watch
+		// (openLegs): an identity refused in every other namespace is
+		// refused.
 		skipped []string
 		refused *legAnswer
 		read    bool
@@ -167,7 +170,6 @@ legs:
 				return
 			}
 			if ans.code == http.StatusForbidden && legs.gone != nil && legs.gone(r.Context(), i) {
-				read = true
 				break // an empty leg
 			}
 			if ans.code == http.StatusForbidden && legs.skip != nil && list {
