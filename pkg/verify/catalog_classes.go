@@ -1,0 +1,148 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// The classes of docs/security.md that the catalog attempts.
+const (
+	ClassMetadata     = "platform-owned metadata"
+	ClassSubresources = "subresources"
+	ClassAddresses    = "addresses"
+	ClassPriority     = "priority"
+)
+
+// Catalog is every check, in report order.
+func Catalog() []Check {
+	out := mtbChecks()
+	out = append(out, metadataChecks()...)
+	out = append(out, subresourceChecks()...)
+	return append(out, addressCheck(), priorityCheck())
+}
+
+var grServices = schema.GroupResource{Resource: "services"}
+
+// createService creates (dry run) a Service of the attacker's.
+func createService(ctx context.Context, t *Target, svc *corev1.Service) error {
+	_, err := t.Kube.CoreV1().Services(t.Namespace).Create(ctx, svc, dryRun)
+	return err
+}
+
+// metadataChecks: a label in each of the platform's domains
+// (translate.PlatformDomains) on a Service, a kind whose keys in those
+// domains are the platform's; and the Pod Security label of the attacker's
+// own namespace.
+func metadataChecks() []Check {
+	var out []Check
+	twin := func(ctx context.Context, t *Target) error {
+		return createService(ctx, t, probeService("zoo-verify-md", map[string]string{probeKey: "x"}))
+	}
+	for _, d := range translate.PlatformDomains() {
+		key := "zoo-verify." + d.Domain + "/probe"
+		if !translate.IsPlatformOwned(grServices, false, key) {
+			continue
+		}
+		out = append(out, Check{ID: "metadata/" + d.Domain, Class: ClassMetadata,
+			Title: fmt.Sprintf("label a Service %s (%s's domain)", key, d.Owner), Twin: twin,
+			Attempt: func(ctx context.Context, t *Target) error {
+				return createService(ctx, t, probeService("zoo-verify-md", map[string]string{key: "x"}))
+			}})
+	}
+	enforce := translate.PodSecurityEnforce
+	return append(out, Check{ID: "metadata/pod-security", Class: ClassMetadata,
+		Title: "relabel the tenant's own namespace " + enforce + "=privileged",
+		Paths: []Path{PathServe, PathIdentity}, // a ServiceAccount has no right on its namespace object
+		NotApplicable: func(p policy.Policy) string {
+			if p.PodSecurity == "privileged" {
+				return "the tenant's policy sets Pod Security \"privileged\" already"
+			}
+			return ""
+		},
+		Twin: func(ctx context.Context, t *Target) error {
+			_, err := t.Kube.CoreV1().Namespaces().Patch(ctx, t.Namespace, types.MergePatchType, annotateProbe, patchDryRun)
+			return err
+		},
+		Attempt: func(ctx context.Context, t *Target) error {
+			_, err := t.Kube.CoreV1().Namespaces().Patch(ctx, t.Namespace, types.MergePatchType,
+				[]byte(`{"metadata":{"labels":{"`+enforce+`":"privileged"}}}`), patchDryRun)
+			return err
+		}})
+}
+
+// statusTargets are the objects verify has in the attacker's namespace, by
+// resource, whose subresources it can attempt.
+var statusTargets = map[schema.GroupResource]func(t *Target) string{
+	grServices:                   func(t *Target) string { return t.Service },
+	{Resource: "resourcequotas"}: func(*Target) string { return tenantctl.PolicyObjectName },
+}
+
+// subresourceChecks: a write of every read-only status subresource of the
+// kinds table (translate.Subresources) of which verify has an object.
+func subresourceChecks() []Check {
+	var out []Check
+	for _, s := range translate.Subresources() {
+		name, ok := statusTargets[s.Resource]
+		if !ok || s.Class != translate.SubresourceReadOnly {
+			continue
+		}
+		gvr := s.Resource.WithVersion("v1")
+		out = append(out, Check{ID: "subresource/" + s.Resource.String() + "/" + s.Name, Class: ClassSubresources,
+			Title: fmt.Sprintf("write the %s of a %s", s.Name, strings.TrimSuffix(s.Resource.Resource, "s")),
+			Attempt: func(ctx context.Context, t *Target) error {
+				_, err := t.Dynamic.Resource(gvr).Namespace(t.Namespace).Patch(ctx, name(t), types.MergePatchType, annotateProbe, patchDryRun, s.Name)
+				return err
+			}})
+	}
+	return out
+}
+
+// addressCheck: a Service's externalIPs, which kube-proxy captures on every
+// machine.
+func addressCheck() Check {
+	return Check{ID: "address/services.spec.externalIPs", Class: ClassAddresses,
+		Title: "capture an address with a Service's externalIPs",
+		Twin: func(ctx context.Context, t *Target) error {
+			return createService(ctx, t, probeService("zoo-verify-addr", nil))
+		},
+		Attempt: func(ctx context.Context, t *Target) error {
+			svc := probeService("zoo-verify-addr", nil)
+			svc.Spec.ExternalIPs = []string{"192.0.2.10"}
+			return createService(ctx, t, svc)
+		}}
+}
+
+// systemPriority is a PriorityClass of every cluster, of positive value.
+const systemPriority = "system-cluster-critical"
+
+// priorityCheck: a pod of the platform's priority.
+func priorityCheck() Check {
+	return Check{ID: "priority/" + systemPriority, Class: ClassPriority,
+		Title: "run a pod at priority " + systemPriority,
+		NotApplicable: func(p policy.Policy) string {
+			if slices.Contains(p.PriorityClasses, systemPriority) {
+				return "the tenant's policy allows " + systemPriority
+			}
+			return ""
+		},
+		Twin: func(ctx context.Context, t *Target) error {
+			_, err := t.Kube.CoreV1().Pods(t.Namespace).Create(ctx, harmlessPod(), dryRun)
+			return err
+		},
+		Attempt: func(ctx context.Context, t *Target) error {
+			pod := harmlessPod()
+			pod.Spec.PriorityClassName = systemPriority
+			_, err := t.Kube.CoreV1().Pods(t.Namespace).Create(ctx, pod, dryRun)
+			return err
+		}}
+}

@@ -1,0 +1,75 @@
+package verify
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// TestCatalogMTB: the Multi-Tenancy Benchmarks' profile level 1 checks the
+// catalog maps, by published ID (MTB-PL1-BC-HI-1 is published for both host
+// path volumes and NodePort Services).
+func TestCatalogMTB(t *testing.T) {
+	var ids []string
+	for _, c := range Catalog() {
+		if c.Class == ClassMTB {
+			ids = append(ids, c.ID)
+		}
+	}
+	assert.ElementsMatch(t, []string{"MTB-PL1-CC-CPI-1", "MTB-PL1-CC-TI-2", "MTB-PL1-CC-TI-1", "MTB-PL1-BC-CPI-2",
+		"MTB-PL1-BC-CPI-5", "MTB-PL1-BC-CPI-6", "MTB-PL1-BC-CPI-3", "MTB-PL1-BC-CPI-4",
+		"MTB-PL1-BC-HI-1", "MTB-PL1-BC-HI-3", "MTB-PL1-BC-HI-4", "MTB-PL1-BC-HI-5", "MTB-PL1-BC-HI-1"}, ids)
+}
+
+// TestCatalogGenerated: a check for every platform domain (a Service's
+// key in it is the platform's) and for every read-only status of a kind
+// verify has an object of; IDs are unique but for the benchmarks' own
+// duplicate; every check attempts something or never applies.
+func TestCatalogGenerated(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range Catalog() {
+		if c.ID != "MTB-PL1-BC-HI-1" {
+			assert.False(t, seen[c.ID], "%s twice", c.ID)
+		}
+		seen[c.ID] = true
+		if c.Attempt == nil {
+			require.NotNil(t, c.NotApplicable, c.ID)
+			assert.NotEmpty(t, c.NotApplicable(policy.Default()), "%s attempts nothing yet applies", c.ID)
+		}
+	}
+	for _, d := range translate.PlatformDomains() {
+		assert.True(t, seen["metadata/"+d.Domain], "no check of the domain %s", d.Domain)
+	}
+	assert.True(t, seen["subresource/services/status"])
+	assert.True(t, seen["subresource/resourcequotas/status"])
+}
+
+// TestPodChecksApply: a pod check applies from its Pod Security level up,
+// and says why not below it.
+func TestPodChecksApply(t *testing.T) {
+	byID := map[string]Check{}
+	for _, c := range podChecks() {
+		byID[c.ID] = c
+	}
+	for _, tc := range []struct {
+		id, level string
+		applies   bool
+	}{
+		{"MTB-PL1-BC-CPI-5", "privileged", false},
+		{"MTB-PL1-BC-CPI-5", "baseline", true},
+		{"MTB-PL1-BC-CPI-5", "restricted", true},
+		{"MTB-PL1-BC-CPI-6", "baseline", false},
+		{"MTB-PL1-BC-CPI-6", "restricted", true},
+		{"MTB-PL1-BC-CPI-4", "baseline", false},
+		{"MTB-PL1-BC-HI-4", "baseline", true},
+	} {
+		t.Run(tc.id+"/"+tc.level, func(t *testing.T) {
+			why := byID[tc.id].NotApplicable(policy.Policy{PodSecurity: tc.level})
+			assert.Equal(t, tc.applies, why == "", why)
+		})
+	}
+}

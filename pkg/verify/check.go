@@ -1,0 +1,119 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+)
+
+// Target is what an attempt works with on one path: the attacker's clients
+// on that path and the names as that path spells them.
+type Target struct {
+	// Path is the path the clients reach the cluster by.
+	Path Path
+	// Kube and Dynamic are the attacker's clients on Path.
+	Kube    kubernetes.Interface
+	Dynamic dynamic.Interface
+	// Namespace is the attacker's namespace "default" as Path names it.
+	Namespace string
+	// VictimNamespace is the victim's namespace "default" as Path names it
+	// (through the view: the name the victim's admins use).
+	VictimNamespace string
+	// Service is the attacker's Service that verify made in Namespace.
+	Service string
+	// VictimConfigMap is the victim's ConfigMap in VictimNamespace.
+	VictimConfigMap string
+}
+
+// Check is one entry of the catalog.
+type Check struct {
+	// ID is the published Multi-Tenancy Benchmarks ID, or the class's ID
+	// of the check.
+	ID string
+	// Class groups the check in the report.
+	Class string
+	// Title says what is attempted.
+	Title string
+	// Paths are the paths the check applies to; nil is every path.
+	Paths []Path
+	// NotApplicable returns why the tenant's policy makes the check
+	// irrelevant, or "".
+	NotApplicable func(p policy.Policy) string
+	// Twin, if set, is the same request without the attack: it must be
+	// admitted, or a refusal of Attempt would say nothing about the attack.
+	Twin func(ctx context.Context, t *Target) error
+	// Attempt makes the attack; every write is a server-side dry run.
+	Attempt func(ctx context.Context, t *Target) error
+	// NotFoundHeld says a 404 on the serve path is the proxy's naming
+	// holding (the name reached only the attacker's own objects).
+	NotFoundHeld bool
+}
+
+// applies says whether the check runs on path.
+func (c *Check) applies(path Path) bool { return c.Paths == nil || slices.Contains(c.Paths, path) }
+
+// run runs the check on t and judges the outcome.
+func (c *Check) run(ctx context.Context, t *Target) Result {
+	res := Result{ID: c.ID, Class: c.Class, Title: c.Title, Path: t.Path}
+	if c.Twin != nil {
+		if err := c.Twin(ctx, t); err != nil {
+			res.Status, res.Detail = CouldNotRun, "the harmless twin of the attempt was refused too: "+oneLine(err.Error(), 250)
+			return res
+		}
+	}
+	err := c.Attempt(ctx, t)
+	if c.NotFoundHeld && t.Path == PathServe && apierrors.IsNotFound(err) {
+		res.Status, res.Layer, res.Detail = Held, LayerProxyNames, oneLine(err.Error(), 300)
+		return res
+	}
+	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+		res.Status, res.Detail = CouldNotRun, fmt.Sprintf("interrupted: %v", err)
+		return res
+	}
+	res.Status, res.Layer, res.Detail = judge(err, t.Path)
+	return res
+}
+
+// RunCatalog runs every check of catalog against each target (one per
+// path), judging each against pol, the attacker's effective policy. progress,
+// if set, is told before each attempt.
+func RunCatalog(ctx context.Context, catalog []Check, pol policy.Policy, targets []*Target, progress func(done, total int, what string)) []Result {
+	var out []Result
+	total := len(catalog)
+	for i := range catalog {
+		c := &catalog[i]
+		if progress != nil {
+			progress(i, total, c.ID)
+		}
+		if why := notApplicable(c, pol); why != "" {
+			out = append(out, Result{ID: c.ID, Class: c.Class, Title: c.Title, Status: NotApplicable, Detail: why})
+			continue
+		}
+		for _, t := range targets {
+			if ctx.Err() != nil {
+				return out
+			}
+			if c.applies(t.Path) {
+				out = append(out, c.run(ctx, t))
+			}
+		}
+	}
+	if progress != nil {
+		progress(total, total, "")
+	}
+	return out
+}
+
+func notApplicable(c *Check, pol policy.Policy) string {
+	if c.NotApplicable == nil {
+		return ""
+	}
+	return c.NotApplicable(pol)
+}

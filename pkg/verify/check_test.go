@@ -1,0 +1,48 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+)
+
+// TestRunCatalog: a check that does not apply is one result with its
+// reason and no path; a refused twin makes the attempt prove nothing; a 404
+// holds only on the serve path and only where the check says so; the paths
+// a check names are the only ones it runs on.
+func TestRunCatalog(t *testing.T) {
+	gr := schema.GroupResource{Resource: "configmaps"}
+	refused := func(context.Context, *Target) error {
+		return apierrors.NewForbidden(gr, "x", errors.New(`User "u" cannot get resource "configmaps"`))
+	}
+	notFound := func(context.Context, *Target) error { return apierrors.NewNotFound(gr, "x") }
+	admitted := func(context.Context, *Target) error { return nil }
+	catalog := []Check{
+		{ID: "na", NotApplicable: func(policy.Policy) string { return "the policy allows it" }, Attempt: admitted},
+		{ID: "twin", Twin: refused, Attempt: refused},
+		{ID: "404", NotFoundHeld: true, Attempt: notFound},
+		{ID: "serve only", Paths: []Path{PathServe}, Attempt: admitted},
+		{ID: "rbac", Attempt: refused},
+	}
+	targets := []*Target{{Path: PathServe}, {Path: PathIdentity}}
+	var got []string
+	for _, r := range RunCatalog(context.Background(), catalog, policy.Default(), targets, nil) {
+		got = append(got, r.ID+" "+string(r.Path)+": "+string(r.Status)+" "+r.Layer)
+	}
+	assert.Equal(t, []string{
+		"na : not applicable ",
+		"twin serve: could not run ",
+		"twin tenant identity: could not run ",
+		"404 serve: held " + LayerProxyNames,
+		"404 tenant identity: could not run ",
+		"serve only serve: escaped ",
+		"rbac serve: held RBAC",
+		"rbac tenant identity: held RBAC",
+	}, got)
+}
