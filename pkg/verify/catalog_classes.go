@@ -28,7 +28,8 @@ func Catalog() []Check {
 	out := mtbChecks()
 	out = append(out, metadataChecks()...)
 	out = append(out, subresourceChecks()...)
-	return append(out, addressCheck(), priorityCheck())
+	out = append(out, addressCheck(), priorityCheck())
+	return append(out, moreChecks()...)
 }
 
 var grServices = schema.GroupResource{Resource: "services"}

@@ -7,10 +7,12 @@ import (
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // Target is what an attempt works with on one path: the attacker's clients
@@ -30,6 +32,31 @@ type Target struct {
 	Service string
 	// VictimConfigMap is the victim's ConfigMap in VictimNamespace.
 	VictimConfigMap string
+	// Prefix is what Path needs in front of the name of an object of the
+	// attacker's own cluster-scoped kinds ("" through the view), and Owner
+	// the labels it needs on them (none through the view).
+	Prefix string
+	Owner  map[string]string
+	// Attacker and Victim are the scratch tenants.
+	Attacker, Victim translate.Tenant
+	// Write are the options of the attempt's create: a server-side dry
+	// run, but for the real create of a check with Readback on the serve
+	// path.
+	Write metav1.CreateOptions
+	// Upstream is the platform admin's client, for Readback only.
+	Upstream dynamic.Interface
+}
+
+// realSuffix ends the names of what an attempt with Readback makes for
+// real, so that they never meet the names of the dry runs of other paths.
+const realSuffix = "-real"
+
+// name is base, or base+realSuffix for the real write of a Readback.
+func (t *Target) name(base string) string {
+	if len(t.Write.DryRun) == 0 {
+		return base + realSuffix
+	}
+	return base
 }
 
 // Check is one entry of the catalog.
@@ -54,6 +81,13 @@ type Check struct {
 	// NotFoundHeld says a 404 on the serve path is the proxy's naming
 	// holding (the name reached only the attacker's own objects).
 	NotFoundHeld bool
+	// Readback, if set, judges what the proxy made of an attempt it
+	// admitted on the serve path: the attempt is then made for real (in the
+	// attacker's own namespace or cluster-scoped names, deleted with the
+	// scratch tenant), and Readback reads what is stored upstream, as the
+	// platform admin. It returns the layer that made it harmless, or "" and
+	// why it is not.
+	Readback func(ctx context.Context, t *Target) (layer, detail string, err error)
 }
 
 // applies says whether the check runs on path.
@@ -68,7 +102,15 @@ func (c *Check) run(ctx context.Context, t *Target) Result {
 			return res
 		}
 	}
-	err := c.Attempt(ctx, t)
+	attempt := *t
+	attempt.Write = dryRun
+	if c.Readback != nil && t.Path == PathServe {
+		attempt.Write = metav1.CreateOptions{}
+	}
+	err := c.Attempt(ctx, &attempt)
+	if err == nil && c.Readback != nil && t.Path == PathServe {
+		return c.readback(ctx, t, res)
+	}
 	if c.NotFoundHeld && t.Path == PathServe && apierrors.IsNotFound(err) {
 		res.Status, res.Layer, res.Detail = Held, LayerProxyNames, oneLine(err.Error(), 300)
 		return res
@@ -78,6 +120,20 @@ func (c *Check) run(ctx context.Context, t *Target) Result {
 		return res
 	}
 	res.Status, res.Layer, res.Detail = judge(err, t.Path)
+	return res
+}
+
+// readback judges an attempt the serve path admitted by what it stored.
+func (c *Check) readback(ctx context.Context, t *Target, res Result) Result {
+	layer, detail, err := c.Readback(ctx, t)
+	switch {
+	case err != nil:
+		res.Status, res.Detail = CouldNotRun, "read back what the proxy stored: "+oneLine(err.Error(), 250)
+	case layer == "":
+		res.Status, res.Detail = Escaped, "admitted and stored as sent: "+detail
+	default:
+		res.Status, res.Layer, res.Detail = Held, layer, "admitted, made harmless: "+detail
+	}
 	return res
 }
 

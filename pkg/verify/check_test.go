@@ -46,3 +46,35 @@ func TestRunCatalog(t *testing.T) {
 		"rbac tenant identity: held RBAC",
 	}, got)
 }
+
+// TestReadback: on the serve path an admitted attempt of a check with
+// Readback is a real write, judged by what was stored; on the other paths
+// it stays a dry run judged by the answer.
+func TestReadback(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		layer  string
+		err    error
+		status Status
+	}{
+		{"made harmless", LayerProxyNames, nil, Held},
+		{"stored as sent", "", nil, Escaped},
+		{"unreadable", "", errors.New("gone"), CouldNotRun},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var writes []bool
+			c := Check{ID: "r",
+				Attempt: func(_ context.Context, t *Target) error {
+					writes = append(writes, len(t.Write.DryRun) == 0)
+					return nil
+				},
+				Readback: func(context.Context, *Target) (string, string, error) { return tc.layer, "stored so", tc.err }}
+			serve := c.run(context.Background(), &Target{Path: PathServe})
+			assert.Equal(t, tc.status, serve.Status)
+			assert.Equal(t, tc.layer, serve.Layer)
+			identity := c.run(context.Background(), &Target{Path: PathIdentity})
+			assert.Equal(t, Escaped, identity.Status)
+			assert.Equal(t, []bool{true, false}, writes, "real on serve, a dry run elsewhere")
+		})
+	}
+}

@@ -49,13 +49,18 @@ func identityConfig(upstream *rest.Config, t translate.Tenant) *rest.Config {
 	return cfg
 }
 
-// setUpObjects makes, as the platform admin, the attacker's Service and the
-// victim's ConfigMap that the checks aim at, in the namespaces ns and
+// setUpObjects makes, as the platform admin, the attacker's Service and Role
+// and the victim's ConfigMap that the checks aim at, in the namespaces ns and
 // victimNS (upstream names).
 func setUpObjects(ctx context.Context, admin kubernetes.Interface, ns, victimNS string) error {
 	_, err := admin.CoreV1().Services(ns).Create(ctx, probeService(ScratchObject, nil), metav1.CreateOptions{})
 	if err != nil {
 		return fmt.Errorf("create the attacker's Service: %w", err)
+	}
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: ScratchObject},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}}}
+	if _, err := admin.RbacV1().Roles(ns).Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create the attacker's Role: %w", err)
 	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ScratchObject}, Data: map[string]string{"secret": "the victim's"}}
 	if _, err := admin.CoreV1().ConfigMaps(victimNS).Create(ctx, cm, metav1.CreateOptions{}); err != nil {

@@ -117,9 +117,10 @@ func setUp(ctx context.Context, s *scratch, upstream *rest.Config, opts Options)
 		if err != nil {
 			return nil, pol, stop, err
 		}
-		t.Namespace, t.VictimNamespace = ns, victimNS
-		if p == PathServe { // the view names the attacker's namespaces without its prefix
-			t.Namespace = "default"
+		t.Namespace, t.VictimNamespace, t.Attacker, t.Victim, t.Upstream = ns, victimNS, a, v, s.client.Dynamic
+		t.Prefix, t.Owner = a.Prefix(), tenantctl.OwnerLabels(a)
+		if p == PathServe { // the view names the attacker's own without its prefix
+			t.Namespace, t.Prefix, t.Owner = "default", "", nil
 		}
 		targets = append(targets, t)
 	}
