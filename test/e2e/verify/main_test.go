@@ -31,22 +31,7 @@ var installOnce sync.Once
 // install runs `kubectl zoo install` once per test binary.
 func install(t *testing.T) {
 	t.Helper()
-	installOnce.Do(func() { mustZoo(t, "install") })
-}
-
-// zoo runs bin/kubectl-zoo as the cluster admin.
-func zoo(t *testing.T, args ...string) framework.Result {
-	t.Helper()
-	return framework.Run(t.Context(), nil, framework.ZooPath(t), append([]string{"--kubeconfig", framework.Cluster().Kubeconfig}, args...)...)
-}
-
-// mustZoo runs bin/kubectl-zoo as the cluster admin and fails the test if
-// it fails.
-func mustZoo(t *testing.T, args ...string) string {
-	t.Helper()
-	res := zoo(t, args...)
-	require.NoError(t, res.Err, "kubectl zoo %v\nstdout: %s\nstderr: %s", args, res.Stdout, res.Stderr)
-	return res.Stdout
+	installOnce.Do(func() { framework.MustZoo(t, "install") })
 }
 
 // runVerify runs `kubectl zoo verify -o json --junit FILE args...` and
@@ -55,7 +40,7 @@ func mustZoo(t *testing.T, args ...string) string {
 func runVerify(t *testing.T, args ...string) (framework.Result, *verify.Report) {
 	t.Helper()
 	junit := filepath.Join(t.TempDir(), "verify.xml")
-	res := zoo(t, append([]string{"verify", "-o", "json", "--junit", junit}, args...)...)
+	res := framework.Zoo(t, append([]string{"verify", "-o", "json", "--junit", junit}, args...)...)
 	if res.Stdout == "" {
 		return res, nil
 	}
@@ -77,17 +62,6 @@ func runVerify(t *testing.T, args ...string) (framework.Result, *verify.Report) 
 	require.Equal(t, rep.Count(verify.Escaped), failures, "the JUnit report's failures are the escapes")
 	require.Len(t, rep.Results, tests)
 	return res, &rep
-}
-
-// requireOneLineError checks that a command failed with exactly one line on
-// stderr, kubectl's "error: ..." line, containing want.
-func requireOneLineError(t *testing.T, res framework.Result, want string) {
-	t.Helper()
-	require.Error(t, res.Err, "expected failure; stdout: %s", res.Stdout)
-	lines := strings.Split(strings.TrimSpace(res.Stderr), "\n")
-	require.Len(t, lines, 1, "stderr: %s", res.Stderr)
-	require.True(t, strings.HasPrefix(lines[0], "error: "), "stderr: %s", res.Stderr)
-	require.Contains(t, lines[0], want)
 }
 
 // requireNothingLeft checks that no scratch tenant, none of their

@@ -51,16 +51,16 @@ func TestVerify(t *testing.T) {
 	require.NotEmpty(t, held, "no attempt was held by %s", brokenBinding)
 
 	t.Run("refuses without --yes where its scratch tenants exist", func(t *testing.T) {
-		res := zoo(t, "verify")
-		requireOneLineError(t, res, "run again with --yes")
+		res := framework.Zoo(t, "verify")
+		framework.RequireOneLineError(t, res, "run again with --yes")
 	})
 
 	t.Run("reports the broken guarantee as escaped", func(t *testing.T) {
 		admission := framework.AdminClient(t).AdmissionregistrationV1().ValidatingAdmissionPolicyBindings()
 		require.NoError(t, admission.Delete(t.Context(), brokenBinding, metav1.DeleteOptions{}))
-		t.Cleanup(func() { mustZoo(t, "install") })
+		t.Cleanup(func() { framework.MustZoo(t, "install") })
 		res, broken := runVerify(t, "--yes")
-		requireOneLineError(t, res, "attempts escaped")
+		framework.RequireOneLineError(t, res, "attempts escaped")
 		require.NotNil(t, broken)
 		// An attempt the broken policy held escapes unless another layer
 		// holds it too (a default class annotation is zoo-tenant-storage's
