@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -88,24 +89,46 @@ var statusTargets = map[schema.GroupResource]func(t *Target) string{
 	{Resource: "resourcequotas"}: func(*Target) string { return tenantctl.PolicyObjectName },
 }
 
-// subresourceChecks: a write of every read-only status subresource of the
-// kinds table (translate.Subresources) of which verify has an object.
+// subresourceChecks: a write of every read-only status subresource, and a
+// GET of every refused subresource (the API server would dial for it), of
+// the kinds table (translate.Subresources) of which verify has an object.
 func subresourceChecks() []Check {
 	var out []Check
 	for _, s := range translate.Subresources() {
 		name, ok := statusTargets[s.Resource]
-		if !ok || s.Class != translate.SubresourceReadOnly {
+		if !ok {
 			continue
 		}
-		gvr := s.Resource.WithVersion("v1")
-		out = append(out, Check{ID: "subresource/" + s.Resource.String() + "/" + s.Name, Class: ClassSubresources,
-			Title: fmt.Sprintf("write the %s of a %s", s.Name, strings.TrimSuffix(s.Resource.Resource, "s")),
-			Attempt: func(ctx context.Context, t *Target) error {
-				_, err := t.Dynamic.Resource(gvr).Namespace(t.Namespace).Patch(ctx, name(t), types.MergePatchType, annotateProbe, patchDryRun, s.Name)
-				return err
-			}})
+		gvr, id := s.Resource.WithVersion("v1"), "subresource/"+s.Resource.String()+"/"+s.Name
+		kind := strings.TrimSuffix(s.Resource.Resource, "s")
+		switch {
+		case s.Class == translate.SubresourceReadOnly && s.Name == "status":
+			out = append(out, Check{ID: id, Class: ClassSubresources, Title: fmt.Sprintf("write the %s of a %s", s.Name, kind),
+				Attempt: func(ctx context.Context, t *Target) error {
+					_, err := t.Dynamic.Resource(gvr).Namespace(t.Namespace).Patch(ctx, name(t), types.MergePatchType, annotateProbe, patchDryRun, s.Name)
+					return err
+				}})
+		case s.Class == translate.SubresourceRefused:
+			out = append(out, Check{ID: id, Class: ClassSubresources, Title: fmt.Sprintf("GET the %s of a %s", s.Name, kind),
+				Attempt: func(ctx context.Context, t *Target) error {
+					err := t.Kube.CoreV1().RESTClient().Get().Namespace(t.Namespace).Resource(s.Resource.Resource).
+						Name(name(t)).SubResource(s.Name).Do(ctx).Error()
+					return dialed(err)
+				}})
+		}
 	}
 	return out
+}
+
+// dialed is nil when err says the API server took the request and tried to
+// reach its backend (a Service without endpoints answers 503): the attempt
+// was admitted.
+func dialed(err error) error {
+	if err == nil || apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err) ||
+		apierrors.IsUnexpectedServerError(err) || apierrors.IsTimeout(err) {
+		return nil
+	}
+	return err
 }
 
 // addressCheck: a Service's externalIPs, which kube-proxy captures on every

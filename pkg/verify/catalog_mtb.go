@@ -73,6 +73,9 @@ func mtbChecks() []Check {
 	return append(out, Check{ID: "MTB-PL1-BC-HI-1", Class: ClassMTB, Title: "Block use of NodePort services",
 		NotApplicable: func(policy.Policy) string {
 			return "kubectl-zoo does not refuse NodePort Services and a tenant's policy has no setting for them (docs/verify.md)"
+		}}, Check{ID: "MTB-PL1-CC-DI-1", Class: ClassMTB, Title: "Require always imagePullPolicy",
+		NotApplicable: func(policy.Policy) string {
+			return "kubectl-zoo does not make pods pull their images always (the AlwaysPullImages admission plugin is the platform's choice)"
 		}})
 }
 

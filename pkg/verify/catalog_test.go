@@ -1,10 +1,13 @@
 package verify
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -22,7 +25,7 @@ func TestCatalogMTB(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"MTB-PL1-CC-CPI-1", "MTB-PL1-CC-TI-2", "MTB-PL1-CC-TI-1", "MTB-PL1-BC-CPI-2",
 		"MTB-PL1-BC-CPI-5", "MTB-PL1-BC-CPI-6", "MTB-PL1-BC-CPI-3", "MTB-PL1-BC-CPI-4",
-		"MTB-PL1-BC-HI-1", "MTB-PL1-BC-HI-3", "MTB-PL1-BC-HI-4", "MTB-PL1-BC-HI-5", "MTB-PL1-BC-HI-1"}, ids)
+		"MTB-PL1-BC-HI-1", "MTB-PL1-BC-HI-3", "MTB-PL1-BC-HI-4", "MTB-PL1-BC-HI-5", "MTB-PL1-BC-HI-1", "MTB-PL1-CC-DI-1"}, ids)
 }
 
 // TestCatalogGenerated: a check for every platform domain (a Service's
@@ -46,6 +49,7 @@ func TestCatalogGenerated(t *testing.T) {
 	}
 	assert.True(t, seen["subresource/services/status"])
 	assert.True(t, seen["subresource/resourcequotas/status"])
+	assert.True(t, seen["subresource/services/proxy"])
 }
 
 // TestPodChecksApply: a pod check applies from its Pod Security level up,
@@ -71,5 +75,24 @@ func TestPodChecksApply(t *testing.T) {
 			why := byID[tc.id].NotApplicable(policy.Policy{PodSecurity: tc.level})
 			assert.Equal(t, tc.applies, why == "", why)
 		})
+	}
+}
+
+// TestDialed: an answer from the backend the API server dialled (a Service
+// without endpoints: 503) is an admitted connect; a refusal is not.
+func TestDialed(t *testing.T) {
+	gr := schema.GroupResource{Resource: "services"}
+	for _, tc := range []struct {
+		name     string
+		err      error
+		admitted bool
+	}{
+		{"answered", nil, true},
+		{"no endpoints", apierrors.NewServiceUnavailable("no endpoints available for service"), true},
+		{"dial failed", apierrors.NewInternalError(errors.New("dial tcp: connection refused")), true},
+		{"refused", apierrors.NewForbidden(gr, "s", errors.New("no")), false},
+		{"not found", apierrors.NewNotFound(gr, "s"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.admitted, dialed(tc.err) == nil) })
 	}
 }
