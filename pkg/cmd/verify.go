@@ -81,11 +81,15 @@ func (o *VerifyOptions) Validate() error {
 }
 
 // Run runs verify until it is done or interrupted (SIGINT, SIGTERM: the
-// scratch tenants are still deleted), prints the report and fails when an
-// attempt escaped.
+// scratch tenants are still deleted; a second signal ends the process at
+// once), prints the report and fails when an attempt escaped.
 func (o *VerifyOptions) Run(ctx context.Context) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() { // the first signal cleans up; a second one ends the process
+		<-ctx.Done()
+		stop()
+	}()
 	upstream, err := o.getter.ToRESTConfig()
 	if err != nil {
 		return err

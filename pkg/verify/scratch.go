@@ -83,15 +83,18 @@ func (s *scratch) create(ctx context.Context, name string) (*tenantctl.CreateRes
 func (s *scratch) remove(names []string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), CleanupTimeout)
 	defer cancel()
-	var errs []error
+	var failed []string
 	for _, name := range names {
 		s.log("deleting scratch tenant %s", name)
 		_, err := s.client.DeleteTenant(ctx, name, tenantctl.DeleteOptions{Wait: true, Timeout: CleanupTimeout})
 		if err != nil && !isTenantNotFound(err, name) {
-			errs = append(errs, fmt.Errorf("delete scratch tenant %s (run `kubectl zoo tenant delete %s`): %w", name, name, err))
+			failed = append(failed, fmt.Sprintf("delete scratch tenant %s (run `kubectl zoo tenant delete %s`): %s", name, name, oneLine(err.Error(), 200)))
 		}
 	}
-	return errors.Join(errs...)
+	if len(failed) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(failed, "; "))
 }
 
 // isTenantNotFound says err is tenantctl's answer for a tenant name that

@@ -2,7 +2,6 @@ package verify
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -66,7 +65,7 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 			opts.Log("keeping scratch tenants %s and %s (--keep)", names[0], names[1])
 			return
 		}
-		err = errors.Join(err, s.remove(names))
+		err = joinLine(err, s.remove(names))
 	}()
 	rep = &Report{Attacker: names[0], Victim: names[1]}
 	targets, pol, stop, err := setUp(ctx, s, upstream, opts)
@@ -125,4 +124,15 @@ func setUp(ctx context.Context, s *scratch, upstream *rest.Config, opts Options)
 		targets = append(targets, t)
 	}
 	return targets, pol, stop, nil
+}
+
+// joinLine is err, and then cleanup's, on one line.
+func joinLine(err, cleanup error) error {
+	switch {
+	case cleanup == nil:
+		return err
+	case err == nil:
+		return cleanup
+	}
+	return fmt.Errorf("%w; and then: %w", err, cleanup)
 }
