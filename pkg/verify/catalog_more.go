@@ -42,6 +42,38 @@ func moreChecks() []Check {
 	return []Check{referenceCheck(), selectorCheck(), defaultClassCheck(), claimCheck(), admissionPolicyCheck()}
 }
 
+// roleBinding is a RoleBinding name of the role ref to the ServiceAccount
+// "default" of namespace ns.
+func roleBinding(name, ns string, ref rbacv1.RoleRef) *rbacv1.RoleBinding {
+	return &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "default", Namespace: ns}}, RoleRef: ref}
+}
+
+// ownRole is the attacker's Role that verify made.
+var ownRole = rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: ScratchObject}
+
+// createRoleBinding creates rb in the attacker's namespace with opts.
+func createRoleBinding(ctx context.Context, t *Target, rb *rbacv1.RoleBinding, opts metav1.CreateOptions) error {
+	_, err := t.Kube.RbacV1().RoleBindings(t.Namespace).Create(ctx, rb, opts)
+	return err
+}
+
+// roleBindingReadback reads back the RoleBinding name the serve path made
+// and judges it by the upstream value of one of its references.
+func roleBindingReadback(name, what string, value func(rb *unstructured.Unstructured) string) func(context.Context, *Target) (string, string, error) {
+	return func(ctx context.Context, t *Target) (string, string, error) {
+		rb, err := readObject(ctx, t, gvrRoleBindings, upstreamNamespace(t), name+realSuffix)
+		if err != nil {
+			return "", "", err
+		}
+		v := value(rb)
+		if !strings.HasPrefix(v, t.Attacker.Prefix()) {
+			return "", what + " is " + v, nil
+		}
+		return LayerProxyNames, what + " is stored as " + v, nil
+	}
+}
+
 // upstreamNamespace is the attacker's namespace as the upstream names it.
 func upstreamNamespace(t *Target) string { return t.Attacker.Prefix() + "default" }
 
@@ -54,36 +86,39 @@ func readObject(ctx context.Context, t *Target, gvr schema.GroupVersionResource,
 // referenceCheck: a RoleBinding in the attacker's namespace whose subject is
 // the victim's ServiceAccount (twin: the attacker's own).
 func referenceCheck() Check {
-	binding := func(name, ns string) *rbacv1.RoleBinding {
-		return &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "default", Namespace: ns}},
-			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: ScratchObject}}
-	}
 	return Check{ID: "reference/rolebindings.subjects", Class: ClassReferences,
 		Title: "bind the victim's ServiceAccount in the attacker's namespace",
 		Twin: func(ctx context.Context, t *Target) error {
-			_, err := t.Kube.RbacV1().RoleBindings(t.Namespace).Create(ctx, binding("zoo-verify-ref", t.Namespace), dryRun)
-			return err
+			return createRoleBinding(ctx, t, roleBinding("zoo-verify-ref", t.Namespace, ownRole), dryRun)
 		},
 		Attempt: func(ctx context.Context, t *Target) error {
-			_, err := t.Kube.RbacV1().RoleBindings(t.Namespace).Create(ctx, binding(t.name("zoo-verify-ref"), t.VictimNamespace), t.Write)
-			return err
+			return createRoleBinding(ctx, t, roleBinding(t.name("zoo-verify-ref"), t.VictimNamespace, ownRole), t.Write)
 		},
-		Readback: func(ctx context.Context, t *Target) (string, string, error) {
-			rb, err := readObject(ctx, t, gvrRoleBindings, upstreamNamespace(t), "zoo-verify-ref"+realSuffix)
-			if err != nil {
-				return "", "", err
-			}
+		Readback: roleBindingReadback("zoo-verify-ref", "the subject's namespace", func(rb *unstructured.Unstructured) string {
 			subjects, _, _ := unstructured.NestedSlice(rb.Object, "subjects")
-			for _, s := range subjects {
-				ns, _, _ := unstructured.NestedString(s.(map[string]any), "namespace")
-				if !strings.HasPrefix(ns, t.Attacker.Prefix()) {
-					return "", "the subject's namespace is " + ns, nil
-				}
-				return LayerProxyNames, "the subject's namespace is stored as " + ns, nil
+			if len(subjects) != 1 {
+				return fmt.Sprintf("%d subjects", len(subjects))
 			}
-			return "", "", fmt.Errorf("the RoleBinding has no subject upstream")
-		}}
+			ns, _, _ := unstructured.NestedString(subjects[0].(map[string]any), "namespace")
+			return ns
+		})}
+}
+
+// rolePrivilegeCheck (MTB-PL2-CC-TI-1): bind the cluster's cluster-admin
+// ClusterRole in the attacker's namespace (twin: the attacker's own Role).
+func rolePrivilegeCheck() Check {
+	clusterAdmin := rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"}
+	return Check{ID: "MTB-PL2-CC-TI-1", Class: ClassMTB, Title: "Block role privilege escalation (bind cluster-admin)",
+		Twin: func(ctx context.Context, t *Target) error {
+			return createRoleBinding(ctx, t, roleBinding("zoo-verify-admin", t.Namespace, ownRole), dryRun)
+		},
+		Attempt: func(ctx context.Context, t *Target) error {
+			return createRoleBinding(ctx, t, roleBinding(t.name("zoo-verify-admin"), t.Namespace, clusterAdmin), t.Write)
+		},
+		Readback: roleBindingReadback("zoo-verify-admin", "roleRef", func(rb *unstructured.Unstructured) string {
+			name, _, _ := unstructured.NestedString(rb.Object, "roleRef", "name")
+			return name
+		})}
 }
 
 // defaultClassCheck: a StorageClass of the attacker's that is the default of

@@ -70,6 +70,7 @@ func mtbChecks() []Check {
 			}},
 	}
 	out = append(out, podChecks()...)
+	out = append(out, rolePrivilegeCheck())
 	return append(out, Check{ID: "MTB-PL1-BC-HI-1", Class: ClassMTB, Title: "Block use of NodePort services",
 		NotApplicable: func(policy.Policy) string {
 			return "kubectl-zoo does not refuse NodePort Services and a tenant's policy has no setting for them (docs/verify.md)"

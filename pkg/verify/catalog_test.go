@@ -13,8 +13,9 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
-// TestCatalogMTB: the Multi-Tenancy Benchmarks' profile level 1 checks the
-// catalog maps, by published ID (MTB-PL1-BC-HI-1 is published for both host
+// TestCatalogMTB: the Multi-Tenancy Benchmarks' checks the catalog maps
+// (profile level 1, and level 2's role privilege escalation), by published
+// ID (MTB-PL1-BC-HI-1 is published for both host
 // path volumes and NodePort Services).
 func TestCatalogMTB(t *testing.T) {
 	var ids []string
@@ -25,7 +26,7 @@ func TestCatalogMTB(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"MTB-PL1-CC-CPI-1", "MTB-PL1-CC-TI-2", "MTB-PL1-CC-TI-1", "MTB-PL1-BC-CPI-2",
 		"MTB-PL1-BC-CPI-5", "MTB-PL1-BC-CPI-6", "MTB-PL1-BC-CPI-3", "MTB-PL1-BC-CPI-4",
-		"MTB-PL1-BC-HI-1", "MTB-PL1-BC-HI-3", "MTB-PL1-BC-HI-4", "MTB-PL1-BC-HI-5", "MTB-PL1-BC-HI-1", "MTB-PL1-CC-DI-1"}, ids)
+		"MTB-PL1-BC-HI-1", "MTB-PL1-BC-HI-3", "MTB-PL1-BC-HI-4", "MTB-PL1-BC-HI-5", "MTB-PL1-BC-HI-1", "MTB-PL1-CC-DI-1", "MTB-PL2-CC-TI-1"}, ids)
 }
 
 // TestCatalogGenerated: a check for every platform domain (a Service's
