@@ -99,11 +99,11 @@ func (r *Report) Classes() []string {
 	return out
 }
 
-// oneLine is s on one line, cut at max runes.
-func oneLine(s string, max int) string {
+// oneLine is s on one line, cut at n runes.
+func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > max {
-		return string(r[:max-1]) + "…"
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
 	}
 	return s
 }
