@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
@@ -82,20 +83,41 @@ func metadataChecks() []Check {
 		}})
 }
 
-// statusTargets are the objects verify has in the attacker's namespace, by
-// resource, whose subresources it can attempt.
-var statusTargets = map[schema.GroupResource]func(t *Target) string{
-	grServices:                   func(t *Target) string { return t.Service },
-	{Resource: "resourcequotas"}: func(*Target) string { return tenantctl.PolicyObjectName },
+// subresourceTarget names the object of a resource whose subresources verify
+// attempts.
+type subresourceTarget struct {
+	name          func(t *Target) string
+	clusterScoped bool
 }
 
-// subresourceChecks: a write of every read-only status subresource, and a
-// GET of every refused subresource (the API server would dial for it), of
+// subresourceTargets are the objects verify has, by resource: the
+// attacker's own (its Service, claim and namespace, its policy's quota) and
+// a node of the platform's.
+var subresourceTargets = map[schema.GroupResource]subresourceTarget{
+	grServices:                           {name: func(t *Target) string { return t.Service }},
+	{Resource: "resourcequotas"}:         {name: func(*Target) string { return tenantctl.PolicyObjectName }},
+	{Resource: "persistentvolumeclaims"}: {name: func(*Target) string { return ScratchObject }},
+	{Resource: "namespaces"}:             {name: func(t *Target) string { return t.Namespace }, clusterScoped: true},
+	{Resource: "nodes"}:                  {name: func(t *Target) string { return t.Node }, clusterScoped: true},
+}
+
+// resource is the client of gvr for target: in the attacker's namespace, or
+// cluster-scoped.
+func (st subresourceTarget) resource(t *Target, gvr schema.GroupVersionResource) dynamic.ResourceInterface {
+	if st.clusterScoped {
+		return t.Dynamic.Resource(gvr)
+	}
+	return t.Dynamic.Resource(gvr).Namespace(t.Namespace)
+}
+
+// subresourceChecks: a write (dry run) of every read-only status
+// subresource, and a GET of every refused subresource of a namespaced kind
+// (the API server would dial for it; a node's would reach its kubelet), of
 // the kinds table (translate.Subresources) of which verify has an object.
 func subresourceChecks() []Check {
 	var out []Check
 	for _, s := range translate.Subresources() {
-		name, ok := statusTargets[s.Resource]
+		target, ok := subresourceTargets[s.Resource]
 		if !ok {
 			continue
 		}
@@ -105,14 +127,17 @@ func subresourceChecks() []Check {
 		case s.Class == translate.SubresourceReadOnly && s.Name == "status":
 			out = append(out, Check{ID: id, Class: ClassSubresources, Title: fmt.Sprintf("write the %s of a %s", s.Name, kind),
 				Attempt: func(ctx context.Context, t *Target) error {
-					_, err := t.Dynamic.Resource(gvr).Namespace(t.Namespace).Patch(ctx, name(t), types.MergePatchType, annotateProbe, patchDryRun, s.Name)
+					if target.name(t) == "" {
+						return fmt.Errorf("the cluster has no %s to aim at", kind)
+					}
+					_, err := target.resource(t, gvr).Patch(ctx, target.name(t), types.MergePatchType, annotateProbe, patchDryRun, s.Name)
 					return err
 				}})
-		case s.Class == translate.SubresourceRefused:
+		case s.Class == translate.SubresourceRefused && !target.clusterScoped: // never a GET that reaches a machine
 			out = append(out, Check{ID: id, Class: ClassSubresources, Title: fmt.Sprintf("GET the %s of a %s", s.Name, kind),
 				Attempt: func(ctx context.Context, t *Target) error {
 					err := t.Kube.CoreV1().RESTClient().Get().Namespace(t.Namespace).Resource(s.Resource.Resource).
-						Name(name(t)).SubResource(s.Name).Do(ctx).Error()
+						Name(target.name(t)).SubResource(s.Name).Do(ctx).Error()
 					return dialed(err)
 				}})
 		}

@@ -51,6 +51,10 @@ func TestCatalogGenerated(t *testing.T) {
 	assert.True(t, seen["subresource/services/status"])
 	assert.True(t, seen["subresource/resourcequotas/status"])
 	assert.True(t, seen["subresource/services/proxy"])
+	assert.True(t, seen["subresource/namespaces/status"])
+	assert.True(t, seen["subresource/persistentvolumeclaims/status"])
+	assert.True(t, seen["subresource/nodes/status"])
+	assert.False(t, seen["subresource/nodes/proxy"], "a GET of a node's proxy would reach its kubelet")
 }
 
 // TestPodChecksApply: a pod check applies from its Pod Security level up,

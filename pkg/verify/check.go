@@ -30,6 +30,8 @@ type Target struct {
 	VictimNamespace string
 	// Service is the attacker's Service that verify made in Namespace.
 	Service string
+	// Node is a node of the cluster, "" if it has none.
+	Node string
 	// VictimConfigMap is the victim's ConfigMap in VictimNamespace.
 	VictimConfigMap string
 	// Prefix is what Path needs in front of the name of an object of the

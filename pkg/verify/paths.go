@@ -8,6 +8,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
@@ -49,8 +50,8 @@ func identityConfig(upstream *rest.Config, t translate.Tenant) *rest.Config {
 	return cfg
 }
 
-// setUpObjects makes, as the platform admin, the attacker's Service and Role
-// and the victim's ConfigMap that the checks aim at, in the namespaces ns and
+// setUpObjects makes, as the platform admin, the attacker's Service, Role
+// and claim (of no class: it stays pending) and the victim's ConfigMap that the checks aim at, in the namespaces ns and
 // victimNS (upstream names).
 func setUpObjects(ctx context.Context, admin kubernetes.Interface, ns, victimNS string) error {
 	_, err := admin.CoreV1().Services(ns).Create(ctx, probeService(ScratchObject, nil), metav1.CreateOptions{})
@@ -61,6 +62,12 @@ func setUpObjects(ctx context.Context, admin kubernetes.Interface, ns, victimNS 
 		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}}}
 	if _, err := admin.RbacV1().Roles(ns).Create(ctx, role, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create the attacker's Role: %w", err)
+	}
+	claim := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: ScratchObject},
+		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, StorageClassName: ptr.To(""),
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}}
+	if _, err := admin.CoreV1().PersistentVolumeClaims(ns).Create(ctx, claim, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create the attacker's claim: %w", err)
 	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ScratchObject}, Data: map[string]string{"secret": "the victim's"}}
 	if _, err := admin.CoreV1().ConfigMaps(victimNS).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
@@ -104,4 +111,16 @@ func serviceAccountConfig(ctx context.Context, admin kubernetes.Interface, upstr
 		return nil, fmt.Errorf("the ServiceAccount's rights are not in force (%v): %w", last, err)
 	}
 	return cfg, nil
+}
+
+// firstNode is the name of a node of the cluster, "" if it has none.
+func firstNode(ctx context.Context, admin kubernetes.Interface) (string, error) {
+	nodes, err := admin.CoreV1().Nodes().List(ctx, metav1.ListOptions{Limit: 1})
+	if err != nil {
+		return "", fmt.Errorf("list nodes: %w", err)
+	}
+	if len(nodes.Items) == 0 {
+		return "", nil
+	}
+	return nodes.Items[0].Name, nil
 }

@@ -100,6 +100,10 @@ func setUp(ctx context.Context, s *scratch, upstream *rest.Config, opts Options)
 	if err := setUpObjects(ctx, s.client.Kube, ns, victimNS); err != nil {
 		return nil, pol, stop, err
 	}
+	node, err := firstNode(ctx, s.client.Kube)
+	if err != nil {
+		return nil, pol, stop, err
+	}
 	s.log("serving the view of %s in-process", a)
 	view, stop, err := opts.OpenView(ctx, upstream, a.Name())
 	if err != nil {
@@ -117,7 +121,7 @@ func setUp(ctx context.Context, s *scratch, upstream *rest.Config, opts Options)
 			return nil, pol, stop, err
 		}
 		t.Namespace, t.VictimNamespace, t.Attacker, t.Victim, t.Upstream = ns, victimNS, a, v, s.client.Dynamic
-		t.Prefix, t.Owner = a.Prefix(), tenantctl.OwnerLabels(a)
+		t.Prefix, t.Owner, t.Node = a.Prefix(), tenantctl.OwnerLabels(a), node
 		if p == PathServe { // the view names the attacker's own without its prefix
 			t.Namespace, t.Prefix, t.Owner = "default", "", nil
 		}
