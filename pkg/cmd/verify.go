@@ -44,8 +44,10 @@ func NewCmdVerify(getter genericclioptions.RESTClientGetter, streams genericioop
 try every attack of the catalog for real on every path a tenant has (the view
 'kubectl zoo serve' serves, the tenant identity directly upstream, a tenant
 pod's ServiceAccount token), and report for each whether the boundary held
-and which layer held it. Writes are server-side dry runs. The scratch
-tenants are deleted at the end, also on Ctrl-C or an error, unless --keep.
+and which layer held it. Writes are server-side dry runs, but for what the
+proxy makes harmless: that is written in the attacker's own names and read
+back. The scratch tenants are deleted at the end, also on Ctrl-C or an
+error, unless --keep.
 Exits 0 only when nothing escaped. See docs/verify.md.`,
 		Example: `  kubectl zoo verify
   kubectl zoo verify -o json --junit verify.xml`,

@@ -78,7 +78,9 @@ type Check struct {
 	// Twin, if set, is the same request without the attack: it must be
 	// admitted, or a refusal of Attempt would say nothing about the attack.
 	Twin func(ctx context.Context, t *Target) error
-	// Attempt makes the attack; every write is a server-side dry run.
+	// Attempt makes the attack: its creates with t.Write (a server-side dry
+	// run, but for the real create of a check with Readback on the serve
+	// path), every other write a dry run.
 	Attempt func(ctx context.Context, t *Target) error
 	// NotFoundHeld says a 404 on the serve path is the proxy's naming
 	// holding (the name reached only the attacker's own objects).
