@@ -14,11 +14,14 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/verify"
 )
 
 // VerifyOptions holds the flags of `kubectl zoo verify`.
 type VerifyOptions struct {
+	// Tenant checks this existing tenant instead of scratch tenants.
+	Tenant string
 	// Yes deletes and remakes the scratch tenants an earlier run left.
 	Yes bool
 	// Keep leaves the scratch tenants for inspection.
@@ -38,7 +41,7 @@ type VerifyOptions struct {
 func NewCmdVerify(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
 	o := &VerifyOptions{getter: getter, IOStreams: streams}
 	cmd := &cobra.Command{
-		Use:   "verify [--yes] [--keep] [-o table|json] [--junit FILE]",
+		Use:   "verify [--yes] [--keep] [--tenant T] [-o table|json] [--junit FILE]",
 		Short: "Attack two scratch tenants to prove that tenants are isolated on this cluster",
 		Long: `Make two throwaway tenants (` + verify.DefaultNames[0] + ` attacks ` + verify.DefaultNames[1] + ` and the platform),
 try every attack of the catalog for real on every path a tenant has (the view
@@ -48,9 +51,12 @@ and which layer held it. Writes are server-side dry runs, but for what the
 proxy makes harmless: that is written in the attacker's own names and read
 back. The scratch tenants are deleted at the end, also on Ctrl-C or an
 error, unless --keep.
+With --tenant T it checks the existing tenant T against its policy instead,
+attacking no one: dry runs and reads only, through serve and as T's admin.
 Exits 0 only when nothing escaped. See docs/verify.md.`,
 		Example: `  kubectl zoo verify
-  kubectl zoo verify -o json --junit verify.xml`,
+  kubectl zoo verify -o json --junit verify.xml
+  kubectl zoo verify --tenant acme`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Complete()
@@ -60,6 +66,7 @@ Exits 0 only when nothing escaped. See docs/verify.md.`,
 			return o.Run(cmd.Context())
 		},
 	}
+	cmd.Flags().StringVar(&o.Tenant, "tenant", "", "Check this existing tenant against its policy instead, attacking no one: dry runs and reads only")
 	cmd.Flags().BoolVar(&o.Yes, "yes", false, "Delete and remake the scratch tenants an earlier run left (--keep)")
 	cmd.Flags().BoolVar(&o.Keep, "keep", false, "Leave the scratch tenants for inspection")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "table", "Output format: table or json")
@@ -79,6 +86,15 @@ func (o *VerifyOptions) Validate() error {
 	if o.Output != "table" && o.Output != "json" {
 		return fmt.Errorf("--output must be table or json, not %q", o.Output)
 	}
+	if o.Tenant == "" {
+		return nil
+	}
+	if o.Keep || o.Yes {
+		return errors.New("--tenant makes no scratch tenants: --keep and --yes do not apply")
+	}
+	if err := translate.ValidateTenantName(o.Tenant); err != nil {
+		return fmt.Errorf("--tenant: %w", err)
+	}
 	return nil
 }
 
@@ -97,7 +113,7 @@ func (o *VerifyOptions) Run(ctx context.Context) error {
 		return err
 	}
 	rep, err := verify.Run(ctx, verify.Options{
-		Upstream: upstream, Names: verify.DefaultNames, Yes: o.Yes, Keep: o.Keep, RequestTimeout: upstream.Timeout,
+		Upstream: upstream, Names: verify.DefaultNames, Tenant: o.Tenant, Yes: o.Yes, Keep: o.Keep, RequestTimeout: upstream.Timeout,
 		OpenView: openVerifyView, Progress: newProgressBar(o.ErrOut), Log: progressTo(o.ErrOut),
 	})
 	if err != nil {

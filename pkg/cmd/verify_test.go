@@ -17,6 +17,8 @@ func TestVerifyFlags(t *testing.T) {
 	}{
 		{"output", []string{"-o", "yaml"}, `--output must be table or json, not "yaml"`},
 		{"argument", []string{"acme"}, `unknown command "acme"`},
+		{"tenant and keep", []string{"--tenant", "acme", "--keep"}, "--keep and --yes do not apply"},
+		{"tenant name", []string{"--tenant", "Acme"}, "--tenant: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			streams, _, out, _ := genericiooptions.NewTestIOStreams()

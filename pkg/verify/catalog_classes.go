@@ -88,15 +88,16 @@ func metadataChecks() []Check {
 type subresourceTarget struct {
 	name          func(t *Target) string
 	clusterScoped bool
+	scratch       bool // made by verify in its scratch tenant
 }
 
 // subresourceTargets are the objects verify has, by resource: the
 // attacker's own (its Service, claim and namespace, its policy's quota) and
 // a node of the platform's.
 var subresourceTargets = map[schema.GroupResource]subresourceTarget{
-	grServices:                           {name: func(t *Target) string { return t.Service }},
+	grServices:                           {name: func(t *Target) string { return t.Service }, scratch: true},
 	{Resource: "resourcequotas"}:         {name: func(*Target) string { return tenantctl.PolicyObjectName }},
-	{Resource: "persistentvolumeclaims"}: {name: func(*Target) string { return ScratchObject }},
+	{Resource: "persistentvolumeclaims"}: {name: func(*Target) string { return ScratchObject }, scratch: true},
 	{Resource: "namespaces"}:             {name: func(t *Target) string { return t.Namespace }, clusterScoped: true},
 	{Resource: "nodes"}:                  {name: func(t *Target) string { return t.Node }, clusterScoped: true},
 }
@@ -125,7 +126,7 @@ func subresourceChecks() []Check {
 		kind := strings.TrimSuffix(s.Resource.Resource, "s")
 		switch {
 		case s.Class == translate.SubresourceReadOnly && s.Name == "status":
-			out = append(out, Check{ID: id, Class: ClassSubresources, Title: fmt.Sprintf("write the %s of a %s", s.Name, kind),
+			out = append(out, Check{ID: id, Class: ClassSubresources, Title: fmt.Sprintf("write the %s of a %s", s.Name, kind), Scratch: target.scratch,
 				Attempt: func(ctx context.Context, t *Target) error {
 					if target.name(t) == "" {
 						return fmt.Errorf("the cluster has no %s to aim at", kind)
@@ -134,7 +135,7 @@ func subresourceChecks() []Check {
 					return err
 				}})
 		case s.Class == translate.SubresourceRefused && !target.clusterScoped: // never a GET that reaches a machine
-			out = append(out, Check{ID: id, Class: ClassSubresources, Title: fmt.Sprintf("GET the %s of a %s", s.Name, kind),
+			out = append(out, Check{ID: id, Class: ClassSubresources, Title: fmt.Sprintf("GET the %s of a %s", s.Name, kind), Scratch: target.scratch,
 				Attempt: func(ctx context.Context, t *Target) error {
 					err := t.Kube.CoreV1().RESTClient().Get().Namespace(t.Namespace).Resource(s.Resource.Resource).
 						Name(target.name(t)).SubResource(s.Name).Do(ctx).Error()

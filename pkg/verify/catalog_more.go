@@ -86,7 +86,7 @@ func readObject(ctx context.Context, t *Target, gvr schema.GroupVersionResource,
 // referenceCheck: a RoleBinding in the attacker's namespace whose subject is
 // the victim's ServiceAccount (twin: the attacker's own).
 func referenceCheck() Check {
-	return Check{ID: "reference/rolebindings.subjects", Class: ClassReferences,
+	return Check{ID: "reference/rolebindings.subjects", Class: ClassReferences, Scratch: true,
 		Title: "bind the victim's ServiceAccount in the attacker's namespace",
 		Twin: func(ctx context.Context, t *Target) error {
 			return createRoleBinding(ctx, t, roleBinding("zoo-verify-ref", t.Namespace, ownRole), dryRun)
@@ -108,7 +108,7 @@ func referenceCheck() Check {
 // ClusterRole in the attacker's namespace (twin: the attacker's own Role).
 func rolePrivilegeCheck() Check {
 	clusterAdmin := rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"}
-	return Check{ID: "MTB-PL2-CC-TI-1", Class: ClassMTB, Title: "Block role privilege escalation (bind cluster-admin)",
+	return Check{ID: "MTB-PL2-CC-TI-1", Class: ClassMTB, Title: "Block role privilege escalation (bind cluster-admin)", Scratch: true,
 		Twin: func(ctx context.Context, t *Target) error {
 			return createRoleBinding(ctx, t, roleBinding("zoo-verify-admin", t.Namespace, ownRole), dryRun)
 		},

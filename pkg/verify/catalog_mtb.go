@@ -53,7 +53,7 @@ func mtbChecks() []Check {
 					[]byte(`{"spec":{"hard":{"pods":"1000000"}}}`), patchDryRun)
 				return err
 			}},
-		{ID: "MTB-PL1-BC-CPI-2", Class: ClassMTB, Title: "Block multitenant resources (annotate the policy's NetworkPolicy)",
+		{ID: "MTB-PL1-BC-CPI-2", Class: ClassMTB, Title: "Block multitenant resources (annotate the policy's NetworkPolicy)", Scratch: true,
 			NotApplicable: func(p policy.Policy) string {
 				if p.NetworkIsolation == policy.NetworkIsolationNone {
 					return "the tenant's policy sets network isolation none: kubectl-zoo makes no NetworkPolicy to protect"

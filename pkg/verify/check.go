@@ -47,6 +47,9 @@ type Target struct {
 	Write metav1.CreateOptions
 	// Upstream is the platform admin's client, for Readback only.
 	Upstream dynamic.Interface
+	// Existing says the attacker is an existing tenant (--tenant): verify
+	// made nothing in it and writes nothing for real.
+	Existing bool
 }
 
 // realSuffix ends the names of what an attempt with Readback makes for
@@ -82,6 +85,9 @@ type Check struct {
 	// run, but for the real create of a check with Readback on the serve
 	// path), every other write a dry run.
 	Attempt func(ctx context.Context, t *Target) error
+	// Scratch says the check needs what verify makes in its scratch
+	// tenants (their Service, Role or claim).
+	Scratch bool
 	// NotFoundHeld says a 404 on the serve path is the proxy's naming
 	// holding (the name reached only the attacker's own objects).
 	NotFoundHeld bool
@@ -100,6 +106,10 @@ func (c *Check) applies(path Path) bool { return c.Paths == nil || slices.Contai
 // run runs the check on t and judges the outcome.
 func (c *Check) run(ctx context.Context, t *Target) Result {
 	res := Result{ID: c.ID, Class: c.Class, Title: c.Title, Path: t.Path}
+	if why := c.notOnExisting(t); why != "" {
+		res.Status, res.Detail = NotApplicable, why
+		return res
+	}
 	if c.Twin != nil {
 		if err := c.Twin(ctx, t); err != nil {
 			res.Status, res.Detail = CouldNotRun, "the harmless twin of the attempt was refused too: "+oneLine(err.Error(), 250)
@@ -125,6 +135,20 @@ func (c *Check) run(ctx context.Context, t *Target) Result {
 	}
 	res.Status, res.Layer, res.Detail = judge(err, t.Path)
 	return res
+}
+
+// notOnExisting is why the check cannot run against an existing tenant
+// (--tenant) on t's path, or "".
+func (c *Check) notOnExisting(t *Target) string {
+	switch {
+	case !t.Existing:
+		return ""
+	case c.Scratch:
+		return "it aims at objects verify makes in its scratch tenants; --tenant makes none"
+	case c.Readback != nil && t.Path == PathServe:
+		return "the proxy makes it harmless rather than refusing it, which only a real write shows; --tenant writes nothing"
+	}
+	return ""
 }
 
 // readback judges an attempt the serve path admitted by what it stored.

@@ -78,3 +78,26 @@ func TestReadback(t *testing.T) {
 		})
 	}
 }
+
+// TestRunCatalogExisting: against an existing tenant (--tenant) a check
+// that aims at verify's scratch objects does not apply, nor, on the serve
+// path, one whose harmlessness only a real write shows; the others run.
+func TestRunCatalogExisting(t *testing.T) {
+	admitted := func(context.Context, *Target) error { return nil }
+	readback := func(context.Context, *Target) (string, string, error) { return LayerProxyNames, "", nil }
+	catalog := []Check{
+		{ID: "scratch", Scratch: true, Attempt: admitted},
+		{ID: "readback", Attempt: admitted, Readback: readback},
+		{ID: "plain", Attempt: admitted},
+	}
+	targets := []*Target{{Path: PathServe, Existing: true}, {Path: PathIdentity, Existing: true}}
+	var got []string
+	for _, r := range RunCatalog(context.Background(), catalog, policy.Default(), targets, nil) {
+		got = append(got, r.ID+" "+string(r.Path)+": "+string(r.Status))
+	}
+	assert.Equal(t, []string{
+		"scratch serve: not applicable", "scratch tenant identity: not applicable",
+		"readback serve: not applicable", "readback tenant identity: escaped",
+		"plain serve: escaped", "plain tenant identity: escaped",
+	}, got)
+}

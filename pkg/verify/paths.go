@@ -43,10 +43,10 @@ func newTarget(path Path, cfg *rest.Config, timeout time.Duration) (*Target, err
 	return &Target{Path: path, Kube: kube, Dynamic: dyn, Service: ScratchObject, VictimConfigMap: ScratchObject}, nil
 }
 
-// identityConfig is upstream impersonating the admin of tenant t.
-func identityConfig(upstream *rest.Config, t translate.Tenant) *rest.Config {
+// identityConfig is upstream impersonating admin, an admin of tenant t.
+func identityConfig(upstream *rest.Config, t translate.Tenant, admin string) *rest.Config {
 	cfg := rest.CopyConfig(upstream)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: t.UpstreamUser(translate.DefaultAdminUser), Groups: t.UpstreamGroups(nil, true)}
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: t.UpstreamUser(admin), Groups: t.UpstreamGroups(nil, true)}
 	return cfg
 }
 

@@ -43,7 +43,11 @@ func trimLines(s string) string {
 // layer that held it or why not), then a summary line.
 func WriteTable(w io.Writer, rep *Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s attacked %s and the platform\n", rep.Attacker, rep.Victim)
+	if rep.Victim == "" {
+		fmt.Fprintf(&b, "%s checked against its policy, with dry runs and reads only\n", rep.Attacker)
+	} else {
+		fmt.Fprintf(&b, "%s attacked %s and the platform\n", rep.Attacker, rep.Victim)
+	}
 	for _, class := range rep.Classes() {
 		tbl := table.New().Border(lipgloss.HiddenBorder()).BorderTop(false).BorderBottom(false).
 			BorderLeft(false).BorderRight(false).BorderHeader(false).BorderColumn(false).

@@ -61,6 +61,16 @@ func TestOutputGolden(t *testing.T) {
 	}
 }
 
+// TestTableExisting: the table of a check of an existing tenant says that
+// no one was attacked.
+func TestTableExisting(t *testing.T) {
+	rep := goldenReport()
+	rep.Attacker, rep.Victim = "acme", ""
+	var buf bytes.Buffer
+	require.NoError(t, WriteTable(&buf, rep))
+	assert.Contains(t, buf.String(), "acme checked against its policy, with dry runs and reads only\n")
+}
+
 // TestSummary counts every status.
 func TestSummary(t *testing.T) {
 	assert.Equal(t, "2 held, 1 escaped, 1 not applicable, 1 could not run", Summary(goldenReport()))

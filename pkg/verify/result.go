@@ -70,9 +70,10 @@ type Result struct {
 
 // Report is everything one run found.
 type Report struct {
-	// Attacker and Victim are the scratch tenants (or the tenants checked).
+	// Attacker and Victim are the scratch tenants; with --tenant, Attacker
+	// is the tenant checked and Victim is empty.
 	Attacker string `json:"attacker"`
-	Victim   string `json:"victim"`
+	Victim   string `json:"victim,omitempty"`
 	// Results are in catalog order, each check's paths in Paths order.
 	Results []Result `json:"results"`
 }

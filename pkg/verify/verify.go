@@ -3,8 +3,10 @@ package verify
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
@@ -22,6 +24,10 @@ type Options struct {
 	Upstream *rest.Config
 	// Names are the scratch tenants: the attacker, then the victim.
 	Names [2]string
+	// Tenant, if set, is an existing tenant to check instead of attacking
+	// scratch tenants: dry runs and reads only, as its first admin, through
+	// serve and directly (RunExisting).
+	Tenant string
 	// Yes lets Run delete and remake scratch tenants an earlier run left.
 	Yes bool
 	// Keep leaves the scratch tenants for inspection.
@@ -54,6 +60,9 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 	client, err := tenantctl.NewClient(upstream)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Tenant != "" {
+		return runExisting(ctx, client, upstream, opts)
 	}
 	s := &scratch{client: client, log: opts.Log}
 	names := opts.Names[:]
@@ -96,8 +105,8 @@ func setUp(ctx context.Context, s *scratch, upstream *rest.Config, opts Options)
 		return nil, policy.Policy{}, stop, err
 	}
 	a, v := translate.MustTenant(opts.Names[0]), translate.MustTenant(opts.Names[1])
-	ns, victimNS := a.Prefix()+"default", v.Prefix()+"default"
-	if err := setUpObjects(ctx, s.client.Kube, ns, victimNS); err != nil {
+	ns := a.Prefix() + "default"
+	if err := setUpObjects(ctx, s.client.Kube, ns, v.Prefix()+"default"); err != nil {
 		return nil, pol, stop, err
 	}
 	node, err := firstNode(ctx, s.client.Kube)
@@ -113,21 +122,40 @@ func setUp(ctx context.Context, s *scratch, upstream *rest.Config, opts Options)
 	if err != nil {
 		return nil, pol, stop, err
 	}
-	cfgs := map[Path]*rest.Config{PathServe: view, PathIdentity: identityConfig(upstream, a), PathServiceAccount: sa}
+	cfgs := map[Path]*rest.Config{PathServe: view, PathIdentity: identityConfig(upstream, a, translate.DefaultAdminUser), PathServiceAccount: sa}
+	targets, err := newTargets(cfgs, scene{attacker: a, victim: v, namespace: ns, node: node, admin: s.client.Dynamic}, opts.RequestTimeout)
+	return targets, pol, stop, err
+}
+
+// scene is what the targets of every path share: the tenants, the
+// attacker's namespace (upstream name) and a node.
+type scene struct {
+	attacker, victim translate.Tenant
+	namespace, node  string
+	admin            dynamic.Interface
+	existing         bool
+}
+
+// newTargets are the targets of the paths of cfgs, in Paths order.
+func newTargets(cfgs map[Path]*rest.Config, sc scene, timeout time.Duration) ([]*Target, error) {
 	var targets []*Target
 	for _, p := range Paths {
-		t, err := newTarget(p, cfgs[p], opts.RequestTimeout)
-		if err != nil {
-			return nil, pol, stop, err
+		cfg, ok := cfgs[p]
+		if !ok {
+			continue
 		}
-		t.Namespace, t.VictimNamespace, t.Attacker, t.Victim, t.Upstream = ns, victimNS, a, v, s.client.Dynamic
-		t.Prefix, t.Owner, t.Node = a.Prefix(), tenantctl.OwnerLabels(a), node
+		t, err := newTarget(p, cfg, timeout)
+		if err != nil {
+			return nil, err
+		}
+		t.Namespace, t.VictimNamespace, t.Attacker, t.Victim, t.Upstream = sc.namespace, sc.victim.Prefix()+"default", sc.attacker, sc.victim, sc.admin
+		t.Prefix, t.Owner, t.Node, t.Existing = sc.attacker.Prefix(), tenantctl.OwnerLabels(sc.attacker), sc.node, sc.existing
 		if p == PathServe { // the view names the attacker's own without its prefix
-			t.Namespace, t.Prefix, t.Owner = "default", "", nil
+			t.Namespace, t.Prefix, t.Owner = strings.TrimPrefix(sc.namespace, sc.attacker.Prefix()), "", nil
 		}
 		targets = append(targets, t)
 	}
-	return targets, pol, stop, nil
+	return targets, nil
 }
 
 // joinLine is err, and then cleanup's, on one line.
