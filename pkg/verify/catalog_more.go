@@ -37,9 +37,9 @@ var (
 )
 
 // moreChecks are the checks of references, selectors, defaults, storage
-// binding and admission configuration.
+// binding, admission configuration and amplification.
 func moreChecks() []Check {
-	return []Check{referenceCheck(), selectorCheck(), defaultClassCheck(), claimCheck(), admissionPolicyCheck()}
+	return []Check{referenceCheck(), selectorCheck(), defaultClassCheck(), claimCheck(), admissionPolicyCheck(), amplificationCheck()}
 }
 
 // roleBinding is a RoleBinding name of the role ref to the ServiceAccount

@@ -51,6 +51,7 @@ func TestCatalogGenerated(t *testing.T) {
 	assert.True(t, seen["subresource/services/status"])
 	assert.True(t, seen["subresource/resourcequotas/status"])
 	assert.True(t, seen["subresource/services/proxy"])
+	assert.True(t, seen["amplification/shared-references"])
 	assert.True(t, seen["subresource/namespaces/status"])
 	assert.True(t, seen["subresource/persistentvolumeclaims/status"])
 	assert.True(t, seen["subresource/nodes/status"])
