@@ -40,5 +40,6 @@ the way back; the shared cluster's RBAC and admission still decide.`,
 	root.AddCommand(NewCmdPolicy(configFlags, streams))
 	root.AddCommand(NewCmdServe(configFlags, streams))
 	root.AddCommand(NewCmdExplain(configFlags, streams))
+	root.AddCommand(NewCmdVerify(configFlags, streams))
 	return root
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/localproxy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -28,7 +29,17 @@ type tenantView struct {
 // openTenantView serves the view of tenant with the caller's credentials,
 // which must be allowed to impersonate the tenant's identities.
 func openTenantView(ctx context.Context, getter genericclioptions.RESTClientGetter, tenant string) (*tenantView, error) {
-	client, err := newTenantClient(getter)
+	upstream, err := getter.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	return openTenantViewOn(ctx, upstream, tenant)
+}
+
+// openTenantViewOn serves the view of tenant with the credentials of
+// upstream, which must be allowed to impersonate the tenant's identities.
+func openTenantViewOn(ctx context.Context, upstream *rest.Config, tenant string) (*tenantView, error) {
+	client, err := tenantctl.NewClient(upstream)
 	if err != nil {
 		return nil, err
 	}
@@ -39,10 +50,6 @@ func openTenantView(ctx context.Context, getter genericclioptions.RESTClientGett
 	user := translate.DefaultAdminUser
 	if len(info.Tenant.Spec.Admins) > 0 {
 		user = info.Tenant.Spec.Admins[0]
-	}
-	upstream, err := getter.ToRESTConfig()
-	if err != nil {
-		return nil, err
 	}
 	token, err := localproxy.NewToken()
 	if err != nil {

@@ -1,0 +1,34 @@
+package cmd
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// TestVerifyFlags: bad flags are refused before anything is sent.
+func TestVerifyFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"output", []string{"-o", "yaml"}, `--output must be table or json, not "yaml"`},
+		{"argument", []string{"acme"}, `unknown command "acme"`},
+		{"tenant and keep", []string{"--tenant", "acme", "--keep"}, "--keep and --yes do not apply"},
+		{"tenant name", []string{"--tenant", "Acme"}, "--tenant: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			streams, _, out, _ := genericiooptions.NewTestIOStreams()
+			root := NewCmdZoo(streams)
+			root.SilenceErrors = true
+			root.SetArgs(append([]string{"--kubeconfig", "/nonexistent", "verify"}, tc.args...))
+			err := root.Execute()
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Empty(t, out.String())
+		})
+	}
+}
