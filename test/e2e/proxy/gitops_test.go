@@ -139,6 +139,7 @@ func gitopsApp(nss []string, image string, extra ...string) []string {
 // every namespace of the tenant. Nothing of beta's appears or changes.
 func TestGitOpsShapedRun(t *testing.T) {
 	acme := serve(t, "acme")
+	lb := servers(t) // before the state is read: the replicas set up zoo-system
 	before := betaAndPlatform(t)
 	restFor := func(kubeconfig string) *rest.Config {
 		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
@@ -175,7 +176,7 @@ func TestGitOpsShapedRun(t *testing.T) {
 		tok, err := clientFor(t, acme).CoreV1().ServiceAccounts("gitops-sa-a").CreateToken(t.Context(), "deployer",
 			&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: new(int64(600))}}, metav1.CreateOptions{})
 		require.NoError(t, err)
-		cfg := restFor(framework.ServerKubeconfigFor(t, servers(t).URL(), &clientcmdapi.AuthInfo{Token: tok.Status.Token}))
+		cfg := restFor(framework.ServerKubeconfigFor(t, lb.URL(), &clientcmdapi.AuthInfo{Token: tok.Status.Token}))
 		// RBAC's cache takes a moment to see the tenant ClusterRoleBinding's grants.
 		require.Eventually(t, func() bool {
 			_, err := dynamic.NewForConfigOrDie(cfg).Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).
