@@ -134,7 +134,10 @@ func (p *Proxy) serveAllNamespacesReview(w http.ResponseWriter, r *http.Request,
 
 // decideInNamespaces asks the review obj in each of nss and returns the
 // namespace that decides it: with any, the first that allows it (""
-// when none does); else the first that denies it ("" when all allow).
+// when none does); else the first that denies it ("" when all allow). A
+// namespace being deleted decides nothing, as the fan-out reads nothing
+// there (its RoleBindings go first): only a namespace that would decide is
+// looked up.
 func (p *Proxy) decideInNamespaces(r *http.Request, u *translate.UpstreamRequest, obj map[string]any, nss []string, anyNS bool) (string, error) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
@@ -151,7 +154,7 @@ func (p *Proxy) decideInNamespaces(r *http.Request, u *translate.UpstreamRequest
 				}
 				return err
 			}
-			if allowed == anyNS {
+			if allowed == anyNS && !p.namespaceGoing(gctx, ns) {
 				mu.Lock()
 				if decided == "" || ns < decided {
 					decided = ns

@@ -25,6 +25,8 @@ type namespaceReviews struct {
 	fail string
 	// refuse refuses every review, naming the identity (403).
 	refuse bool
+	// going are namespaces being deleted (a deletionTimestamp).
+	going map[string]bool
 	mu     sync.Mutex
 	asked  []string
 }
@@ -37,6 +39,14 @@ func (u *namespaceReviews) handle(w http.ResponseWriter, r *http.Request) {
 			items = append(items, fmt.Sprintf(`{"metadata":{"name":%q}}`, ns))
 		}
 		_, _ = io.WriteString(w, `{"kind":"NamespaceList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[`+strings.Join(items, ",")+`]}`)
+		return
+	}
+	if ns, ok := strings.CutPrefix(r.URL.Path, "/api/v1/namespaces/"); ok && r.Method == http.MethodGet {
+		deletion := ""
+		if u.going[ns] {
+			deletion = `,"deletionTimestamp":"2026-11-28T00:00:00Z"`
+		}
+		_, _ = fmt.Fprintf(w, `{"kind":"Namespace","apiVersion":"v1","metadata":{"name":%q%s}}`, ns, deletion)
 		return
 	}
 	var review map[string]any
@@ -78,11 +88,18 @@ func TestAllNamespacesReviews(t *testing.T) {
 		fail    string
 		failed  bool     // the review fails: no answer either way
 		asked   []string // nil: each namespace (in any order)
+		going   []string // namespaces being deleted
 	}{
 		{name: "list: one namespace allows", nss: three, allow: []string{"acme-b"}, attrs: `{"verb":"list","resource":"pods"}`, allowed: true},
 		{name: "watch: none allows", nss: three, attrs: `{"verb":"watch","resource":"pods"}`},
 		{name: "create: all allow", nss: three, allow: three, attrs: `{"verb":"create","group":"apps","resource":"deployments"}`, allowed: true},
 		{name: "create: one denies", nss: three, allow: []string{"acme-a", "acme-c"}, attrs: `{"verb":"create","group":"apps","resource":"deployments"}`},
+		// A namespace being deleted (its RoleBindings go first) decides
+		// nothing, as the fan-out reads nothing there.
+		{name: "create: a namespace being deleted denies nothing", nss: three, allow: []string{"acme-a", "acme-b"}, going: []string{"acme-c"},
+			attrs: `{"verb":"create","group":"apps","resource":"deployments"}`, allowed: true},
+		{name: "list: a namespace being deleted allows nothing", nss: three, allow: []string{"acme-c"}, going: []string{"acme-c"},
+			attrs: `{"verb":"list","resource":"pods"}`},
 		{name: "no namespaces", attrs: `{"verb":"list","resource":"pods"}`, asked: []string{}},
 		{name: "namespaced: as sent", nss: three, allow: []string{"acme-a"}, attrs: `{"namespace":"a","verb":"list","resource":"pods"}`, allowed: true, asked: []string{"acme-a"}},
 		{name: "cluster-scoped: as sent", nss: three, allow: []string{""}, attrs: `{"verb":"list","resource":"nodes"}`, allowed: true, asked: []string{""}},
@@ -90,7 +107,10 @@ func TestAllNamespacesReviews(t *testing.T) {
 		{name: "a namespace's review fails", nss: three, allow: three, fail: "acme-b", attrs: `{"verb":"create","resource":"pods"}`, failed: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			up := &namespaceReviews{nss: tc.nss, allow: map[string]bool{}, fail: tc.fail}
+			up := &namespaceReviews{nss: tc.nss, allow: map[string]bool{}, fail: tc.fail, going: map[string]bool{}}
+			for _, ns := range tc.going {
+				up.going[ns] = true
+			}
 			for _, ns := range tc.allow {
 				up.allow[ns] = true
 			}
