@@ -27,8 +27,8 @@ type namespaceReviews struct {
 	refuse bool
 	// going are namespaces being deleted (a deletionTimestamp).
 	going map[string]bool
-	mu     sync.Mutex
-	asked  []string
+	mu    sync.Mutex
+	asked []string
 }
 
 func (u *namespaceReviews) handle(w http.ResponseWriter, r *http.Request) {
