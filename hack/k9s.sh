@@ -41,17 +41,31 @@ acme -n tools run toolbox --image=registry.example/toolbox:1 --restart=Never >/d
 acme -n tools wait --for=condition=Ready pod/toolbox --timeout=60s >/dev/null
 acme -n shop rollout status deployment/web --timeout=60s >/dev/null
 
+# acme's user dev may only view the namespace tools: its own serve.
+acme create rolebinding dev-view -n tools --clusterrole=view --user=dev --dry-run=client -o yaml | acme apply -f - >/dev/null
+DEV=$DEV_DIR/demo/acme-dev.kubeconfig
+"$ROOT/bin/kubectl-zoo" --kubeconfig "$DEV_DIR/kubeconfig" serve --tenant acme --user dev --kubeconfig-out "$DEV" \
+	</dev/null >"$DEV_DIR/demo/acme-dev.log" 2>&1 &
+DEV_PID=$!
+trap 'kill $DEV_PID 2>/dev/null || true; cleanup' EXIT
+for _ in $(seq 100); do grep -q '^Serving tenant' "$DEV_DIR/demo/acme-dev.log" && break; sleep 0.1; done
+
 rm -rf "$OUT"
 mkdir -p "$OUT/config"
-# k9s keeps its configuration and state under XDG dirs: a private one.
-tmux new-session -d -s "$SESSION" -x 200 -y 50 \
-	"env XDG_CONFIG_HOME=$OUT/config XDG_STATE_HOME=$OUT/config XDG_DATA_HOME=$OUT/config XDG_CACHE_HOME=$OUT/config \
-	 $K9S --kubeconfig $ACME --all-namespaces --command pods --logoless --readonly; sleep 600"
 
-# screen VIEW FILE: switch k9s to VIEW (":VIEW<Enter>", but for the first)
-# and save the screen once it has settled.
+# k9s KUBECONFIG: start k9s in the session, in all namespaces, on the pods
+# view. It keeps its configuration and state under XDG dirs: a private one.
+k9s() {
+	tmux kill-session -t "$SESSION" 2>/dev/null || true
+	tmux new-session -d -s "$SESSION" -x 200 -y 50 \
+		"env XDG_CONFIG_HOME=$OUT/config XDG_STATE_HOME=$OUT/config XDG_DATA_HOME=$OUT/config XDG_CACHE_HOME=$OUT/config \
+		 $K9S --kubeconfig $1 --all-namespaces --command pods --logoless --readonly; sleep 600"
+}
+
+# screen VIEW [NAME]: switch k9s to VIEW (":VIEW<Enter>", but for the first)
+# and save the screen once it has settled, as NAME (VIEW).
 screen() {
-	local view=$1 file=$OUT/$1.txt
+	local view=$1 file=$OUT/${2:-$1}.txt
 	if [[ $view != pods ]]; then
 		tmux send-keys -t "$SESSION" ":$view" Enter
 	fi
@@ -65,7 +79,7 @@ screen() {
 		prev=$cur
 	done
 	printf '%s\n' "$cur" >"$file"
-	echo "== k9s, view $view, as tenant acme in all namespaces ($file)"
+	echo "== k9s, view $view, as ${WHO:-the admin of acme} in all namespaces ($file)"
 	# Without trailing blanks, empty lines and the table's empty rows.
 	sed -e 's/[[:space:]]*$//' "$file" | grep -v -e '^$' -e '^│[[:space:]]*│$'
 }
@@ -86,6 +100,7 @@ refuse() { # FILE WORD...: no WORD on the screen
 	done
 }
 
+k9s "$ACME"
 screen pods
 expect "$OUT/pods.txt" shop tools toolbox web-
 screen deploy
@@ -95,6 +110,13 @@ expect "$OUT/ns.txt" default kube-system shop tools
 screen events
 screen cm
 expect "$OUT/cm.txt" settings
+# A user who may view one namespace only: k9s asks `can-i list pods -A`,
+# and the view answers as its fan-out serves (the other namespaces left
+# out, with a warning k9s does not show).
+WHO="user dev of acme (view in tools only)" k9s "$DEV"
+WHO="user dev of acme (view in tools only)" screen pods dev-pods
+expect "$OUT/dev-pods.txt" tools toolbox
+refuse "$OUT/dev-pods.txt" shop web-
 for f in "$OUT"/*.txt; do
 	refuse "$f" "access denied" forbidden "not authorized" globex acme-shop
 done
