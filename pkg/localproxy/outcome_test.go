@@ -1,0 +1,64 @@
+package localproxy
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// decodedBodyName is what bodyName answered before jsonBodyName: the name
+// read from the whole body decoded by the translator's decoder.
+func decodedBodyName(contentType string, body []byte) string {
+	obj, err := translate.DecodeBody(contentType, body)
+	if err != nil {
+		return ""
+	}
+	meta, _ := obj["metadata"].(map[string]any)
+	if name, _ := meta["name"].(string); name != "" {
+		return name
+	}
+	name, _ := meta["generateName"].(string)
+	return name
+}
+
+// TestBodyNameReadsWhatTheDecoderReads: the JSON fast path of bodyName
+// names what decoding the whole body names, for every shape of body a
+// tenant can send.
+func TestBodyNameReadsWhatTheDecoderReads(t *testing.T) {
+	for name, body := range map[string]string{
+		"name":                     `{"metadata":{"name":"a"}}`,
+		"generateName":             `{"metadata":{"generateName":"a-"}}`,
+		"both":                     `{"metadata":{"name":"a","generateName":"b-"}}`,
+		"empty name":               `{"metadata":{"name":"","generateName":"b-"}}`,
+		"name not a string":        `{"metadata":{"name":5,"generateName":"b-"}}`,
+		"name null":                `{"metadata":{"name":null}}`,
+		"name an object":           `{"metadata":{"name":{"x":"y"},"generateName":"b-"}}`,
+		"generateName not string":  `{"metadata":{"generateName":["b-"]}}`,
+		"no metadata":              `{"kind":"ConfigMap"}`,
+		"metadata not an object":   `{"metadata":"a"}`,
+		"metadata null":            `{"metadata":null}`,
+		"keys of another case":     `{"Metadata":{"name":"a"},"metadata":{"NAME":"b","Name":"c"}}`,
+		"repeated name":            `{"metadata":{"name":"a","name":"b"}}`,
+		"repeated metadata":        `{"metadata":{"name":"a"},"metadata":{"generateName":"b-"}}`,
+		"escapes":                  `{"metadata":{"name":"\u0061\n\"b"}}`,
+		"unicode":                  `{"metadata":{"name":"h\u00e9llo-\ud83d\ude00"}}`,
+		"deep and large":           `{"spec":{"a":[1,2.5e3,true,null,{"b":{"c":[]}}]},"metadata":{"labels":{"x":"y"},"name":"a"}}`,
+		"array":                    `[{"metadata":{"name":"a"}}]`,
+		"a string":                 `"a"`,
+		"malformed":                `{"metadata":{"name":"a"`,
+		"trailing data":            `{"metadata":{"name":"a"}} {}`,
+		"trailing comma":           `{"metadata":{"name":"a",}}`,
+		"whitespace around":        " \n{\"metadata\" : {\"name\" : \"a\"}}\t",
+		"big number beside":        `{"n":123456789012345678901234567890,"metadata":{"name":"a"}}`,
+		"invalid utf-8 in a name":  "{\"metadata\":{\"name\":\"a\xffb\"}}",
+		"control char in a string": "{\"metadata\":{\"name\":\"a\tb\"}}",
+	} {
+		t.Run(name, func(t *testing.T) {
+			for _, ct := range []string{"application/json", "application/json; charset=utf-8", "Application/JSON"} {
+				assert.Equal(t, decodedBodyName(ct, []byte(body)), bodyName(ct, []byte(body)), ct)
+			}
+		})
+	}
+}
