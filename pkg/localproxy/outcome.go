@@ -1,7 +1,6 @@
 package localproxy
 
 import (
-	"context"
 	"net/http"
 	"strings"
 
@@ -25,19 +24,6 @@ type Outcome struct {
 	// Created and UpstreamCreated are the names a create's body gave the
 	// object (tenant-side and upstream), which its path does not hold.
 	Created, UpstreamCreated string
-}
-
-type outcomeKey struct{}
-
-// WithOutcome returns a context carrying out; ServeAuthenticated fills it in
-// when the request is done.
-func WithOutcome(ctx context.Context, out *Outcome) context.Context {
-	return context.WithValue(ctx, outcomeKey{}, out)
-}
-
-func outcomeOf(ctx context.Context) *Outcome {
-	out, _ := ctx.Value(outcomeKey{}).(*Outcome)
-	return out
 }
 
 // record fills in o from the upstream request u (nil: refused before

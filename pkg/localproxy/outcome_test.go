@@ -1,6 +1,9 @@
 package localproxy
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -61,4 +64,37 @@ func TestBodyNameReadsWhatTheDecoderReads(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestServeAuthenticatedRecordsTheOutcome: the Outcome given to
+// ServeAuthenticated receives the code, both sides of the request and the
+// names a create's body gave; a refused request leaves the upstream side
+// empty.
+func TestServeAuthenticatedRecordsTheOutcome(t *testing.T) {
+	p, _ := newTestProxy(t, jsonHandler(http.StatusCreated, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"new","namespace":"acme-default"}}`))
+	for _, tc := range []struct {
+		name, method, path, body string
+		want                     Outcome
+	}{
+		{name: "a create", method: http.MethodPost, path: "/api/v1/namespaces/default/configmaps",
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"new"}}`,
+			want: Outcome{Code: http.StatusCreated, UpstreamMethod: http.MethodPost,
+				UpstreamPath: "/api/v1/namespaces/acme-default/configmaps", Created: "new", UpstreamCreated: "new"}},
+		{name: "a create by generateName", method: http.MethodPost, path: "/api/v1/namespaces/default/configmaps",
+			body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"new-"}}`,
+			want: Outcome{Code: http.StatusCreated, UpstreamMethod: http.MethodPost,
+				UpstreamPath: "/api/v1/namespaces/acme-default/configmaps", Created: "new-", UpstreamCreated: "new-"}},
+		{name: "refused before translation", method: http.MethodPost, path: "/api/v1/namespaces/default/configmaps",
+			body: `{"metadata":{"name":"x"`, want: Outcome{Code: http.StatusBadRequest}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest(tc.method, tc.path, strings.NewReader(tc.body))
+			req.Header.Set("Content-Type", "application/json")
+			var out Outcome
+			p.ServeAuthenticated(httptest.NewRecorder(), req, &out)
+			out.Tenant = Outcome{}.Tenant
+			assert.Equal(t, tc.want, out)
+		})
+	}
+	p.ServeAuthenticated(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/default/configmaps/new", nil), nil)
 }
