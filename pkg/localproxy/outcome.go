@@ -34,7 +34,11 @@ func (o *Outcome) record(u *translate.UpstreamRequest, r *http.Request, body []b
 		return
 	}
 	o.Tenant, o.UpstreamMethod, o.UpstreamPath = u.Info, u.Method, u.Path
-	if u.Info.Verb == "create" && u.Info.Name == "" {
+	switch {
+	case u.Info.Verb != "create" || u.Info.Name != "":
+	case u.Created.Read: // the translator read them, decoding the body
+		o.Created, o.UpstreamCreated = u.Created.Tenant, u.Created.Upstream
+	default: // a protobuf body, translated without decoding it
 		o.Created = bodyName(r.Header.Get("Content-Type"), body)
 		o.UpstreamCreated = bodyName(u.Header.Get("Content-Type"), u.Body)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -97,4 +98,33 @@ func TestServeAuthenticatedRecordsTheOutcome(t *testing.T) {
 		})
 	}
 	p.ServeAuthenticated(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/default/configmaps/new", nil), nil)
+}
+
+// TestTranslatorReadsTheCreatedNames: the names the translator reads while
+// it translates a create's body are what decoding the tenant's body and the
+// translated one names.
+func TestTranslatorReadsTheCreatedNames(t *testing.T) {
+	p, _ := newTestProxy(t, jsonHandler(http.StatusOK, `{}`))
+	for _, tc := range []struct{ name, path, contentType, body string }{
+		{"name", "/api/v1/namespaces/default/configmaps", "application/json", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}`},
+		{"generateName", "/api/v1/namespaces/default/configmaps", "application/json", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"a-"}}`},
+		{"both", "/api/v1/namespaces/default/configmaps", "application/json", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","generateName":"b-"}}`},
+		{"none", "/api/v1/namespaces/default/configmaps", "application/json", `{"apiVersion":"v1","kind":"ConfigMap","data":{"x":"y"}}`},
+		{"name not a string", "/api/v1/namespaces/default/configmaps", "application/json", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":5,"generateName":"b-"}}`},
+		{"repeated name", "/api/v1/namespaces/default/configmaps", "application/json", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","name":"b"}}`},
+		{"yaml", "/api/v1/namespaces/default/configmaps", "application/yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"},
+		{"yaml repeated name", "/api/v1/namespaces/default/configmaps", "application/yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  name: b\n"},
+		{"cluster-scoped", "/apis/rbac.authorization.k8s.io/v1/clusterroles", "application/json", `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"view"}}`},
+		{"cluster-scoped generateName", "/apis/rbac.authorization.k8s.io/v1/clusterroles", "application/json", `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"generateName":"view-"}}`},
+		{"namespace", "/api/v1/namespaces", "application/json", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"dev"}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{"Content-Type": {tc.contentType}}
+			u, err := p.tr.TranslateRequest(translate.Request{Method: http.MethodPost, Path: tc.path, Header: h, Body: []byte(tc.body)})
+			require.NoError(t, err)
+			require.True(t, u.Created.Read)
+			assert.Equal(t, decodedBodyName(tc.contentType, []byte(tc.body)), u.Created.Tenant)
+			assert.Equal(t, decodedBodyName(u.Header.Get("Content-Type"), u.Body), u.Created.Upstream)
+		})
+	}
 }
