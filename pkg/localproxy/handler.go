@@ -41,21 +41,22 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer ticket.Done()
-	p.serveAuthenticated(rec, r, &verb, &resource)
+	p.serveAuthenticated(rec, r, &verb, &resource, nil)
 }
 
 // ServeAuthenticated translates and forwards one request whose caller the
 // server in front of the proxy has already authenticated as the proxy's
 // identity (pkg/zooserver): it checks no bearer token, and it strips the
-// caller's Authorization and Impersonate-* headers like ServeHTTP. An
-// Outcome in r's context (WithOutcome) receives what was done.
-func (p *Proxy) ServeAuthenticated(w http.ResponseWriter, r *http.Request) {
+// caller's Authorization and Impersonate-* headers like ServeHTTP. out,
+// when not nil, receives what was done (given as an argument, not in r's
+// context: no copy of the request per request).
+func (p *Proxy) ServeAuthenticated(w http.ResponseWriter, r *http.Request, out *Outcome) {
 	rec := &recorder{ResponseWriter: w, code: http.StatusOK}
 	verb, resource := strings.ToLower(r.Method), r.URL.Path
-	p.serveAuthenticated(rec, r, &verb, &resource)
+	p.serveAuthenticated(rec, r, &verb, &resource, out)
 }
 
-func (p *Proxy) serveAuthenticated(rec *recorder, r *http.Request, verb, resource *string) {
+func (p *Proxy) serveAuthenticated(rec *recorder, r *http.Request, verb, resource *string, out *Outcome) {
 	upgrade := httpstream.IsUpgradeRequest(r)
 	sanitizeHeaders(r.Header, upgrade)
 	var w2 http.ResponseWriter = rec
@@ -64,7 +65,6 @@ func (p *Proxy) serveAuthenticated(rec *recorder, r *http.Request, verb, resourc
 		yw = &yamlWriter{ResponseWriter: rec}
 		w2 = yw
 	}
-	out := outcomeOf(r.Context())
 	u, body := p.serve(w2, r, upgrade, yw, verb, resource)
 	if yw != nil {
 		yw.finish()

@@ -1,8 +1,10 @@
 package localproxy
 
 import (
-	"context"
 	"net/http"
+	"strings"
+
+	kjson "sigs.k8s.io/json"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -24,19 +26,6 @@ type Outcome struct {
 	Created, UpstreamCreated string
 }
 
-type outcomeKey struct{}
-
-// WithOutcome returns a context carrying out; ServeAuthenticated fills it in
-// when the request is done.
-func WithOutcome(ctx context.Context, out *Outcome) context.Context {
-	return context.WithValue(ctx, outcomeKey{}, out)
-}
-
-func outcomeOf(ctx context.Context) *Outcome {
-	out, _ := ctx.Value(outcomeKey{}).(*Outcome)
-	return out
-}
-
 // record fills in o from the upstream request u (nil: refused before
 // translation), the tenant's request r and body, and the answer's code.
 func (o *Outcome) record(u *translate.UpstreamRequest, r *http.Request, body []byte, code int) {
@@ -45,17 +34,25 @@ func (o *Outcome) record(u *translate.UpstreamRequest, r *http.Request, body []b
 		return
 	}
 	o.Tenant, o.UpstreamMethod, o.UpstreamPath = u.Info, u.Method, u.Path
-	if u.Info.Verb == "create" && u.Info.Name == "" {
+	switch {
+	case u.Info.Verb != "create" || u.Info.Name != "":
+	case u.Created.Read: // the translator read them, decoding the body
+		o.Created, o.UpstreamCreated = u.Created.Tenant, u.Created.Upstream
+	default: // a protobuf body, translated without decoding it
 		o.Created = bodyName(r.Header.Get("Content-Type"), body)
 		o.UpstreamCreated = bodyName(u.Header.Get("Content-Type"), u.Body)
 	}
 }
 
 // bodyName is metadata.name (or generateName) of a request body, "" when
-// the body holds none or cannot be read.
+// the body holds none or cannot be read. A JSON body is read for these two
+// fields only (jsonBodyName), without decoding the whole object.
 func bodyName(contentType string, body []byte) string {
 	if len(body) == 0 {
 		return ""
+	}
+	if isJSON(contentType) {
+		return jsonBodyName(body)
 	}
 	obj, err := translate.DecodeBody(contentType, body)
 	if err != nil {
@@ -67,6 +64,43 @@ func bodyName(contentType string, body []byte) string {
 	}
 	name, _ := meta["generateName"].(string)
 	return name
+}
+
+// isJSON reports whether a Content-Type is plain JSON, the only media type
+// jsonBodyName reads.
+func isJSON(contentType string) bool {
+	mt, _, _ := strings.Cut(contentType, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), translate.MediaJSON)
+}
+
+// jsonBodyName reads what bodyName does of a JSON body: case-sensitive
+// keys, the last of a repeated key, a name that is no string ignored.
+func jsonBodyName(body []byte) string {
+	var obj struct {
+		Metadata nameFields `json:"metadata"`
+	}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &obj); err != nil {
+		return ""
+	}
+	if name, _ := obj.Metadata.Name.(string); name != "" {
+		return name
+	}
+	name, _ := obj.Metadata.GenerateName.(string)
+	return name
+}
+
+// nameFields are the fields of metadata jsonBodyName reads.
+type nameFields struct {
+	Name         any `json:"name"`
+	GenerateName any `json:"generateName"`
+}
+
+// UnmarshalJSON replaces what an earlier metadata of the same body set, as
+// a repeated key's last value replaces the others.
+func (n *nameFields) UnmarshalJSON(b []byte) error {
+	type plain nameFields
+	*n = nameFields{}
+	return kjson.UnmarshalCaseSensitivePreserveInts(b, (*plain)(n))
 }
 
 // Upstream is the upstream side of the request (upstream names), parsed

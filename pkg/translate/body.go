@@ -44,6 +44,10 @@ func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
 		return err
 	}
 	obj := decoded.obj
+	create := u.Info.Verb == "create" && u.Info.Subresource == ""
+	if create {
+		u.Created.Tenant = createdName(obj)
+	}
 	if u.Info.Verb == "delete" || u.Info.Verb == "deletecollection" {
 		// The API server reads DeleteOptions leniently (the last of a
 		// repeated key, no fieldValidation): so does deleteOptionsBody.
@@ -56,7 +60,6 @@ func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
 	}
 	if u.Info.Verb == "create" || u.Info.Verb == "update" {
 		rule := bodyRule(u.Rule, u.Info.Subresource)
-		create := u.Info.Verb == "create" && u.Info.Subresource == ""
 		if create {
 			if err := t.checkShadow(rule, str(child(obj, "metadata"), "name")); err != nil {
 				return err
@@ -77,7 +80,19 @@ func (t *Translator) translateBody(r Request, u *UpstreamRequest) error {
 	}
 	u.Body = body
 	u.Header.Set("Content-Type", MediaJSON)
+	if create {
+		u.Created.Upstream, u.Created.Read = createdName(obj), true
+	}
 	return nil
+}
+
+// createdName is metadata.name of an object, or its generateName.
+func createdName(obj map[string]any) string {
+	meta := child(obj, "metadata")
+	if name := str(meta, "name"); name != "" {
+		return name
+	}
+	return str(meta, "generateName")
 }
 
 // deleteOptionsBody sets u.Body to the DeleteOptions of a delete's body as

@@ -90,9 +90,22 @@ type UpstreamRequest struct {
 	// Warnings are warnings for the tenant the translator adds to the
 	// answer (Warning headers, as the API server writes its own).
 	Warnings []string
+	// Created names the object a create of a JSON or YAML body makes, read
+	// while the body is translated.
+	Created CreatedNames
 	// objectPath is the upstream path of the addressed object without its
 	// subresource (PlatformLookup.CurrentMetadata).
 	objectPath string
+}
+
+// CreatedNames are metadata.name (or, without one, generateName) of a
+// create's body as the tenant sent it and as translated, for the server's
+// audit log.
+type CreatedNames struct {
+	// Read says the translator read them (a create whose body it decoded).
+	Read bool
+	// Tenant and Upstream are the tenant's and the translated body's.
+	Tenant, Upstream string
 }
 
 // ForNamespace returns the upstream path and query of one leg of a fan-out:

@@ -120,7 +120,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer watches.Dec()
 	}
 	var out localproxy.Outcome
-	p.ServeAuthenticated(w, r.WithContext(localproxy.WithOutcome(r.Context(), &out)))
+	p.ServeAuthenticated(w, r, &out)
 	s.metrics.observe(tenant, verb, resourceLabel(info, out.Code), out.Code, time.Since(start).Seconds())
 	if v := klog.V(2); v.Enabled() {
 		v.InfoS("request", "tenant", tenant, "user", id.User, "verb", info.Verb, "resource", resourceName(info),

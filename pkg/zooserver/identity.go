@@ -25,8 +25,29 @@ type Identity struct {
 
 // key identifies the proxy that serves the identity (admin: whether the
 // tenant's record names the user in spec.admins).
+// It is built on every request: one allocation, the string itself.
 func (id Identity) key(admin bool) string {
-	return fmt.Sprintf("%s\x00%s\x00%t\x00%s", id.Tenant.Name(), id.User, admin, strings.Join(id.Groups, "\x00"))
+	tenant, adminWord := id.Tenant.Name(), "false"
+	if admin {
+		adminWord = "true"
+	}
+	n := len(tenant) + len(id.User) + len(adminWord) + 3
+	for i, g := range id.Groups {
+		n += len(g) + min(i, 1)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, part := range []string{tenant, id.User, adminWord} {
+		b.WriteString(part)
+		b.WriteByte(0)
+	}
+	for i, g := range id.Groups {
+		if i > 0 {
+			b.WriteByte(0)
+		}
+		b.WriteString(g)
+	}
+	return b.String()
 }
 
 const (
@@ -50,7 +71,10 @@ const (
 //   - no name holds a control character (no header carries it upstream).
 func identityOf(u user.Info) (Identity, error) {
 	name := u.GetName()
-	for _, s := range append([]string{name}, u.GetGroups()...) {
+	if strings.ContainsFunc(name, unicode.IsControl) {
+		return Identity{}, fmt.Errorf("%q holds a control character", name)
+	}
+	for _, s := range u.GetGroups() {
 		if strings.ContainsFunc(s, unicode.IsControl) {
 			return Identity{}, fmt.Errorf("%q holds a control character", s)
 		}

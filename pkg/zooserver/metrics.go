@@ -89,12 +89,21 @@ func resourceLabel(info translate.RequestInfo, code int) string {
 // codeLabel is an answer's code for a label: the codes the API server
 // answers with, any other "other".
 func codeLabel(code int) string {
-	switch code {
-	case 200, 201, 202, 204, 206, 304, 400, 401, 403, 404, 405, 406, 409, 410, 413, 415, 422, 429, 500, 502, 503, 504:
-		return strconv.Itoa(code)
+	if l, ok := codeLabels[code]; ok {
+		return l
 	}
 	return "other"
 }
+
+// codeLabels are the label values of the codes the API server answers
+// with, made once.
+var codeLabels = func() map[int]string {
+	m := map[int]string{}
+	for _, c := range []int{200, 201, 202, 204, 206, 304, 400, 401, 403, 404, 405, 406, 409, 410, 413, 415, 422, 429, 500, 502, 503, 504} {
+		m[c] = strconv.Itoa(c)
+	}
+	return m
+}()
 
 // knownSubresources are the built-in kinds' subresources; any other is
 // labelled "other".

@@ -91,11 +91,37 @@ func (t *tenantIndex) lookup(tenant, user string) (exists, admin bool) {
 		return false, false
 	}
 	u, ok := obj.(*unstructured.Unstructured)
-	if !ok || u.GetDeletionTimestamp() != nil {
+	if !ok || beingDeleted(u) {
 		return false, false
 	}
-	admins, _, _ := unstructured.NestedStringSlice(u.Object, "spec", "admins")
-	return true, slices.Contains(admins, user)
+	return true, isAdmin(u, user)
+}
+
+// beingDeleted is u.GetDeletionTimestamp() != nil, without making the
+// timestamp of a record that has none.
+func beingDeleted(u *unstructured.Unstructured) bool {
+	ts, _, _ := unstructured.NestedFieldNoCopy(u.Object, "metadata", "deletionTimestamp")
+	if s, ok := ts.(string); !ok || s == "" {
+		return false
+	}
+	return u.GetDeletionTimestamp() != nil
+}
+
+// isAdmin reports whether user is in u's spec.admins (none when it holds
+// anything but strings, as unstructured.NestedStringSlice reads it),
+// without copying the list.
+func isAdmin(u *unstructured.Unstructured, user string) bool {
+	v, _, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "admins")
+	admins, _ := v.([]any)
+	found := false
+	for _, a := range admins {
+		s, ok := a.(string)
+		if !ok {
+			return false
+		}
+		found = found || s == user
+	}
+	return found
 }
 
 // transformTenant keeps of a Tenant record what the server reads: no
