@@ -65,7 +65,7 @@ acme     sleep-after         <none>
 		"an IP is no host":   {[]string{"policy", "set", "acme", "--ingress-hosts", "10.0.0.1"}, `ingressHosts: "10.0.0.1": IP addresses are not names`},
 	} {
 		t.Run(name, func(t *testing.T) {
-			requireOneLineError(t, zoo(t, tc.args...), tc.want)
+			framework.RequireOneLineError(t, zoo(t, tc.args...), tc.want)
 		})
 	}
 	assert.Contains(t, mustZoo(t, "policy", "show", "acme"), "pod-security        baseline", "nothing changed")
@@ -87,10 +87,10 @@ func TestDefaultPolicy(t *testing.T) {
 	reset := file("reset.yaml", "{}\n")
 	t.Cleanup(func() { zoo(t, "install", "--default-policy", reset) })
 
-	requireOneLineError(t, zoo(t, "install", "--default-policy", file("typo.yaml", "podSecurityLevel: restricted\n")), `unknown field "podSecurityLevel"`)
-	requireOneLineError(t, zoo(t, "install", "--default-policy", file("lax.yaml", "podSecurity: lax\n")), `pod security level "lax"`)
-	requireOneLineError(t, zoo(t, "install", "--default-policy", filepath.Join(dir, "missing.yaml")), "no such file")
-	requireOneLineError(t, zoo(t, "install", "--uninstall", "--default-policy", good), "--default-policy does not go with --uninstall")
+	framework.RequireOneLineError(t, zoo(t, "install", "--default-policy", file("typo.yaml", "podSecurityLevel: restricted\n")), `unknown field "podSecurityLevel"`)
+	framework.RequireOneLineError(t, zoo(t, "install", "--default-policy", file("lax.yaml", "podSecurity: lax\n")), `pod security level "lax"`)
+	framework.RequireOneLineError(t, zoo(t, "install", "--default-policy", filepath.Join(dir, "missing.yaml")), "no such file")
+	framework.RequireOneLineError(t, zoo(t, "install", "--uninstall", "--default-policy", good), "--default-policy does not go with --uninstall")
 
 	mustZoo(t, "install", "--default-policy", good)
 	mustZoo(t, "install") // run again without it: the default stays

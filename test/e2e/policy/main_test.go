@@ -52,19 +52,6 @@ func mustZoo(t *testing.T, args ...string) string {
 	return res.Stdout
 }
 
-// requireOneLineError checks that a command exited 1 with exactly one line
-// on stderr, containing want.
-func requireOneLineError(t *testing.T, res framework.Result, want string) {
-	t.Helper()
-	require.Error(t, res.Err, "expected failure; stdout: %s", res.Stdout)
-	var exit *exec.ExitError
-	require.ErrorAs(t, res.Err, &exit)
-	require.Equal(t, 1, exit.ExitCode())
-	lines := strings.Split(strings.TrimSpace(res.Stderr), "\n")
-	require.Len(t, lines, 1, "stderr: %s", res.Stderr)
-	require.Contains(t, lines[0], want)
-}
-
 // kubectl runs the pinned kubectl with kubeconfig (the admin's when empty),
 // stdin and args, without failing the test.
 func kubectl(t *testing.T, kubeconfig, stdin string, args ...string) framework.Result {

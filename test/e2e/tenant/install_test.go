@@ -53,8 +53,8 @@ func TestInstall(t *testing.T) {
 	require.Empty(t, installed(t))
 
 	// Without the install, tenant commands say so in one line.
-	requireOneLineError(t, zoo(t, "tenant", "create", "early"), "not installed")
-	requireOneLineError(t, zoo(t, "tenant", "list"), "not installed")
+	framework.RequireOneLineError(t, zoo(t, "tenant", "create", "early"), "not installed")
+	framework.RequireOneLineError(t, zoo(t, "tenant", "list"), "not installed")
 
 	// --dry-run=client prints everything and changes nothing.
 	out := mustZoo(t, "install", "--dry-run=client", "-o", "yaml")
@@ -86,7 +86,7 @@ func TestInstall(t *testing.T) {
 
 	// Uninstall refuses while tenants exist, and --force deletes them too.
 	mustZoo(t, "tenant", "create", "uninst")
-	requireOneLineError(t, zoo(t, "install", "--uninstall"), "refusing to uninstall: 1 tenant(s) exist (uninst)")
+	framework.RequireOneLineError(t, zoo(t, "install", "--uninstall"), "refusing to uninstall: 1 tenant(s) exist (uninst)")
 	assert.Len(t, installed(t), len(tenantctl.InstallObjects(tenantctl.InstallConfig{})))
 	mustZoo(t, "install", "--uninstall", "--force")
 	assert.Empty(t, installed(t))

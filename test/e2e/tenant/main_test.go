@@ -6,7 +6,6 @@ package tenant_test
 import (
 	"context"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -33,17 +32,6 @@ func mustZoo(t *testing.T, args ...string) string {
 	res := zoo(t, args...)
 	require.NoError(t, res.Err, "kubectl zoo %v\nstdout: %s\nstderr: %s", args, res.Stdout, res.Stderr)
 	return res.Stdout
-}
-
-// requireOneLineError checks that a command failed with exactly one line on
-// stderr, kubectl's "error: ..." line, containing want.
-func requireOneLineError(t *testing.T, res framework.Result, want string) {
-	t.Helper()
-	require.Error(t, res.Err, "expected failure; stdout: %s", res.Stdout)
-	lines := strings.Split(strings.TrimSpace(res.Stderr), "\n")
-	require.Len(t, lines, 1, "stderr: %s", res.Stderr)
-	require.True(t, strings.HasPrefix(lines[0], "error: "), "stderr: %s", res.Stderr)
-	require.Contains(t, lines[0], want)
 }
 
 // install makes sure kubectl-zoo is installed (idempotent).

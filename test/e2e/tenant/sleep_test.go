@@ -196,7 +196,7 @@ func TestSleepAndWake(t *testing.T) {
 // TestSleepBadInput: one clear line and a non-zero exit.
 func TestSleepBadInput(t *testing.T) {
 	install(t)
-	requireOneLineError(t, zoo(t, "tenant", "sleep", "nosuch"), `tenant "nosuch" does not exist`)
-	requireOneLineError(t, zoo(t, "tenant", "wake", "Bad-Name"), "Bad-Name")
-	requireOneLineError(t, zoo(t, "tenant", "sleep"), "takes exactly one tenant NAME")
+	framework.RequireOneLineError(t, zoo(t, "tenant", "sleep", "nosuch"), `tenant "nosuch" does not exist`)
+	framework.RequireOneLineError(t, zoo(t, "tenant", "wake", "Bad-Name"), "Bad-Name")
+	framework.RequireOneLineError(t, zoo(t, "tenant", "sleep"), "takes exactly one tenant NAME")
 }

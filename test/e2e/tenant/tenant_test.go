@@ -49,7 +49,7 @@ func TestTenantBadInput(t *testing.T) {
 		{"get missing", []string{"tenant", "get", "nosuch"}, `tenant "nosuch" not found`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			requireOneLineError(t, zoo(t, tc.args...), tc.want)
+			framework.RequireOneLineError(t, zoo(t, tc.args...), tc.want)
 		})
 	}
 	// Nothing half-created.
@@ -232,7 +232,7 @@ rules: []
 	require.NoError(t, json.Unmarshal([]byte(mustZoo(t, "tenant", "list", "-o", "json", "--chunk-size", "1")), &chunkedList))
 	assert.Equal(t, "TenantList", chunkedList.Kind)
 	assert.Len(t, chunkedList.Items, len(list.Items))
-	requireOneLineError(t, zoo(t, "tenant", "list", "--chunk-size", "-1"), "--chunk-size")
+	framework.RequireOneLineError(t, zoo(t, "tenant", "list", "--chunk-size", "-1"), "--chunk-size")
 	details := mustZoo(t, "tenant", "get", "acme")
 	for _, want := range []string{"acme-default", "acme-extra", "zoo:acme:admin", "zoo:tenant:acme", "kubectl zoo serve --tenant acme", "Ready"} {
 		assert.Contains(t, details, want)

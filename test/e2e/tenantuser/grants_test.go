@@ -42,7 +42,7 @@ func TestTenantUserBadInput(t *testing.T) {
 		{"list bad output", []string{"list", "-o", "wide"}, "--output must be one of json|yaml|name"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			requireOneLineError(t, zoo(t, admin, append([]string{"tenant", "user"}, tc.args...)...), tc.want)
+			framework.RequireOneLineError(t, zoo(t, admin, append([]string{"tenant", "user"}, tc.args...)...), tc.want)
 		})
 	}
 	assert.NotContains(t, mustZoo(t, "tenant", "user", "list", "-o", "name"), "acme/", "nothing was granted")

@@ -38,17 +38,6 @@ func mustZoo(t *testing.T, args ...string) string {
 	return res.Stdout
 }
 
-// requireOneLineError checks that a command failed with exactly one line on
-// stderr, kubectl's "error: ..." line, containing want.
-func requireOneLineError(t *testing.T, res framework.Result, want string) {
-	t.Helper()
-	require.Error(t, res.Err, "expected failure; stdout: %s", res.Stdout)
-	lines := strings.Split(strings.TrimSpace(res.Stderr), "\n")
-	require.Len(t, lines, 1, "stderr: %s", res.Stderr)
-	require.True(t, strings.HasPrefix(lines[0], "error: "), "stderr: %s", res.Stderr)
-	require.Contains(t, lines[0], want)
-}
-
 // upstreamUser is a user the cluster authenticates by a client certificate
 // its signer issued, in no group: an OIDC or cloud IAM login stands so.
 type upstreamUser struct {

@@ -144,7 +144,7 @@ func TestUpstreamUserServesExactlyItsIdentity(t *testing.T) {
 func requireServeRefused(t *testing.T, u upstreamUser, tenant, user string) {
 	t.Helper()
 	res := zoo(t, u.Kubeconfig, "serve", "--tenant", tenant, "--user", user, "--port", "0")
-	requireOneLineError(t, res, `your credential (user "`+u.Name+`") is no tenant identity and may not impersonate zoo:`+tenant+":"+user)
+	framework.RequireOneLineError(t, res, `your credential (user "`+u.Name+`") is no tenant identity and may not impersonate zoo:`+tenant+":"+user)
 }
 
 // clientAs is a clientset with the user's own login, impersonating imp.
