@@ -38,19 +38,8 @@ func tenantAs(tenant string) []string {
 	return []string{"--as", "zoo:" + tenant + ":admin", "--as-group", "zoo:tenant:" + tenant, "--as-group", "zoo:admins"}
 }
 
-// zoo runs bin/kubectl-zoo as the cluster admin.
-func zoo(t *testing.T, args ...string) framework.Result {
-	t.Helper()
-	return framework.Run(t.Context(), nil, framework.ZooPath(t), append([]string{"--kubeconfig", framework.Cluster().Kubeconfig}, args...)...)
-}
-
-// mustZoo runs bin/kubectl-zoo and fails the test if it fails.
-func mustZoo(t *testing.T, args ...string) string {
-	t.Helper()
-	res := zoo(t, args...)
-	require.NoError(t, res.Err, "kubectl zoo %v\nstdout: %s\nstderr: %s", args, res.Stdout, res.Stderr)
-	return res.Stdout
-}
+// zoo and mustZoo run bin/kubectl-zoo as the cluster admin (framework/cli.go).
+var zoo, mustZoo = framework.Zoo, framework.MustZoo
 
 // kubectl runs the pinned kubectl with kubeconfig (the admin's when empty),
 // stdin and args, without failing the test.

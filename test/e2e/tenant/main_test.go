@@ -20,19 +20,8 @@ import (
 
 func TestMain(m *testing.M) { framework.Main(m) }
 
-// zoo runs bin/kubectl-zoo as the cluster admin.
-func zoo(t *testing.T, args ...string) framework.Result {
-	t.Helper()
-	return framework.Run(t.Context(), nil, framework.ZooPath(t), append([]string{"--kubeconfig", framework.Cluster().Kubeconfig}, args...)...)
-}
-
-// mustZoo runs bin/kubectl-zoo and fails the test if it fails.
-func mustZoo(t *testing.T, args ...string) string {
-	t.Helper()
-	res := zoo(t, args...)
-	require.NoError(t, res.Err, "kubectl zoo %v\nstdout: %s\nstderr: %s", args, res.Stdout, res.Stderr)
-	return res.Stdout
-}
+// zoo and mustZoo run bin/kubectl-zoo as the cluster admin (framework/cli.go).
+var zoo, mustZoo = framework.Zoo, framework.MustZoo
 
 // install makes sure kubectl-zoo is installed (idempotent).
 func install(t *testing.T) {
