@@ -210,7 +210,7 @@ func manifestResource(gv schema.GroupVersion, kind string, clusterScoped bool) (
 	if rule, ok := translate.LookupKindByKind(schema.GroupKind{Group: gv.Group, Kind: kind}); ok {
 		return rule.Resource, rule.Treatment == translate.Namespaced, nil
 	}
-	if translate.IsBuiltinGroup(gv.Group) {
+	if translate.IsSharedGroup(gv.Group) {
 		return schema.GroupResource{}, false, fmt.Errorf("unknown kind %q in API version %q", kind, gv.String())
 	}
 	return schema.GroupResource{Group: gv.Group, Resource: strings.ToLower(kind) + "s"}, !clusterScoped, nil

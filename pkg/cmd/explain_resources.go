@@ -117,7 +117,7 @@ func resolveType(typ string, clusterScoped bool) (resolvedType, error) {
 			}
 		}
 	}
-	if translate.IsBuiltinGroup(group) {
+	if translate.IsSharedGroup(group) {
 		return resolvedType{}, fmt.Errorf("unknown resource type %q: %q is a built-in API group and kubectl-zoo does not know this resource in it", typ, group)
 	}
 	return resolvedType{

@@ -160,7 +160,7 @@ func managedFieldsUntouched(raw []byte) bool {
 		if j < 0 || rest[j] != '"' {
 			return false
 		}
-		if group, _, found := strings.Cut(string(rest[:j]), "/"); found && !IsBuiltinGroup(group) {
+		if group, _, found := strings.Cut(string(rest[:j]), "/"); found && !IsSharedGroup(group) {
 			return false
 		}
 		rest = rest[j:]

@@ -54,7 +54,7 @@ func (t *Translator) objectOutNamespaced(rule *KindRule, raw []byte, buf *bytes.
 			simple = simple && isPlainString(v) && string(v) != `"Table"` && string(v) != `"Status"`
 		case "apiVersion":
 			group, _, found := bytes.Cut(v, []byte("/"))
-			simple = simple && isPlainString(v) && (!found || IsBuiltinGroup(string(group[1:])))
+			simple = simple && isPlainString(v) && (!found || IsSharedGroup(string(group[1:])))
 		case "metadata":
 			if len(v) == 0 || v[0] != '{' || metaSeen {
 				simple = false

@@ -71,6 +71,7 @@ func FuzzInjective(f *testing.F) {
 		{"acme", "default", "acm", "e-default"}, {"kube", "system", "kub", "e-system"},
 		{"a", "b-c", "ab", "c"}, {"acme", "x", "acme", "y"}, {"t1", "s.io", "t", "1-s.io"},
 		{"acme", "x:y", "acme", "x"}, {"a1", "b", "a", "1-b"},
+		{"acme", "x.k8s.io", "acme", "x.k8s-io"}, {"a", "b.k8s.io", "a-b", "k8s.io"}, {"acme", "k8s.io", "acme", "k8s-io"},
 	} {
 		f.Add(seed[0], seed[1], seed[2], seed[3])
 	}
@@ -90,7 +91,7 @@ func FuzzInjective(f *testing.F) {
 			{"cluster name", func() (string, error) { return a.UpstreamClusterName("ClusterRole", rbacGroup, n1) },
 				func() (string, error) { return b.UpstreamClusterName("ClusterRole", rbacGroup, n2) }, false},
 			{"API group", func() (string, error) { return a.UpstreamAPIGroup(n1) }, func() (string, error) { return b.UpstreamAPIGroup(n2) },
-				IsBuiltinGroup(n1) || IsBuiltinGroup(n2)},
+				IsSharedGroup(n1) || IsSharedGroup(n2)},
 			{"user", func() (string, error) { return a.UpstreamUser(n1), nil }, func() (string, error) { return b.UpstreamUser(n2), nil }, false},
 			{"CRD", func() (string, error) { return a.UpstreamCRDName(n1) }, func() (string, error) { return b.UpstreamCRDName(n2) }, false},
 		}
@@ -104,6 +105,11 @@ func FuzzInjective(f *testing.F) {
 				continue
 			}
 			assert.NotEqual(t, u1, u2, "%s: (%s,%q) and (%s,%q) collide", p.what, t1, n1, t2, n2)
+		}
+		// A tenant's group comes back as it went.
+		if up, err := a.UpstreamAPIGroup(n1); err == nil && !IsSharedGroup(n1) {
+			back, ok := a.TenantAPIGroup(up)
+			assert.True(t, ok && back == n1, "group %q of %s: upstream %q, back %q", n1, t1, up, back)
 		}
 	})
 }

@@ -122,8 +122,9 @@ type KindRule struct {
 	// policy, webhook and FlowSchema, so their number is everyone's cost.
 	MaxPerTenant int
 	// WritesRefused marks a rule built for a namespaced resource of a
-	// built-in group that the table has no row for (a platform's CRD
-	// there): tenants may read it in their namespaces and write none.
+	// shared group that the table has no row for (a platform API there,
+	// IsSharedGroup): tenants may read it in their namespaces and write
+	// none.
 	WritesRefused bool
 	// ProxyCreates marks a cluster-wide review that no tenant identity may
 	// create upstream, where its answer could be about every tenant's tokens
@@ -320,15 +321,13 @@ func (t *Translator) Rule(gr schema.GroupResource, namespacedHint bool) *KindRul
 		// A resource of a group the table knows, which the table does not
 		// name: one a newer API server serves, unclassified.
 		return &KindRule{Resource: gr, Treatment: Forbidden, Reason: "the resource is not classified for tenants in the kinds table"}
-	case namespaced && IsBuiltinGroup(gr.Group):
-		// A platform's CRD in a built-in group (Gateway API routes,
-		// VolumeSnapshots): its controllers act on fields the table does
-		// not classify, a route's hostnames on the shared gateway and its
-		// parents in other namespaces among them.
+	case namespaced && IsSharedGroup(gr.Group):
+		// A platform API in a shared group (platformGroups: the metrics
+		// APIs): the platform serves it, tenants read it.
 		return &KindRule{Resource: gr, Treatment: Namespaced, WritesRefused: true, Reason: unclassifiedBuiltin}
 	case namespaced:
 		return &KindRule{Resource: gr, Treatment: Namespaced}
-	case IsBuiltinGroup(gr.Group):
+	case IsSharedGroup(gr.Group):
 		return &KindRule{Resource: gr, Treatment: ReadOnly, Reason: "cluster-scoped resources of built-in groups belong to the cluster"}
 	default:
 		return &KindRule{Resource: gr, Treatment: TenantGroup}
@@ -337,14 +336,14 @@ func (t *Translator) Rule(gr schema.GroupResource, namespacedHint bool) *KindRul
 
 // unclassifiedBuiltin is the refusal of a write to a namespaced resource of
 // a built-in group that the table does not classify.
-const unclassifiedBuiltin = "the resource is not classified for tenants in the kinds table: a platform's custom resource in a built-in group, whose controllers act on its fields (a route's hostnames, its parents in other namespaces), is read-only for tenants"
+const unclassifiedBuiltin = "the resource is not classified for tenants in the kinds table: a platform API in a shared group is the platform's to write, read-only for tenants"
 
 // ruleForKind is Rule for an apiVersion/kind pair, as found in references.
 func (t *Translator) ruleForKind(group, kind string) *KindRule {
 	if r, ok := kindsByKind[schema.GroupKind{Group: group, Kind: kind}]; ok {
 		return r
 	}
-	if IsBuiltinGroup(group) {
+	if IsSharedGroup(group) {
 		return &KindRule{Resource: schema.GroupResource{Group: group}, Kind: kind, Treatment: ReadOnly}
 	}
 	return &KindRule{Resource: schema.GroupResource{Group: group}, Kind: kind, Treatment: TenantGroup}

@@ -47,17 +47,23 @@ func TestKindTable(t *testing.T) {
 	assert.Equal(t, "unknown", Treatment(0).String())
 	tr := newTestTranslator(t)
 	assert.Equal(t, "acme", tr.Tenant().String())
-	assert.Equal(t, ReadOnly, tr.Rule(gr("gateway.networking.k8s.io", "gatewayclasses"), false).Treatment)
-	route := tr.Rule(gr("gateway.networking.k8s.io", "httproutes"), true)
-	assert.Equal(t, Namespaced, route.Treatment, "a platform's CRD in a built-in group: read in the tenant's namespaces")
-	assert.True(t, route.WritesRefused, "and written by none: the table does not classify its fields")
+	// A group of the built-in domains that Kubernetes does not serve is a
+	// tenant's own (sample-controller's, the Gateway API's); a platform
+	// API in a shared group is read in the tenant's namespaces only.
+	assert.Equal(t, TenantGroup, tr.Rule(gr("gateway.networking.k8s.io", "gatewayclasses"), false).Treatment)
+	assert.Equal(t, Namespaced, tr.Rule(gr("samplecontroller.k8s.io", "foos"), true).Treatment)
+	assert.False(t, tr.Rule(gr("samplecontroller.k8s.io", "foos"), true).WritesRefused)
+	assert.Equal(t, ReadOnly, tr.Rule(gr("metrics.k8s.io", "nodes"), false).Treatment)
+	podMetrics := tr.Rule(gr("metrics.k8s.io", "pods"), true)
+	assert.Equal(t, Namespaced, podMetrics.Treatment, "a platform API in a shared group: read in the tenant's namespaces")
+	assert.True(t, podMetrics.WritesRefused, "and written by none")
 	assert.False(t, tr.Rule(gr("stable.example.com", "crontabs"), true).WritesRefused, "a tenant's own CRD")
 	for _, verb := range []string{"create", "update", "patch", "delete", "deletecollection"} {
-		err := tr.checkVerb(route, RequestInfo{Verb: verb, Name: "r"})
+		err := tr.checkVerb(podMetrics, RequestInfo{Verb: verb, Name: "r"})
 		require.Error(t, err, verb)
 		assert.Contains(t, ToStatus(err).Message, "not classified for tenants in the kinds table")
 	}
-	require.NoError(t, tr.checkVerb(route, RequestInfo{Verb: "list"}))
+	require.NoError(t, tr.checkVerb(podMetrics, RequestInfo{Verb: "list"}))
 	assert.Equal(t, TenantGroup, tr.Rule(gr("stable.example.com", "clusterthings"), false).Treatment)
 	assert.Equal(t, Namespaced, tr.Rule(gr("stable.example.com", "crontabs"), false).Treatment)
 }
@@ -78,8 +84,14 @@ func TestNames(t *testing.T) {
 			return a.UpstreamClusterName("ClusterRole", rbacGroup, strings.Repeat("x", 250))
 		}, "", true},
 		{"builtin group", func() (string, error) { return a.UpstreamAPIGroup("apps") }, "apps", false},
-		{"k8s.io group", func() (string, error) { return a.UpstreamAPIGroup("gateway.networking.k8s.io") }, "gateway.networking.k8s.io", false},
-		{"kubernetes.io group", func() (string, error) { return a.UpstreamAPIGroup("x.kubernetes.io") }, "x.kubernetes.io", false},
+		{"a pinned k8s.io group", func() (string, error) { return a.UpstreamAPIGroup("networking.k8s.io") }, "networking.k8s.io", false},
+		{"a platform's k8s.io group", func() (string, error) { return a.UpstreamAPIGroup("metrics.k8s.io") }, "metrics.k8s.io", false},
+		{"a tenant's k8s.io group", func() (string, error) { return a.UpstreamAPIGroup("gateway.networking.k8s.io") }, "acme-gateway.networking.k8s-io", false},
+		{"a tenant's kubernetes.io group", func() (string, error) { return a.UpstreamAPIGroup("x.kubernetes.io") }, "acme-x.kubernetes-io", false},
+		{"a group ending as the upstream form", func() (string, error) { return a.UpstreamAPIGroup("foo.k8s-io") }, "", true},
+		{"a tenant's k8s.io CRD", func() (string, error) { return a.UpstreamCRDName("foos.samplecontroller.k8s.io") }, "foos.acme-samplecontroller.k8s-io", false},
+		{"a CRD in a pinned group", func() (string, error) { return a.UpstreamCRDName("foos.apps.k8s.io") }, "foos.acme-apps.k8s-io", false},
+		{"a CRD in a shared group", func() (string, error) { return a.UpstreamCRDName("foos.networking.k8s.io") }, "", true},
 		{"tenant group", func() (string, error) { return a.UpstreamAPIGroup("stable.example.com") }, "acme-stable.example.com", false},
 		{"apiVersion core", func() (string, error) { return a.UpstreamAPIVersion("v1") }, "v1", false},
 		{"apiVersion too long", func() (string, error) { return a.UpstreamAPIVersion(strings.Repeat("x.", 125) + "io/v1") }, "", true},

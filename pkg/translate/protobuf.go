@@ -81,7 +81,7 @@ var protobufVerbs = map[string]bool{"get": true, "list": true, "watch": true, "c
 // Table). Everything else the upstream answers in JSON.
 func AcceptsProtobuf(rule *KindRule, info RequestInfo, plan Plan, accept string) bool {
 	if !namespaceOnly(rule) || (plan != PlanForward && plan != PlanPatchInView) || info.Subresource != "" || info.Namespace == "" ||
-		!protobufVerbs[info.Verb] || !IsBuiltinGroup(rule.Resource.Group) {
+		!protobufVerbs[info.Verb] || !IsSharedGroup(rule.Resource.Group) {
 		return false
 	}
 	first, _, _ := strings.Cut(accept, ",")

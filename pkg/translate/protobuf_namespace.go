@@ -108,7 +108,7 @@ func managedEntryBuiltin(entry []byte) bool {
 	err := eachField(entry, func(num protowire.Number, typ protowire.Type, val []byte, _, _ int) error {
 		if num == managedFieldsAPI {
 			group, _, found := strings.Cut(string(val), "/")
-			builtin = builtin && typ == protowire.BytesType && (!found || IsBuiltinGroup(group))
+			builtin = builtin && typ == protowire.BytesType && (!found || IsSharedGroup(group))
 		}
 		return nil
 	})

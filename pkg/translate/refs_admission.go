@@ -112,7 +112,7 @@ func policyBindingRefs(policy string) []Ref {
 // with the CRD naming rule).
 var crdRefs = []Ref{
 	stringField(TargetAPIGroup, "spec", "group", func(m *mapper, _ map[string]any, g string) (string, error) {
-		if m.in && IsBuiltinGroup(g) {
+		if m.in && IsSharedGroup(g) {
 			return "", forbidden(grCRD, "", fmt.Sprintf("tenants may not define resources in the built-in API group %q", g))
 		}
 		return m.apiGroup(g)
@@ -136,7 +136,7 @@ func checkParamKind(_ *mapper, obj map[string]any) error {
 		return nil // no parameters (the API server requires a kind)
 	}
 	gv, err := schema.ParseGroupVersion(str(pk, "apiVersion"))
-	if err != nil || !IsBuiltinGroup(gv.Group) {
+	if err != nil || !IsSharedGroup(gv.Group) {
 		return nil // the API server validates it; another group is mapped into the tenant's
 	}
 	if rule, ok := LookupKindByKind(schema.GroupKind{Group: gv.Group, Kind: str(pk, "kind")}); ok && rule.Treatment == Namespaced {

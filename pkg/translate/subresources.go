@@ -117,10 +117,11 @@ func (r *KindRule) SubresourceOf(sub string) Subresource {
 			return s
 		}
 	}
-	// Only a tenant's own CRDs: a platform's CRD in a built-in group
-	// (gateway.networking.k8s.io, snapshot.storage.k8s.io) has a status
-	// its controllers write and others act on, as an Ingress's.
-	if _, row := kindsByResource[r.Resource]; !row && !IsBuiltinGroup(r.Resource.Group) && (r.Treatment == Namespaced || r.Treatment == TenantGroup) {
+	// Only a tenant's own CRDs (a group of the protected domains that
+	// Kubernetes does not serve is one too, IsSharedGroup): a platform API
+	// in a shared group has a status its controllers write and others act
+	// on, as an Ingress's.
+	if _, row := kindsByResource[r.Resource]; !row && !IsSharedGroup(r.Resource.Group) && (r.Treatment == Namespaced || r.Treatment == TenantGroup) {
 		switch sub {
 		case "status":
 			return statusOwn
