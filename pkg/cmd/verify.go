@@ -14,6 +14,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/verify"
 )
@@ -30,10 +31,15 @@ type VerifyOptions struct {
 	Output string
 	// JUnit is a file to write the JUnit XML report to, or "".
 	JUnit string
+	// ServerURL and ServerCA (a PEM file) name the zoo server to attack
+	// through; by default its Service's, when `install --server` made it.
+	ServerURL string
+	ServerCA  string
 	// Profile is the color profile of Out; Complete detects it.
 	Profile colorprofile.Profile
 
-	getter genericclioptions.RESTClientGetter
+	serverCAPEM []byte
+	getter      genericclioptions.RESTClientGetter
 	genericiooptions.IOStreams
 }
 
@@ -41,12 +47,13 @@ type VerifyOptions struct {
 func NewCmdVerify(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
 	o := &VerifyOptions{getter: getter, IOStreams: streams}
 	cmd := &cobra.Command{
-		Use:   "verify [--yes] [--keep] [--tenant T] [-o table|json] [--junit FILE]",
+		Use:   "verify [--yes] [--keep] [--tenant T] [--server-url URL [--server-ca FILE]] [-o table|json] [--junit FILE]",
 		Short: "Attack two scratch tenants to prove that tenants are isolated on this cluster",
 		Long: `Make two throwaway tenants (` + verify.DefaultNames[0] + ` attacks ` + verify.DefaultNames[1] + ` and the platform),
 try every attack of the catalog for real on every path a tenant has (the view
 'kubectl zoo serve' serves, the tenant identity directly upstream, a tenant
-pod's ServiceAccount token), and report for each whether the boundary held
+pod's ServiceAccount token, and, when 'install --server' made it, the zoo
+server with a client certificate and with that token), and report for each whether the boundary held
 and which layer held it. Writes are server-side dry runs, but for what the
 proxy makes harmless: that is written in the attacker's own names and read
 back. The scratch tenants are deleted at the end, also on Ctrl-C or an
@@ -56,10 +63,13 @@ attacking no one: dry runs and reads only, through serve and as T's admin.
 Exits 0 only when nothing escaped. See docs/verify.md.`,
 		Example: `  kubectl zoo verify
   kubectl zoo verify -o json --junit verify.xml
-  kubectl zoo verify --tenant acme`,
+  kubectl zoo verify --tenant acme
+  kubectl zoo verify --server-url https://zoo.example.com --server-ca zoo-ca.pem`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Complete()
+			if err := o.Complete(); err != nil {
+				return err
+			}
 			if err := o.Validate(); err != nil {
 				return err
 			}
@@ -69,16 +79,27 @@ Exits 0 only when nothing escaped. See docs/verify.md.`,
 	cmd.Flags().StringVar(&o.Tenant, "tenant", "", "Check this existing tenant against its policy instead, attacking no one: dry runs and reads only")
 	cmd.Flags().BoolVar(&o.Yes, "yes", false, "Delete and remake the scratch tenants an earlier run left (--keep)")
 	cmd.Flags().BoolVar(&o.Keep, "keep", false, "Leave the scratch tenants for inspection")
+	cmd.Flags().StringVar(&o.ServerURL, "server-url", "", "The zoo server's URL (default: its Service's, "+tenantctl.ServerURL+", when install --server made it)")
+	cmd.Flags().StringVar(&o.ServerCA, "server-ca", "", "A PEM file of the CA that verifies the zoo server (default: the ConfigMap install wrote)")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "table", "Output format: table or json")
 	cmd.Flags().StringVar(&o.JUnit, "junit", "", "Also write the results as JUnit XML to this file")
 	return cmd
 }
 
-// Complete detects the color profile of Out.
-func (o *VerifyOptions) Complete() {
+// Complete detects the color profile of Out and reads --server-ca.
+func (o *VerifyOptions) Complete() error {
 	if o.Profile == colorprofile.Unknown {
 		o.Profile = colorprofile.Detect(o.Out, os.Environ())
 	}
+	if o.ServerCA == "" {
+		return nil
+	}
+	ca, err := os.ReadFile(o.ServerCA)
+	if err != nil {
+		return fmt.Errorf("read --server-ca: %w", err)
+	}
+	o.serverCAPEM = ca
+	return nil
 }
 
 // Validate checks the flags before anything is sent.
@@ -88,6 +109,9 @@ func (o *VerifyOptions) Validate() error {
 	}
 	if o.Tenant == "" {
 		return nil
+	}
+	if o.ServerURL != "" || o.ServerCA != "" {
+		return errors.New("--tenant does not attack through the zoo server: --server-url and --server-ca do not apply")
 	}
 	if o.Keep || o.Yes {
 		return errors.New("--tenant makes no scratch tenants: --keep and --yes do not apply")
@@ -114,6 +138,7 @@ func (o *VerifyOptions) Run(ctx context.Context) error {
 	}
 	rep, err := verify.Run(ctx, verify.Options{
 		Upstream: upstream, Names: verify.DefaultNames, Tenant: o.Tenant, Yes: o.Yes, Keep: o.Keep, RequestTimeout: upstream.Timeout,
+		Server:   verify.ServerEndpoint{URL: o.ServerURL, CAPEM: o.serverCAPEM},
 		OpenView: openVerifyView, Progress: newProgressBar(o.ErrOut), Log: progressTo(o.ErrOut),
 	})
 	if err != nil {

@@ -19,6 +19,8 @@ func TestVerifyFlags(t *testing.T) {
 		{"argument", []string{"acme"}, `unknown command "acme"`},
 		{"tenant and keep", []string{"--tenant", "acme", "--keep"}, "--keep and --yes do not apply"},
 		{"tenant name", []string{"--tenant", "Acme"}, "--tenant: "},
+		{"tenant and server", []string{"--tenant", "acme", "--server-url", "https://zoo.example.com"}, "--server-url and --server-ca do not apply"},
+		{"server CA file", []string{"--server-ca", "/nonexistent/ca.pem"}, "read --server-ca: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			streams, _, out, _ := genericiooptions.NewTestIOStreams()

@@ -65,7 +65,7 @@ func metadataChecks() []Check {
 	enforce := translate.PodSecurityEnforce
 	return append(out, Check{ID: "metadata/pod-security", Class: ClassMetadata,
 		Title: "relabel the tenant's own namespace " + enforce + "=privileged",
-		Paths: []Path{PathServe, PathIdentity}, // a ServiceAccount has no right on its namespace object
+		Paths: []Path{PathServe, PathIdentity, PathServer}, // a ServiceAccount has no right on its namespace object
 		NotApplicable: func(p policy.Policy) string {
 			if p.PodSecurity == "privileged" {
 				return "the tenant's policy sets Pod Security \"privileged\" already"

@@ -53,13 +53,22 @@ type Target struct {
 }
 
 // realSuffix ends the names of what an attempt with Readback makes for
-// real, so that they never meet the names of the dry runs of other paths.
-const realSuffix = "-real"
+// real on t's path, so that they never meet the names of the dry runs nor
+// those of the real writes of other paths.
+func (t *Target) realSuffix() string {
+	switch t.Path {
+	case PathServer:
+		return "-real-server"
+	case PathServerServiceAccount:
+		return "-real-server-sa"
+	}
+	return "-real"
+}
 
 // name is base, or base+realSuffix for the real write of a Readback.
 func (t *Target) name(base string) string {
 	if len(t.Write.DryRun) == 0 {
-		return base + realSuffix
+		return base + t.realSuffix()
 	}
 	return base
 }
@@ -118,14 +127,14 @@ func (c *Check) run(ctx context.Context, t *Target) Result {
 	}
 	attempt := *t
 	attempt.Write = dryRun
-	if c.Readback != nil && t.Path == PathServe {
+	if c.Readback != nil && t.Path.proxied() {
 		attempt.Write = metav1.CreateOptions{}
 	}
 	err := c.Attempt(ctx, &attempt)
-	if err == nil && c.Readback != nil && t.Path == PathServe {
+	if err == nil && c.Readback != nil && t.Path.proxied() {
 		return c.readback(ctx, t, res)
 	}
-	if c.NotFoundHeld && t.Path == PathServe && apierrors.IsNotFound(err) {
+	if c.NotFoundHeld && t.Path.proxied() && apierrors.IsNotFound(err) {
 		res.Status, res.Layer, res.Detail = Held, LayerProxyNames, oneLine(err.Error(), 300)
 		return res
 	}
@@ -145,7 +154,7 @@ func (c *Check) notOnExisting(t *Target) string {
 		return ""
 	case c.Scratch:
 		return "it aims at objects verify makes in its scratch tenants; --tenant makes none"
-	case c.Readback != nil && t.Path == PathServe:
+	case c.Readback != nil && t.Path.proxied():
 		return "the proxy makes it harmless rather than refusing it, which only a real write shows; --tenant writes nothing"
 	}
 	return ""

@@ -24,21 +24,24 @@ const brokenBinding = tenantctl.MetadataPolicy
 // key names a result by check and path.
 func key(r verify.Result) string { return r.ID + " [" + string(r.Path) + "]" }
 
-// TestVerify: on the cluster as install leaves it every attempt holds and
+// TestVerify: on the cluster as install leaves it every attempt holds, on
+// every path, the server's too (a replica named by --server-url), and
 // verify exits 0; a second run refuses while the first one's kept scratch
 // tenants exist, unless --yes; with the binding of zoo-tenant-metadata
 // deleted, exactly the attempts that only that binding's policy held
 // escape, and verify exits non-zero with one line.
 func TestVerify(t *testing.T) {
 	install(t)
-	res, healthy := runVerify(t, "--keep")
+	server := serverFlags(t)
+	res, healthy := runVerify(t, append(server, "--keep")...)
 	require.NoError(t, res.Err, "stderr: %s", res.Stderr)
 	require.NotNil(t, healthy)
-	held := map[string]bool{}
+	held, heldOn := map[string]bool{}, map[verify.Path]int{}
 	for _, r := range healthy.Results {
 		switch r.Status {
 		case verify.Held:
 			assert.NotEmpty(t, r.Layer, "%s holds without a layer", key(r))
+			heldOn[r.Path]++
 		case verify.NotApplicable:
 			assert.NotEmpty(t, r.Detail, "%s does not apply without a reason", key(r))
 		default:
@@ -49,6 +52,9 @@ func TestVerify(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, held, "no attempt was held by %s", brokenBinding)
+	for _, p := range verify.Paths {
+		assert.Positive(t, heldOn[p], "nothing was attempted and held on the path %s", p)
+	}
 
 	t.Run("refuses without --yes where its scratch tenants exist", func(t *testing.T) {
 		res := framework.Zoo(t, "verify")
@@ -59,7 +65,7 @@ func TestVerify(t *testing.T) {
 		admission := framework.AdminClient(t).AdmissionregistrationV1().ValidatingAdmissionPolicyBindings()
 		require.NoError(t, admission.Delete(t.Context(), brokenBinding, metav1.DeleteOptions{}))
 		t.Cleanup(func() { framework.MustZoo(t, "install") })
-		res, broken := runVerify(t, "--yes")
+		res, broken := runVerify(t, append(server, "--yes")...)
 		framework.RequireOneLineError(t, res, "attempts escaped")
 		require.NotNil(t, broken)
 		// An attempt the broken policy held escapes unless another layer
