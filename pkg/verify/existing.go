@@ -59,6 +59,7 @@ func runExisting(ctx context.Context, client *tenantctl.Client, upstream *rest.C
 	if ctx.Err() != nil {
 		return rep, fmt.Errorf("interrupted: %w", context.Cause(ctx))
 	}
+	rep.Results = append(rep.Results, environmentResults(ctx, client.Kube, ns, pol, rep.Results)...)
 	return rep, nil
 }
 

@@ -61,6 +61,7 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 	}
 	upstream := rest.CopyConfig(opts.Upstream)
 	upstream.Timeout = opts.RequestTimeout
+	upstream.WarningHandler = rest.NoWarnings{} // an attack's warnings (Pod Security's) are the report's business
 	client, err := tenantctl.NewClient(upstream)
 	if err != nil {
 		return nil, err
@@ -90,6 +91,7 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 	if ctx.Err() != nil {
 		return rep, fmt.Errorf("interrupted: %w", context.Cause(ctx))
 	}
+	rep.Results = append(rep.Results, environmentResults(ctx, client.Kube, set.namespace, set.policy, rep.Results)...)
 	return rep, nil
 }
 
@@ -97,9 +99,10 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 // that runs, its effective policy, and what is said of a path that does
 // not run.
 type setup struct {
-	targets []*Target
-	policy  policy.Policy
-	notes   []Result
+	targets   []*Target
+	policy    policy.Policy
+	notes     []Result
+	namespace string // the attacker's, upstream
 }
 
 // setUp makes the scratch tenants and the objects the checks aim at, and
@@ -119,6 +122,7 @@ func setUp(ctx context.Context, s *scratch, upstream *rest.Config, opts Options)
 	}
 	a, v := translate.MustTenant(opts.Names[0]), translate.MustTenant(opts.Names[1])
 	ns := a.Prefix() + "default"
+	set.namespace = ns
 	if err := setUpObjects(ctx, s.client.Kube, ns, v.Prefix()+"default"); err != nil {
 		return nil, stop, err
 	}
