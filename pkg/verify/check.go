@@ -94,6 +94,10 @@ type Check struct {
 	// run, but for the real create of a check with Readback on the serve
 	// path), every other write a dry run.
 	Attempt func(ctx context.Context, t *Target) error
+	// TwinRBAC says a twin refused by RBAC does not keep the attempt from
+	// running: the path holds no right on the kind at all, and the attempt
+	// is made and judged (refused by RBAC too, it is held by RBAC).
+	TwinRBAC bool
 	// Scratch says the check needs what verify makes in its scratch
 	// tenants (their Service, Role or claim).
 	Scratch bool
@@ -120,7 +124,7 @@ func (c *Check) run(ctx context.Context, t *Target) Result {
 		return res
 	}
 	if c.Twin != nil {
-		if err := c.Twin(ctx, t); err != nil {
+		if err := c.Twin(ctx, t); err != nil && !(c.TwinRBAC && refusedByRBAC(err, t.Path)) {
 			res.Status, res.Detail = CouldNotRun, "the harmless twin of the attempt was refused too: "+oneLine(err.Error(), 250)
 			return res
 		}
@@ -144,6 +148,12 @@ func (c *Check) run(ctx context.Context, t *Target) Result {
 	}
 	res.Status, res.Layer, res.Detail = judge(err, t.Path)
 	return res
+}
+
+// refusedByRBAC says err is RBAC's refusal on path.
+func refusedByRBAC(err error, path Path) bool {
+	status, layer, _ := judge(err, path)
+	return status == Held && layer == LayerRBAC
 }
 
 // notOnExisting is why the check cannot run against an existing tenant
