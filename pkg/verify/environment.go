@@ -34,10 +34,11 @@ const LayerZooPolicies = "ValidatingAdmissionPolicy"
 
 // environmentResults are the environment section: the API server's version
 // against TestedVersion, the Pod Security level the attacker's namespace ns
-// (upstream name) enforces against pol's, and, from results, whether
-// kubectl-zoo's admission policies refused anything.
-func environmentResults(ctx context.Context, admin kubernetes.Interface, ns string, pol policy.Policy, results []Result) []Result {
-	return []Result{versionResult(admin), podSecurityResult(ctx, admin, ns, pol), admissionResult(results)}
+// (upstream name) enforces against pol's, from results whether
+// kubectl-zoo's admission policies refused anything, and with a data plane
+// d (else nil) whether the network plugin isolates ns from victimNS.
+func environmentResults(ctx context.Context, admin kubernetes.Interface, ns, victimNS string, pol policy.Policy, results []Result, d *dataPlane) []Result {
+	return []Result{versionResult(admin), podSecurityResult(ctx, admin, ns, pol), admissionResult(results), networkResult(ctx, d, ns, victimNS, pol)}
 }
 
 // versionResult compares the API server's version with TestedVersion.

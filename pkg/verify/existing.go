@@ -59,7 +59,7 @@ func runExisting(ctx context.Context, client *tenantctl.Client, upstream *rest.C
 	if ctx.Err() != nil {
 		return rep, fmt.Errorf("interrupted: %w", context.Cause(ctx))
 	}
-	rep.Results = append(rep.Results, environmentResults(ctx, client.Kube, ns, pol, rep.Results)...)
+	rep.Results = append(rep.Results, environmentResults(ctx, client.Kube, ns, "", pol, rep.Results, nil)...)
 	return rep, nil
 }
 

@@ -35,6 +35,10 @@ type Options struct {
 	Keep bool
 	// RequestTimeout bounds every request; DefaultRequestTimeout if zero.
 	RequestTimeout time.Duration
+	// DataPlaneImage, if set, is an image with sh and nc (busybox's) that
+	// verify runs pods of in the scratch tenants' namespaces, to see the
+	// network plugin enforce the NetworkPolicy between them.
+	DataPlaneImage string
 	// Server is where the zoo server is; the zero value discovers the one
 	// `install --server` made.
 	Server ServerEndpoint
@@ -91,7 +95,12 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 	if ctx.Err() != nil {
 		return rep, fmt.Errorf("interrupted: %w", context.Cause(ctx))
 	}
-	rep.Results = append(rep.Results, environmentResults(ctx, client.Kube, set.namespace, set.policy, rep.Results)...)
+	var d *dataPlane
+	if opts.DataPlaneImage != "" {
+		d = &dataPlane{admin: client.Kube, image: opts.DataPlaneImage, timeout: 2 * opts.RequestTimeout}
+	}
+	victimNS := translate.MustTenant(names[1]).Prefix() + "default"
+	rep.Results = append(rep.Results, environmentResults(ctx, client.Kube, set.namespace, victimNS, set.policy, rep.Results, d)...)
 	return rep, nil
 }
 

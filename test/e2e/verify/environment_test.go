@@ -28,8 +28,8 @@ func TestVerifyEnvironmentRelabeled(t *testing.T) {
 	require.NotNil(t, healthy)
 	heldByPodSecurity := map[string]bool{}
 	for _, r := range healthy.Results {
-		if r.Class == verify.ClassEnvironment {
-			assert.Equal(t, verify.Held, r.Status, "%s: %s", key(r), r.Detail)
+		if r.Class == verify.ClassEnvironment { // the data plane's does not apply
+			assert.Contains(t, []verify.Status{verify.Held, verify.NotApplicable}, r.Status, "%s: %s", key(r), r.Detail)
 		}
 		if r.Layer == "Pod Security (baseline)" {
 			heldByPodSecurity[key(r)] = true
