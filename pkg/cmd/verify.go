@@ -14,6 +14,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/verify"
 )
@@ -30,10 +31,19 @@ type VerifyOptions struct {
 	Output string
 	// JUnit is a file to write the JUnit XML report to, or "".
 	JUnit string
+	// ServerURL and ServerCA (a PEM file) name the zoo server to attack
+	// through; by default its Service's, when `install --server` made it.
+	ServerURL string
+	ServerCA  string
+	// DataPlane runs pods of Image to see the network plugin isolate the
+	// scratch tenants.
+	DataPlane bool
+	Image     string
 	// Profile is the color profile of Out; Complete detects it.
 	Profile colorprofile.Profile
 
-	getter genericclioptions.RESTClientGetter
+	serverCAPEM []byte
+	getter      genericclioptions.RESTClientGetter
 	genericiooptions.IOStreams
 }
 
@@ -41,25 +51,32 @@ type VerifyOptions struct {
 func NewCmdVerify(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
 	o := &VerifyOptions{getter: getter, IOStreams: streams}
 	cmd := &cobra.Command{
-		Use:   "verify [--yes] [--keep] [--tenant T] [-o table|json] [--junit FILE]",
+		Use:   "verify [--yes] [--keep] [--tenant T] [--server-url URL [--server-ca FILE]] [--data-plane --image I] [-o table|json] [--junit FILE]",
 		Short: "Attack two scratch tenants to prove that tenants are isolated on this cluster",
 		Long: `Make two throwaway tenants (` + verify.DefaultNames[0] + ` attacks ` + verify.DefaultNames[1] + ` and the platform),
 try every attack of the catalog for real on every path a tenant has (the view
 'kubectl zoo serve' serves, the tenant identity directly upstream, a tenant
-pod's ServiceAccount token), and report for each whether the boundary held
+pod's ServiceAccount token, and, when 'install --server' made it, the zoo
+server with a client certificate and with that token), and report for each whether the boundary held
 and which layer held it. Writes are server-side dry runs, but for what the
 proxy makes harmless: that is written in the attacker's own names and read
 back. The scratch tenants are deleted at the end, also on Ctrl-C or an
-error, unless --keep.
+error, unless --keep. A last section reads the cluster's environment: its
+release, the Pod Security level that really holds, the admission policies
+in force, and with --data-plane --image I (sh and nc, busybox's) whether the
+network plugin keeps a pod of one tenant from connecting to the other's.
 With --tenant T it checks the existing tenant T against its policy instead,
 attacking no one: dry runs and reads only, through serve and as T's admin.
 Exits 0 only when nothing escaped. See docs/verify.md.`,
 		Example: `  kubectl zoo verify
   kubectl zoo verify -o json --junit verify.xml
-  kubectl zoo verify --tenant acme`,
+  kubectl zoo verify --tenant acme
+  kubectl zoo verify --server-url https://zoo.example.com --server-ca zoo-ca.pem`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Complete()
+			if err := o.Complete(); err != nil {
+				return err
+			}
 			if err := o.Validate(); err != nil {
 				return err
 			}
@@ -69,16 +86,29 @@ Exits 0 only when nothing escaped. See docs/verify.md.`,
 	cmd.Flags().StringVar(&o.Tenant, "tenant", "", "Check this existing tenant against its policy instead, attacking no one: dry runs and reads only")
 	cmd.Flags().BoolVar(&o.Yes, "yes", false, "Delete and remake the scratch tenants an earlier run left (--keep)")
 	cmd.Flags().BoolVar(&o.Keep, "keep", false, "Leave the scratch tenants for inspection")
+	cmd.Flags().StringVar(&o.ServerURL, "server-url", "", "The zoo server's URL (default: its Service's, "+tenantctl.ServerURL+", when install --server made it)")
+	cmd.Flags().StringVar(&o.ServerCA, "server-ca", "", "A PEM file of the CA that verifies the zoo server (default: the ConfigMap install wrote)")
+	cmd.Flags().BoolVar(&o.DataPlane, "data-plane", false, "Also run pods (of --image) in the scratch tenants and try a connection between them, to see the network plugin enforce their NetworkPolicy")
+	cmd.Flags().StringVar(&o.Image, "image", "", "With --data-plane: an image with sh and nc (busybox's), e.g. busybox:1.37")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "table", "Output format: table or json")
 	cmd.Flags().StringVar(&o.JUnit, "junit", "", "Also write the results as JUnit XML to this file")
 	return cmd
 }
 
-// Complete detects the color profile of Out.
-func (o *VerifyOptions) Complete() {
+// Complete detects the color profile of Out and reads --server-ca.
+func (o *VerifyOptions) Complete() error {
 	if o.Profile == colorprofile.Unknown {
 		o.Profile = colorprofile.Detect(o.Out, os.Environ())
 	}
+	if o.ServerCA == "" {
+		return nil
+	}
+	ca, err := os.ReadFile(o.ServerCA)
+	if err != nil {
+		return fmt.Errorf("read --server-ca: %w", err)
+	}
+	o.serverCAPEM = ca
+	return nil
 }
 
 // Validate checks the flags before anything is sent.
@@ -86,8 +116,17 @@ func (o *VerifyOptions) Validate() error {
 	if o.Output != "table" && o.Output != "json" {
 		return fmt.Errorf("--output must be table or json, not %q", o.Output)
 	}
+	if o.DataPlane != (o.Image != "") {
+		return errors.New("--data-plane and --image go together: --data-plane --image I runs pods of I")
+	}
 	if o.Tenant == "" {
 		return nil
+	}
+	if o.DataPlane {
+		return errors.New("--tenant makes nothing: --data-plane does not apply")
+	}
+	if o.ServerURL != "" || o.ServerCA != "" {
+		return errors.New("--tenant does not attack through the zoo server: --server-url and --server-ca do not apply")
 	}
 	if o.Keep || o.Yes {
 		return errors.New("--tenant makes no scratch tenants: --keep and --yes do not apply")
@@ -114,6 +153,7 @@ func (o *VerifyOptions) Run(ctx context.Context) error {
 	}
 	rep, err := verify.Run(ctx, verify.Options{
 		Upstream: upstream, Names: verify.DefaultNames, Tenant: o.Tenant, Yes: o.Yes, Keep: o.Keep, RequestTimeout: upstream.Timeout,
+		Server: verify.ServerEndpoint{URL: o.ServerURL, CAPEM: o.serverCAPEM}, DataPlaneImage: o.Image,
 		OpenView: openVerifyView, Progress: newProgressBar(o.ErrOut), Log: progressTo(o.ErrOut),
 	})
 	if err != nil {

@@ -20,13 +20,13 @@ const ClassAmplification = "amplification"
 // amplificationCheck: a StatefulSet whose claim templates name one more
 // distinct storage class than translate.MaxSharedRefs, each a lookup the
 // proxy makes upstream (twin: exactly the bound). Only the proxy looks
-// shared names up, so only the serve path applies.
+// shared names up, so only the paths through it (serve, the server) apply.
 func amplificationCheck() Check {
 	create := func(ctx context.Context, t *Target, classes int) error {
 		_, err := t.Kube.AppsV1().StatefulSets(t.Namespace).Create(ctx, classesStatefulSet(classes), dryRun)
 		return err
 	}
-	return Check{ID: "amplification/shared-references", Class: ClassAmplification, Paths: []Path{PathServe},
+	return Check{ID: "amplification/shared-references", Class: ClassAmplification, Paths: []Path{PathServe, PathServer, PathServerServiceAccount},
 		Title:   fmt.Sprintf("make one write cost %d lookups of storage classes", translate.MaxSharedRefs+1),
 		Twin:    func(ctx context.Context, t *Target) error { return create(ctx, t, translate.MaxSharedRefs) },
 		Attempt: func(ctx context.Context, t *Target) error { return create(ctx, t, translate.MaxSharedRefs+1) }}

@@ -30,7 +30,8 @@ func Catalog() []Check {
 	out := mtbChecks()
 	out = append(out, metadataChecks()...)
 	out = append(out, subresourceChecks()...)
-	out = append(out, addressCheck(), priorityCheck())
+	out = append(out, refusedChecks()...)
+	out = append(out, priorityCheck())
 	return append(out, moreChecks()...)
 }
 
@@ -65,7 +66,7 @@ func metadataChecks() []Check {
 	enforce := translate.PodSecurityEnforce
 	return append(out, Check{ID: "metadata/pod-security", Class: ClassMetadata,
 		Title: "relabel the tenant's own namespace " + enforce + "=privileged",
-		Paths: []Path{PathServe, PathIdentity}, // a ServiceAccount has no right on its namespace object
+		Paths: []Path{PathServe, PathIdentity, PathServer}, // a ServiceAccount has no right on its namespace object
 		NotApplicable: func(p policy.Policy) string {
 			if p.PodSecurity == "privileged" {
 				return "the tenant's policy sets Pod Security \"privileged\" already"
@@ -155,21 +156,6 @@ func dialed(err error) error {
 		return nil
 	}
 	return err
-}
-
-// addressCheck: a Service's externalIPs, which kube-proxy captures on every
-// machine.
-func addressCheck() Check {
-	return Check{ID: "address/services.spec.externalIPs", Class: ClassAddresses,
-		Title: "capture an address with a Service's externalIPs",
-		Twin: func(ctx context.Context, t *Target) error {
-			return createService(ctx, t, probeService("zoo-verify-addr", nil))
-		},
-		Attempt: func(ctx context.Context, t *Target) error {
-			svc := probeService("zoo-verify-addr", nil)
-			svc.Spec.ExternalIPs = []string{"192.0.2.10"}
-			return createService(ctx, t, svc)
-		}}
 }
 
 // systemPriority is a PriorityClass of every cluster, of positive value.

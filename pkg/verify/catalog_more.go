@@ -62,7 +62,7 @@ func createRoleBinding(ctx context.Context, t *Target, rb *rbacv1.RoleBinding, o
 // and judges it by the upstream value of one of its references.
 func roleBindingReadback(name, what string, value func(rb *unstructured.Unstructured) string) func(context.Context, *Target) (string, string, error) {
 	return func(ctx context.Context, t *Target) (string, string, error) {
-		rb, err := readObject(ctx, t, gvrRoleBindings, upstreamNamespace(t), name+realSuffix)
+		rb, err := readObject(ctx, t, gvrRoleBindings, upstreamNamespace(t), name+t.realSuffix())
 		if err != nil {
 			return "", "", err
 		}
@@ -135,7 +135,7 @@ func defaultClassCheck() Check {
 		return err
 	}
 	return Check{ID: "defaults/storageclasses", Class: ClassDefaults,
-		Title: "make a StorageClass of the attacker's the cluster's default", Paths: []Path{PathServe, PathIdentity},
+		Title: "make a StorageClass of the attacker's the cluster's default", Paths: []Path{PathServe, PathIdentity, PathServer},
 		Twin:    func(ctx context.Context, t *Target) error { return create(ctx, t, class(t, "false")) },
 		Attempt: func(ctx context.Context, t *Target) error { return create(ctx, t, class(t, "true")) }}
 }
@@ -160,7 +160,7 @@ func claimCheck() Check {
 			return err
 		},
 		Readback: func(ctx context.Context, t *Target) (string, string, error) {
-			pvc, err := readObject(ctx, t, gvrClaims, upstreamNamespace(t), "zoo-verify-claim"+realSuffix)
+			pvc, err := readObject(ctx, t, gvrClaims, upstreamNamespace(t), "zoo-verify-claim"+t.realSuffix())
 			if err != nil {
 				return "", "", err
 			}
@@ -184,7 +184,7 @@ func admissionPolicyCheck() Check {
 			return err
 		},
 		Readback: func(ctx context.Context, t *Target) (string, string, error) {
-			vap, err := readObject(ctx, t, gvrVAP, "", t.Attacker.Prefix()+"zoo-verify"+realSuffix)
+			vap, err := readObject(ctx, t, gvrVAP, "", t.Attacker.Prefix()+"zoo-verify"+t.realSuffix())
 			if err != nil {
 				return "", "", err
 			}

@@ -46,7 +46,7 @@ func selectorCheck() Check {
 			return err
 		},
 		Readback: func(ctx context.Context, t *Target) (string, string, error) {
-			pt, err := readObject(ctx, t, gvrPodTemplates, upstreamNamespace(t), "zoo-verify-sel"+realSuffix)
+			pt, err := readObject(ctx, t, gvrPodTemplates, upstreamNamespace(t), "zoo-verify-sel"+t.realSuffix())
 			if err != nil {
 				return "", "", err
 			}

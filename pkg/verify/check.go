@@ -53,13 +53,22 @@ type Target struct {
 }
 
 // realSuffix ends the names of what an attempt with Readback makes for
-// real, so that they never meet the names of the dry runs of other paths.
-const realSuffix = "-real"
+// real on t's path, so that they never meet the names of the dry runs nor
+// those of the real writes of other paths.
+func (t *Target) realSuffix() string {
+	switch t.Path {
+	case PathServer:
+		return "-real-server"
+	case PathServerServiceAccount:
+		return "-real-server-sa"
+	}
+	return "-real"
+}
 
 // name is base, or base+realSuffix for the real write of a Readback.
 func (t *Target) name(base string) string {
 	if len(t.Write.DryRun) == 0 {
-		return base + realSuffix
+		return base + t.realSuffix()
 	}
 	return base
 }
@@ -85,6 +94,10 @@ type Check struct {
 	// run, but for the real create of a check with Readback on the serve
 	// path), every other write a dry run.
 	Attempt func(ctx context.Context, t *Target) error
+	// TwinRBAC says a twin refused by RBAC does not keep the attempt from
+	// running: the path holds no right on the kind at all, and the attempt
+	// is made and judged (refused by RBAC too, it is held by RBAC).
+	TwinRBAC bool
 	// Scratch says the check needs what verify makes in its scratch
 	// tenants (their Service, Role or claim).
 	Scratch bool
@@ -111,21 +124,21 @@ func (c *Check) run(ctx context.Context, t *Target) Result {
 		return res
 	}
 	if c.Twin != nil {
-		if err := c.Twin(ctx, t); err != nil {
+		if err := c.Twin(ctx, t); err != nil && !(c.TwinRBAC && refusedByRBAC(err, t.Path)) {
 			res.Status, res.Detail = CouldNotRun, "the harmless twin of the attempt was refused too: "+oneLine(err.Error(), 250)
 			return res
 		}
 	}
 	attempt := *t
 	attempt.Write = dryRun
-	if c.Readback != nil && t.Path == PathServe {
+	if c.Readback != nil && t.Path.proxied() {
 		attempt.Write = metav1.CreateOptions{}
 	}
 	err := c.Attempt(ctx, &attempt)
-	if err == nil && c.Readback != nil && t.Path == PathServe {
+	if err == nil && c.Readback != nil && t.Path.proxied() {
 		return c.readback(ctx, t, res)
 	}
-	if c.NotFoundHeld && t.Path == PathServe && apierrors.IsNotFound(err) {
+	if c.NotFoundHeld && t.Path.proxied() && apierrors.IsNotFound(err) {
 		res.Status, res.Layer, res.Detail = Held, LayerProxyNames, oneLine(err.Error(), 300)
 		return res
 	}
@@ -137,6 +150,12 @@ func (c *Check) run(ctx context.Context, t *Target) Result {
 	return res
 }
 
+// refusedByRBAC says err is RBAC's refusal on path.
+func refusedByRBAC(err error, path Path) bool {
+	status, layer, _ := judge(err, path)
+	return status == Held && layer == LayerRBAC
+}
+
 // notOnExisting is why the check cannot run against an existing tenant
 // (--tenant) on t's path, or "".
 func (c *Check) notOnExisting(t *Target) string {
@@ -145,7 +164,7 @@ func (c *Check) notOnExisting(t *Target) string {
 		return ""
 	case c.Scratch:
 		return "it aims at objects verify makes in its scratch tenants; --tenant makes none"
-	case c.Readback != nil && t.Path == PathServe:
+	case c.Readback != nil && t.Path.proxied():
 		return "the proxy makes it harmless rather than refusing it, which only a real write shows; --tenant writes nothing"
 	}
 	return ""

@@ -13,7 +13,9 @@ import (
 )
 
 // TestRunCatalog: a check that does not apply is one result with its
-// reason and no path; a refused twin makes the attempt prove nothing; a 404
+// reason and no path; a refused twin makes the attempt prove nothing, but
+// for RBAC's refusal where the check says the path may hold no right on
+// the kind (the attempt is then judged); a 404
 // holds only on the serve path and only where the check says so; the paths
 // a check names are the only ones it runs on.
 func TestRunCatalog(t *testing.T) {
@@ -26,6 +28,8 @@ func TestRunCatalog(t *testing.T) {
 	catalog := []Check{
 		{ID: "na", NotApplicable: func(policy.Policy) string { return "the policy allows it" }, Attempt: admitted},
 		{ID: "twin", Twin: refused, Attempt: refused},
+		{ID: "twin rbac", Twin: refused, TwinRBAC: true, Attempt: refused},
+		{ID: "twin rbac, attempt admitted", Twin: refused, TwinRBAC: true, Attempt: admitted},
 		{ID: "404", NotFoundHeld: true, Attempt: notFound},
 		{ID: "serve only", Paths: []Path{PathServe}, Attempt: admitted},
 		{ID: "rbac", Attempt: refused},
@@ -39,6 +43,10 @@ func TestRunCatalog(t *testing.T) {
 		"na : not applicable ",
 		"twin serve: could not run ",
 		"twin tenant identity: could not run ",
+		"twin rbac serve: held RBAC",
+		"twin rbac tenant identity: held RBAC",
+		"twin rbac, attempt admitted serve: escaped ",
+		"twin rbac, attempt admitted tenant identity: escaped ",
 		"404 serve: held " + LayerProxyNames,
 		"404 tenant identity: could not run ",
 		"serve only serve: escaped ",

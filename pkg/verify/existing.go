@@ -54,10 +54,12 @@ func runExisting(ctx context.Context, client *tenantctl.Client, upstream *rest.C
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Attacker: a.Name(), Results: RunCatalog(ctx, Catalog(), pol, targets, opts.Progress)}
+	note := serverPathResult(NotApplicable, "a client certificate of the server is recorded in the tenant's record; --tenant makes nothing in it")
+	rep := &Report{Attacker: a.Name(), Results: append([]Result{note}, RunCatalog(ctx, Catalog(), pol, targets, opts.Progress)...)}
 	if ctx.Err() != nil {
 		return rep, fmt.Errorf("interrupted: %w", context.Cause(ctx))
 	}
+	rep.Results = append(rep.Results, environmentResults(ctx, client.Kube, ns, "", pol, rep.Results, nil)...)
 	return rep, nil
 }
 

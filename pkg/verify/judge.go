@@ -54,7 +54,7 @@ func judge(err error, path Path) (Status, string, string) {
 		return Held, "admission webhook: " + reWebhook.FindStringSubmatch(msg)[1], detail
 	case code == 403 && reRBAC.MatchString(msg):
 		return Held, LayerRBAC, detail
-	case path == PathServe:
+	case path.proxied():
 		return Held, LayerProxy, detail
 	case code == 403:
 		return Held, "API server (403)", detail

@@ -30,6 +30,8 @@ func TestJudge(t *testing.T) {
 		{"webhook", forbidden(`admission webhook "deny.example.com" denied the request`), PathIdentity, Held, "admission webhook: deny.example.com"},
 		{"rbac", forbidden(`User "zoo:a:admin" cannot create resource "apiservices" in API group "apiregistration.k8s.io" at the cluster scope`), PathIdentity, Held, LayerRBAC},
 		{"proxy", forbidden("apiservices are forbidden: APIService registration serves an API group to the whole shared cluster"), PathServe, Held, LayerProxy},
+		{"proxy of the server", forbidden("apiservices are forbidden: APIService registration serves an API group to the whole shared cluster"), PathServer, Held, LayerProxy},
+		{"proxy of the server, a pod's token", apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, "s", nil), PathServerServiceAccount, Held, LayerProxy},
 		{"proxy invalid", apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, "s", nil), PathServe, Held, LayerProxy},
 		{"other 403 upstream", forbidden("something else"), PathIdentity, Held, "API server (403)"},
 		{"invalid upstream", apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, "s", nil), PathIdentity, CouldNotRun, ""},

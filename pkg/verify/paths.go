@@ -31,7 +31,7 @@ const tokenSeconds = 600
 // newTarget is a Target of the clients of cfg on path.
 func newTarget(path Path, cfg *rest.Config, timeout time.Duration) (*Target, error) {
 	cfg = rest.CopyConfig(cfg)
-	cfg.Timeout = timeout
+	cfg.Timeout, cfg.WarningHandler = timeout, rest.NoWarnings{}
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s client: %w", path, err)

@@ -42,10 +42,24 @@ const (
 	// PathServiceAccount is the token of a ServiceAccount of a tenant
 	// namespace bound to zoo-tenant-admin there: a tenant pod's.
 	PathServiceAccount Path = "service account"
+	// PathServer is the zoo server (`install --server`) with a client
+	// certificate of the attacker's admin, as `cert issue` makes one.
+	PathServer Path = "server"
+	// PathServerServiceAccount is the zoo server with the token of the
+	// ServiceAccount of PathServiceAccount: a tenant pod's, through the
+	// server.
+	PathServerServiceAccount Path = "server, service account"
 )
 
 // Paths are every path, in report order.
-var Paths = []Path{PathServe, PathIdentity, PathServiceAccount}
+var Paths = []Path{PathServe, PathIdentity, PathServiceAccount, PathServer, PathServerServiceAccount}
+
+// proxied says the path goes through kubectl-zoo's proxy (serve or the
+// server): it names the attacker's own objects without their prefix, and
+// a refusal that names no other layer is the proxy's.
+func (p Path) proxied() bool {
+	return p == PathServe || p == PathServer || p == PathServerServiceAccount
+}
 
 // Result is the outcome of one check on one path.
 type Result struct {

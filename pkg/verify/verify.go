@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -34,6 +35,13 @@ type Options struct {
 	Keep bool
 	// RequestTimeout bounds every request; DefaultRequestTimeout if zero.
 	RequestTimeout time.Duration
+	// DataPlaneImage, if set, is an image with sh and nc (busybox's) that
+	// verify runs pods of in the scratch tenants' namespaces, to see the
+	// network plugin enforce the NetworkPolicy between them.
+	DataPlaneImage string
+	// Server is where the zoo server is; the zero value discovers the one
+	// `install --server` made.
+	Server ServerEndpoint
 	// OpenView serves tenant's view in-process as `kubectl zoo serve`
 	// serves it, as one of its admins, on upstream; it returns the view's
 	// client config and a func that stops serving it.
@@ -57,6 +65,7 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 	}
 	upstream := rest.CopyConfig(opts.Upstream)
 	upstream.Timeout = opts.RequestTimeout
+	upstream.WarningHandler = rest.NoWarnings{} // an attack's warnings (Pod Security's) are the report's business
 	client, err := tenantctl.NewClient(upstream)
 	if err != nil {
 		return nil, err
@@ -77,54 +86,80 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 		err = joinLine(err, s.remove(names))
 	}()
 	rep = &Report{Attacker: names[0], Victim: names[1]}
-	targets, pol, stop, err := setUp(ctx, s, upstream, opts)
+	set, stop, err := setUp(ctx, s, upstream, opts)
 	defer stop()
 	if err != nil {
 		return rep, err
 	}
-	rep.Results = RunCatalog(ctx, Catalog(), pol, targets, opts.Progress)
+	rep.Results = append(set.notes, RunCatalog(ctx, Catalog(), set.policy, set.targets, opts.Progress)...)
 	if ctx.Err() != nil {
 		return rep, fmt.Errorf("interrupted: %w", context.Cause(ctx))
 	}
+	var d *dataPlane
+	if opts.DataPlaneImage != "" {
+		d = &dataPlane{admin: client.Kube, image: opts.DataPlaneImage, timeout: 2 * opts.RequestTimeout}
+	}
+	victimNS := translate.MustTenant(names[1]).Prefix() + "default"
+	rep.Results = append(rep.Results, environmentResults(ctx, client.Kube, set.namespace, victimNS, set.policy, rep.Results, d)...)
 	return rep, nil
+}
+
+// setup is what setUp made ready: the attacker's target on every path
+// that runs, its effective policy, and what is said of a path that does
+// not run.
+type setup struct {
+	targets   []*Target
+	policy    policy.Policy
+	notes     []Result
+	namespace string // the attacker's, upstream
 }
 
 // setUp makes the scratch tenants and the objects the checks aim at, and
 // the attacker's target on every path; stop stops serving the view.
-func setUp(ctx context.Context, s *scratch, upstream *rest.Config, opts Options) ([]*Target, policy.Policy, func(), error) {
+func setUp(ctx context.Context, s *scratch, upstream *rest.Config, opts Options) (*setup, func(), error) {
 	stop := func() {}
 	attacker, err := s.create(ctx, opts.Names[0])
 	if err != nil {
-		return nil, policy.Policy{}, stop, err
+		return nil, stop, err
 	}
 	if _, err := s.create(ctx, opts.Names[1]); err != nil {
-		return nil, policy.Policy{}, stop, err
+		return nil, stop, err
 	}
-	pol, err := tenantctl.EffectivePolicy(attacker.Tenant)
-	if err != nil {
-		return nil, policy.Policy{}, stop, err
+	set := &setup{}
+	if set.policy, err = tenantctl.EffectivePolicy(attacker.Tenant); err != nil {
+		return nil, stop, err
 	}
 	a, v := translate.MustTenant(opts.Names[0]), translate.MustTenant(opts.Names[1])
 	ns := a.Prefix() + "default"
+	set.namespace = ns
 	if err := setUpObjects(ctx, s.client.Kube, ns, v.Prefix()+"default"); err != nil {
-		return nil, pol, stop, err
+		return nil, stop, err
 	}
 	node, err := firstNode(ctx, s.client.Kube)
 	if err != nil {
-		return nil, pol, stop, err
+		return nil, stop, err
 	}
 	s.log("serving the view of %s in-process", a)
 	view, stop, err := opts.OpenView(ctx, upstream, a.Name())
 	if err != nil {
-		return nil, pol, func() {}, fmt.Errorf("serve the view of %s: %w", a, err)
+		return nil, func() {}, fmt.Errorf("serve the view of %s: %w", a, err)
 	}
 	sa, err := serviceAccountConfig(ctx, s.client.Kube, upstream, ns, opts.RequestTimeout)
 	if err != nil {
-		return nil, pol, stop, err
+		return nil, stop, err
 	}
 	cfgs := map[Path]*rest.Config{PathServe: view, PathIdentity: identityConfig(upstream, a, translate.DefaultAdminUser), PathServiceAccount: sa}
-	targets, err := newTargets(cfgs, scene{attacker: a, victim: v, namespace: ns, node: node, admin: s.client.Dynamic}, opts.RequestTimeout)
-	return targets, pol, stop, err
+	s.log("reaching the zoo server as %s", a)
+	server, note, err := serverConfigs(ctx, s.client, opts.Server, a, strings.TrimPrefix(ns, a.Prefix()), sa.BearerToken, opts.RequestTimeout)
+	if err != nil {
+		return nil, stop, err
+	}
+	maps.Copy(cfgs, server)
+	if note != nil {
+		set.notes = append(set.notes, *note)
+	}
+	set.targets, err = newTargets(cfgs, scene{attacker: a, victim: v, namespace: ns, node: node, admin: s.client.Dynamic}, opts.RequestTimeout)
+	return set, stop, err
 }
 
 // scene is what the targets of every path share: the tenants, the
@@ -150,7 +185,7 @@ func newTargets(cfgs map[Path]*rest.Config, sc scene, timeout time.Duration) ([]
 		}
 		t.Namespace, t.VictimNamespace, t.Attacker, t.Victim, t.Upstream = sc.namespace, sc.victim.Prefix()+"default", sc.attacker, sc.victim, sc.admin
 		t.Prefix, t.Owner, t.Node, t.Existing = sc.attacker.Prefix(), tenantctl.OwnerLabels(sc.attacker), sc.node, sc.existing
-		if p == PathServe { // the view names the attacker's own without its prefix
+		if p.proxied() { // the view names the attacker's own without its prefix
 			t.Namespace, t.Prefix, t.Owner = strings.TrimPrefix(sc.namespace, sc.attacker.Prefix()), "", nil
 		}
 		targets = append(targets, t)

@@ -34,6 +34,17 @@ func install(t *testing.T) {
 	installOnce.Do(func() { framework.MustZoo(t, "install") })
 }
 
+// serverFlags starts a server replica and returns verify's flags that name
+// it and its CA: the local upstream has no in-cluster server (the pods of
+// the Deployment `install --server` makes are kwok's, they serve nothing).
+func serverFlags(t *testing.T) []string {
+	t.Helper()
+	r := framework.StartReplica(t)
+	ca := filepath.Join(t.TempDir(), "server-ca.pem")
+	require.NoError(t, os.WriteFile(ca, framework.ServingCert(t).CAPEM, 0o600))
+	return []string{"--server-url", "https://" + r.Addr, "--server-ca", ca}
+}
+
 // runVerify runs `kubectl zoo verify -o json --junit FILE args...` and
 // returns its result and report (nil when it printed none), after checking
 // that the JUnit file says what the JSON says.

@@ -24,21 +24,25 @@ const brokenBinding = tenantctl.MetadataPolicy
 // key names a result by check and path.
 func key(r verify.Result) string { return r.ID + " [" + string(r.Path) + "]" }
 
-// TestVerify: on the cluster as install leaves it every attempt holds and
+// TestVerify: on the cluster as install leaves it every attempt holds, on
+// every path, the server's too (a replica named by --server-url), and
 // verify exits 0; a second run refuses while the first one's kept scratch
 // tenants exist, unless --yes; with the binding of zoo-tenant-metadata
 // deleted, exactly the attempts that only that binding's policy held
-// escape, and verify exits non-zero with one line.
+// escape, and verify exits non-zero with one line (the data plane, where
+// pods do not run, could not run).
 func TestVerify(t *testing.T) {
 	install(t)
-	res, healthy := runVerify(t, "--keep")
+	server := serverFlags(t)
+	res, healthy := runVerify(t, append(server, "--keep")...)
 	require.NoError(t, res.Err, "stderr: %s", res.Stderr)
 	require.NotNil(t, healthy)
-	held := map[string]bool{}
+	held, heldOn := map[string]bool{}, map[verify.Path]int{}
 	for _, r := range healthy.Results {
 		switch r.Status {
 		case verify.Held:
 			assert.NotEmpty(t, r.Layer, "%s holds without a layer", key(r))
+			heldOn[r.Path]++
 		case verify.NotApplicable:
 			assert.NotEmpty(t, r.Detail, "%s does not apply without a reason", key(r))
 		default:
@@ -49,6 +53,9 @@ func TestVerify(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, held, "no attempt was held by %s", brokenBinding)
+	for _, p := range verify.Paths {
+		assert.Positive(t, heldOn[p], "nothing was attempted and held on the path %s", p)
+	}
 
 	t.Run("refuses without --yes where its scratch tenants exist", func(t *testing.T) {
 		res := framework.Zoo(t, "verify")
@@ -59,9 +66,14 @@ func TestVerify(t *testing.T) {
 		admission := framework.AdminClient(t).AdmissionregistrationV1().ValidatingAdmissionPolicyBindings()
 		require.NoError(t, admission.Delete(t.Context(), brokenBinding, metav1.DeleteOptions{}))
 		t.Cleanup(func() { framework.MustZoo(t, "install") })
-		res, broken := runVerify(t, "--yes")
+		// Pods do not run on the local kwok upstream: the data plane's
+		// connection could not run, and says why, never held.
+		res, broken := runVerify(t, append(server, "--yes", "--data-plane", "--image", "busybox:1.37", "--request-timeout", "10s")...)
 		framework.RequireOneLineError(t, res, "attempts escaped")
 		require.NotNil(t, broken)
+		network := resultOf(t, broken, verify.EnvNetworkID)
+		assert.Equal(t, verify.CouldNotRun, network.Status, network.Detail)
+		assert.Contains(t, network.Detail, "pods may not run on this cluster")
 		// An attempt the broken policy held escapes unless another layer
 		// holds it too (a default class annotation is zoo-tenant-storage's
 		// as well); nothing else escapes.
@@ -81,6 +93,18 @@ func TestVerify(t *testing.T) {
 		assert.Equal(t, len(held), escaped+alsoHeld, "every attempt %s held is reported", brokenBinding)
 		requireNothingLeft(t)
 	})
+}
+
+// resultOf is the report's one result of id.
+func resultOf(t *testing.T, rep *verify.Report, id string) verify.Result {
+	t.Helper()
+	for _, r := range rep.Results {
+		if r.ID == id {
+			return r
+		}
+	}
+	t.Fatalf("no result %s", id)
+	return verify.Result{}
 }
 
 // TestVerifyInterrupted: SIGINT in the middle of a run ends it with a
