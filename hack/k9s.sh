@@ -31,8 +31,9 @@ cleanup() {
 trap cleanup EXIT
 
 echo "== starting the demo (hack/demo.sh up)"
-KUBE_VERSION=$KUBE_VERSION "$ROOT/hack/demo.sh" up >"$DEV_DIR.k9s-demo.log" 2>&1 || {
-	cat "$DEV_DIR.k9s-demo.log" >&2
+mkdir -p "$DEV_DIR"
+KUBE_VERSION=$KUBE_VERSION "$ROOT/hack/demo.sh" up >"$DEV_DIR/k9s-demo.log" 2>&1 || {
+	cat "$DEV_DIR/k9s-demo.log" >&2
 	exit 1
 }
 acme() { KUBECONFIG=$ACME "$KUBECTL" "$@"; }
