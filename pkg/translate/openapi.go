@@ -78,7 +78,11 @@ func reverseGroup(g string) string {
 }
 
 // renameDefinitions renames definitions of tenant CRD kinds, drops those of
-// other groups that are not visible and records the renames.
+// other groups that are not visible and records the renames. A definition
+// that several groups share (meta/v1's DeleteOptions and WatchEvent list
+// every group, another tenant's and the platform's CRD groups included)
+// keeps the groups the tenant sees and loses the others; one that only
+// groups the tenant does not see use is dropped.
 func (t *Translator) renameDefinitions(defs map[string]any, renames map[string]string) {
 	for name, v := range defs {
 		def, ok := v.(map[string]any)
@@ -86,17 +90,22 @@ func (t *Translator) renameDefinitions(defs map[string]any, renames map[string]s
 			continue
 		}
 		gvks, _ := def["x-kubernetes-group-version-kind"].([]any)
+		if len(gvks) == 0 {
+			continue
+		}
+		kept, seen := make([]any, 0, len(gvks)), false
 		for _, g := range gvks {
 			gvk, ok := g.(map[string]any)
 			if !ok {
+				kept = append(kept, g) // not a group: as it came
 				continue
 			}
 			up := str(gvk, "group")
 			local, ok := t.tenant.TenantAPIGroup(up)
 			if !ok {
-				delete(defs, name)
-				break
+				continue
 			}
+			kept, seen = append(kept, gvk), true
 			if local == up {
 				continue
 			}
@@ -104,6 +113,11 @@ func (t *Translator) renameDefinitions(defs map[string]any, renames map[string]s
 				renames[name] = reverseGroup(local) + "." + rest
 			}
 		}
+		if !seen && len(kept) < len(gvks) {
+			delete(defs, name)
+			continue
+		}
+		def["x-kubernetes-group-version-kind"] = kept
 	}
 	for old, renamed := range renames {
 		if v, ok := defs[old]; ok {

@@ -218,6 +218,11 @@ func TestOpenAPI(t *testing.T) {
 		{"v2 document", "/openapi/v2",
 			`{"paths":{"/api/v1/pods":{},"/apis/beta-s.io/v1/things":{},"/apis/acme-s.io/v1/things":{}},"definitions":{"io.k8s.api.core.v1.Pod":{"x-kubernetes-group-version-kind":[{"group":"","version":"v1","kind":"Pod"}]},"io.beta-s.v1.Thing":{"x-kubernetes-group-version-kind":[{"group":"beta-s.io","version":"v1","kind":"Thing"}]},"io.acme-s.v1.Thing":{"x-kubernetes-group-version-kind":[{"group":"acme-s.io","version":"v1","kind":"Thing"},1]},"x":1}}`,
 			`{"paths":{"/api/v1/pods":{},"/apis/s.io/v1/things":{}},"definitions":{"io.k8s.api.core.v1.Pod":{"x-kubernetes-group-version-kind":[{"group":"","version":"v1","kind":"Pod"}]},"io.s.v1.Thing":{"x-kubernetes-group-version-kind":[{"group":"s.io","version":"v1","kind":"Thing"},1]},"x":1}}`},
+		// meta/v1's shared definitions list every group, another tenant's
+		// and the platform's CRD groups too: they keep the tenant's.
+		{"v2 document, a shared definition", "/openapi/v2",
+			`{"definitions":{"io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions":{"x-kubernetes-group-version-kind":[{"group":"","version":"v1","kind":"DeleteOptions"},{"group":"beta-s.io","version":"v1","kind":"DeleteOptions"},{"group":"gateway.networking.k8s.io","version":"v1","kind":"DeleteOptions"},{"group":"acme-s.io","version":"v1","kind":"DeleteOptions"}]}}}`,
+			`{"definitions":{"io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions":{"x-kubernetes-group-version-kind":[{"group":"","version":"v1","kind":"DeleteOptions"},{"group":"s.io","version":"v1","kind":"DeleteOptions"}]}}}`},
 		{"a refusal is a Status, not a document", "/openapi/v3/apis/s.io/v1",
 			`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"customresourcedefinitions.apiextensions.k8s.io \"things.acme-s.io\" not found","reason":"NotFound","details":{"name":"things.acme-s.io","group":"apiextensions.k8s.io","kind":"customresourcedefinitions"},"code":404}`,
 			`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"customresourcedefinitions.apiextensions.k8s.io \"things.s.io\" not found","reason":"NotFound","details":{"name":"things.s.io","group":"apiextensions.k8s.io","kind":"customresourcedefinitions"},"code":404}`},
