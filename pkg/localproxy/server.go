@@ -5,11 +5,8 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
-	"log"
 	"net"
 	"net/http"
-	"time"
 
 	"k8s.io/client-go/rest"
 )
@@ -63,13 +60,7 @@ func (s *Server) Start() error {
 		return fmt.Errorf("listening on %s: %w", s.addr, err)
 	}
 	s.ln = ln
-	s.srv = &http.Server{
-		Handler:           s.proxy,
-		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{*s.cert}, MinVersion: tls.VersionTLS12},
-		ReadHeaderTimeout: 30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          log.New(io.Discard, "", 0),
-	}
+	s.srv = NewHTTPServer(s.proxy, &tls.Config{Certificates: []tls.Certificate{*s.cert}, MinVersion: tls.VersionTLS12})
 	go func() {
 		err := s.srv.ServeTLS(ln, "", "")
 		if errors.Is(err, http.ErrServerClosed) {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"net/http"
 	"sync/atomic"
@@ -195,20 +194,14 @@ func (s *Server) Start(ctx context.Context) error {
 		return fmt.Errorf("listening on %s: %w", s.cfg.Listen, err)
 	}
 	s.ln = ln
-	s.srv = &http.Server{
-		Handler: s,
-		TLSConfig: &tls.Config{
-			Certificates: []tls.Certificate{cert},
-			MinVersion:   tls.VersionTLS12,
-			// Verified by the authenticator, against CAs that change live;
-			// a caller may present a token instead.
-			ClientAuth: tls.RequestClientCert,
-		},
-		ConnContext:       withConnCache, // conncache.go
-		ReadHeaderTimeout: 30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          log.New(io.Discard, "", 0),
-	}
+	s.srv = localproxy.NewHTTPServer(s, &tls.Config{
+		Certificates: []tls.Certificate{cert},
+		MinVersion:   tls.VersionTLS12,
+		// Verified by the authenticator, against CAs that change live;
+		// a caller may present a token instead.
+		ClientAuth: tls.RequestClientCert,
+	})
+	s.srv.ConnContext = withConnCache // conncache.go
 	go func() {
 		err := s.srv.ServeTLS(ln, "", "")
 		if errors.Is(err, http.ErrServerClosed) {
