@@ -77,6 +77,11 @@ func (o *ServeOptions) validateServer() error {
 			return fmt.Errorf("--advertise-address: %w", err)
 		}
 	}
+	if o.ProfileAddress != "" {
+		if err := localproxy.ValidateProfileAddress(o.ProfileAddress); err != nil {
+			return fmt.Errorf("--profile-address: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -105,6 +110,14 @@ func (o *ServeOptions) RunServer(ctx context.Context) error {
 	}
 	if err := srv.Start(ctx); err != nil {
 		return err
+	}
+	if o.ProfileAddress != "" {
+		prof, err := localproxy.StartProfileServer(o.ProfileAddress)
+		if err != nil {
+			return fmt.Errorf("--profile-address: %w", err)
+		}
+		defer prof.Shutdown(context.Background()) //nolint:errcheck // exiting anyway
+		fmt.Fprintf(o.ErrOut, "Serving profiles on %s\n", prof.URL())
 	}
 	fmt.Fprintf(o.ErrOut, "Serving every tenant on https://%s\n", srv.Addr())
 	select {

@@ -26,17 +26,22 @@ func TestServeValidateProfileAddress(t *testing.T) {
 		{"127.0.0.1", "missing port"},
 		{"127.0.0.1:", "has no port"},
 	} {
-		t.Run(tc.addr, func(t *testing.T) {
-			o := &ServeOptions{Tenant: "acme", ProfileAddress: tc.addr}
-			err := o.Validate()
-			if tc.want == "" {
-				require.NoError(t, err)
-				return
-			}
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), "--profile-address")
-			assert.Contains(t, err.Error(), tc.want)
-		})
+		for mode, o := range map[string]*ServeOptions{
+			"serve":  {Tenant: "acme"},
+			"server": {Server: ServerFlags{Listen: ":8443", TLSCertFile: "c", TLSKeyFile: "k", MaxProxies: 1}},
+		} {
+			t.Run(mode+"/"+tc.addr, func(t *testing.T) {
+				o.ProfileAddress = tc.addr
+				err := o.Validate()
+				if tc.want == "" {
+					require.NoError(t, err)
+					return
+				}
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), "--profile-address")
+				assert.Contains(t, err.Error(), tc.want)
+			})
+		}
 	}
 }
 

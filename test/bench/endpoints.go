@@ -241,20 +241,7 @@ func (e *endpoint) saveProfiles(ctx context.Context, dir, when string) error {
 		return err
 	}
 	for _, p := range []struct{ path, file string }{{"heap?gc=1", "heap.pb.gz"}, {"goroutine?debug=1", "goroutines.txt"}} {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.profiles+p.path, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return err
-		}
-		data, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.name+"-"+when+"-"+p.file), data, 0o644); err != nil {
+		if err := e.saveProfile(ctx, p.path, filepath.Join(dir, e.name+"-"+when+"-"+p.file)); err != nil {
 			return err
 		}
 	}
@@ -320,4 +307,56 @@ func (e *endpoint) rssKiB() (rss, peak float64, ok bool) {
 		return 0, 0, false
 	}
 	return processRSSKiB(e.cmd.Process.Pid)
+}
+
+// profileWorkload, when -profiles names a directory and the endpoint serves
+// profiles, saves the proxy's CPU profile over the next seconds and its
+// cumulative allocations before and after them, as
+// <dir>/<endpoint>-<what>-{cpu,allocs-before,allocs-after}.pb.gz
+// (`go tool pprof -diff_base ...-allocs-before.pb.gz ...-allocs-after.pb.gz`
+// gives the workload's own allocations). The returned wait blocks until
+// the profiles are saved; a profile that fails is logged, never fatal.
+func (e *endpoint) profileWorkload(ctx context.Context, c config, what string, seconds int) (wait func()) {
+	if c.profiles == "" || e.profiles == "" {
+		return func() {}
+	}
+	if err := os.MkdirAll(c.profiles, 0o755); err != nil {
+		logf("saving the %s profiles: %v", e.name, err)
+		return func() {}
+	}
+	save := func(path, file string) {
+		if err := e.saveProfile(ctx, path, filepath.Join(c.profiles, e.name+"-"+what+"-"+file)); err != nil {
+			logf("saving the %s %s profile: %v", e.name, file, err)
+		}
+	}
+	save("allocs", "allocs-before.pb.gz")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		save(fmt.Sprintf("profile?seconds=%d", seconds), "cpu.pb.gz")
+		save("allocs", "allocs-after.pb.gz")
+	}()
+	return func() { <-done }
+}
+
+// saveProfile fetches the profile at path of the endpoint's pprof server
+// into file.
+func (e *endpoint) saveProfile(ctx context.Context, path, file string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.profiles+path, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s answered %s", path, resp.Status)
+	}
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, data, 0o644)
 }

@@ -82,7 +82,7 @@ func main() {
 	flag.IntVar(&c.spreadConfigMaps, "spread-configmaps", 5, "ConfigMaps per namespace of that tenant (besides kube-root-ca.crt)")
 	flag.IntVar(&c.spreadLists, "spread-lists", 20, "all-namespaces LISTs (and one-namespace LISTs) of those ConfigMaps")
 	flag.IntVar(&c.spreadInformers, "spread-informers", 5, "informers started (and synced) over those ConfigMaps")
-	flag.StringVar(&c.profiles, "profiles", "", "directory to save the proxy's heap and goroutine profiles in while the watches are open")
+	flag.StringVar(&c.profiles, "profiles", "", "directory to save each proxy's CPU and allocation profiles of the GET and CREATE workloads, and its heap and goroutine profiles while the watches are open (serve and the server)")
 	only := flag.String("only", "", "comma-separated workloads to run (get, list, create, watch, watches-open, flood, tenant-create, scale, spread: the namespaces-per-tenant step of scale alone); all but scale and spread by default")
 	flag.Parse()
 	if *only != "" {

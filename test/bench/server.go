@@ -41,7 +41,8 @@ func launchServer(ctx context.Context, c config, dir, kubeconfig string, certPEM
 		return nil, 0, err
 	}
 	cmd := exec.CommandContext(ctx, c.zoo, "serve", "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0",
-		"--tls-cert-file", pair.CertFile, "--tls-private-key-file", pair.KeyFile, "--audit-log", filepath.Join(dir, "server-audit.log"))
+		"--tls-cert-file", pair.CertFile, "--tls-private-key-file", pair.KeyFile, "--audit-log", filepath.Join(dir, "server-audit.log"),
+		"--profile-address", "127.0.0.1:0")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, 0, err
@@ -52,10 +53,14 @@ func launchServer(ctx context.Context, c config, dir, kubeconfig string, certPEM
 	}
 	ep := &endpoint{name: "server", cmd: cmd}
 	addr := make(chan string, 1)
-	go func() { // echo the server's output, noting its address
+	profiles := make(chan string, 1)
+	go func() { // echo the server's output, noting its address and profile URL (printed first)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			fmt.Fprintln(os.Stderr, sc.Text())
+			if u, ok := strings.CutPrefix(sc.Text(), "Serving profiles on "); ok {
+				profiles <- strings.TrimSpace(u)
+			}
 			if a, ok := strings.CutPrefix(sc.Text(), "Serving every tenant on https://"); ok {
 				addr <- a
 			}
@@ -63,6 +68,11 @@ func launchServer(ctx context.Context, c config, dir, kubeconfig string, certPEM
 	}()
 	select {
 	case a := <-addr:
+		select {
+		case ep.profiles = <-profiles:
+		default:
+			return ep, 0, errors.New("kubectl zoo serve --listen printed no profile URL before its address")
+		}
 		ep.config = &rest.Config{Host: "https://" + a, TLSClientConfig: rest.TLSClientConfig{CAData: pair.CAPEM, CertData: certPEM, KeyData: keyPEM}}
 	case <-time.After(readyWithin):
 		return ep, 0, fmt.Errorf("kubectl zoo serve --listen printed no address in %s", readyWithin)

@@ -176,8 +176,11 @@ func runGet(ctx context.Context, c config, e *env) ([]result, error) {
 			samples["p99"][ep] = append(samples["p99"][ep], ms(percentile(l, 99)))
 		}
 	}
-	medians, err := eachRep(ctx, c, e, func(ctx context.Context, ep *endpoint, _ int) (map[string]float64, error) {
+	medians, err := eachRep(ctx, c, e, func(ctx context.Context, ep *endpoint, rep int) (map[string]float64, error) {
 		get := gets[ep.name]
+		if rep == 0 {
+			defer ep.profileWorkload(ctx, c, "get", max(1, int(c.getDuration.Seconds())-1))()
+		}
 		cpu0, measured := ep.cpuSeconds()
 		var done atomic.Int64
 		var failed atomic.Value

@@ -15,6 +15,12 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/internal/kubecluster"
 )
 
+// createProfileSeconds is how long -profiles samples a proxy's CPU during
+// the first repetition of the CREATE workload: shorter than the workload
+// (2 000 creates take several seconds on any endpoint), so the profile
+// sees only creates.
+const createProfileSeconds = 3
+
 func runCreate(ctx context.Context, c config, e *env) ([]result, error) {
 	if err := ensureNamespace(ctx, e, "create"); err != nil {
 		return nil, err
@@ -25,6 +31,9 @@ func runCreate(ctx context.Context, c config, e *env) ([]result, error) {
 			return nil, err
 		}
 		prefix := fmt.Sprintf("%s-%d", ep.name, rep)
+		if rep == 0 {
+			defer ep.profileWorkload(ctx, c, "create", createProfileSeconds)()
+		}
 		cpu0, measured := ep.cpuSeconds()
 		var next atomic.Int64
 		var failed atomic.Value
