@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 )
@@ -136,13 +139,56 @@ func printTable(w io.Writer, results []result) {
 	}
 }
 
+// runFile is what a results file holds: the figures of one run, with when and
+// on which commit they were measured.
+type runFile struct {
+	// Date is when the run ended, RFC 3339 in UTC.
+	Date string `json:"date"`
+	// Commit is the checkout's commit, with "-dirty" when it had changes
+	// of its own; empty when git could not tell.
+	Commit  string   `json:"commit"`
+	Results []result `json:"results"`
+}
+
+// writeJSON writes results, with the date and the commit, to path.
 func writeJSON(path string, results []result) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(results, "", "  ")
+	b, err := json.MarshalIndent(runFile{Date: time.Now().UTC().Format(time.RFC3339), Commit: commit(), Results: results}, "", "  ")
 	if err != nil {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// readJSON reads a results file; the files of earlier runs hold the
+// results alone, without date or commit.
+func readJSON(path string) (runFile, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return runFile{}, err
+	}
+	var r runFile
+	if err := json.Unmarshal(b, &r); err == nil {
+		return r, nil
+	}
+	if err := json.Unmarshal(b, &r.Results); err != nil {
+		return runFile{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+// commit is the checkout's commit (short), "-dirty" when the work tree has
+// changes; empty when git cannot tell.
+func commit() string {
+	out, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	c := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+		c += "-dirty"
+	}
+	return c
 }
