@@ -1,17 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/kubectl-zoo/kubectl-zoo/internal/runinfo"
 )
 
 // result is one figure measured on the four endpoints; nil where it does
@@ -155,7 +154,7 @@ func writeJSON(path string, results []result) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(runFile{Date: time.Now().UTC().Format(time.RFC3339), Commit: commit(), Results: results}, "", "  ")
+	b, err := json.MarshalIndent(runFile{Date: time.Now().UTC().Format(time.RFC3339), Commit: runinfo.Commit(), Results: results}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -177,18 +176,4 @@ func readJSON(path string) (runFile, error) {
 		return runFile{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return r, nil
-}
-
-// commit is the checkout's commit (short), "-dirty" when the work tree has
-// changes; empty when git cannot tell.
-func commit() string {
-	out, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
-	if err != nil {
-		return ""
-	}
-	c := strings.TrimSpace(string(out))
-	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
-		c += "-dirty"
-	}
-	return c
 }

@@ -6,12 +6,15 @@ import (
 	"os"
 	"sort"
 	"time"
+
+	"github.com/kubectl-zoo/kubectl-zoo/internal/runinfo"
 )
 
 // buildComparison sums the two runs up.
 func buildComparison(c config, skips []skipEntry, direct, proxied runResult, took map[string]time.Duration) comparison {
 	cmp := comparison{
 		Date:              time.Now().UTC().Format(time.DateOnly),
+		Commit:            runinfo.Commit(),
 		KubernetesVersion: os.Getenv("ZOO_KUBE_VERSION"),
 		Focus:             c.focus,
 		Skip:              skips,

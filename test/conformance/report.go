@@ -166,7 +166,10 @@ func summarize(o map[string]outcome, took time.Duration) runSummary {
 // comparison is the result of one `make conformance`, as bench/conformance.json
 // keeps it.
 type comparison struct {
-	Date              string      `json:"date"`
+	Date string `json:"date"`
+	// Commit is the checkout's (runinfo.Commit); empty in the files of runs
+	// made before it was recorded.
+	Commit            string      `json:"commit,omitempty"`
 	KubernetesVersion string      `json:"kubernetesVersion"`
 	Focus             string      `json:"focus"`
 	Skip              []skipEntry `json:"skip"`
