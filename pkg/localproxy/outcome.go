@@ -46,13 +46,20 @@ func (o *Outcome) record(u *translate.UpstreamRequest, r *http.Request, body []b
 
 // bodyName is metadata.name (or generateName) of a request body, "" when
 // the body holds none or cannot be read. A JSON body is read for these two
-// fields only (jsonBodyName), without decoding the whole object.
+// fields only (jsonBodyName), a protobuf body for its metadata only
+// (translate.ProtobufObjectMeta), without decoding the whole object.
 func bodyName(contentType string, body []byte) string {
 	if len(body) == 0 {
 		return ""
 	}
 	if isJSON(contentType) {
 		return jsonBodyName(body)
+	}
+	if meta, ok := translate.ProtobufObjectMeta(contentType, body); ok {
+		if meta.Name != "" {
+			return meta.Name
+		}
+		return meta.GenerateName
 	}
 	obj, err := translate.DecodeBody(contentType, body)
 	if err != nil {

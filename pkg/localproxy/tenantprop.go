@@ -80,6 +80,10 @@ const markerGroup = "propagate.kubectl-zoo.io"
 // bodyMarked reports whether a translated object carries the propagation
 // marker.
 func bodyMarked(contentType string, body []byte) bool {
+	if meta, ok := translate.ProtobufObjectMeta(contentType, body); ok { // without decoding the object
+		_, marked := meta.Labels[tenantprop.MarkerLabel]
+		return marked
+	}
 	obj, err := translate.DecodeBody(contentType, body)
 	if err != nil {
 		return false

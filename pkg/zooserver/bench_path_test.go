@@ -15,8 +15,11 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
@@ -36,13 +39,26 @@ var pathConfigMap = []byte(`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"n
 var pathCreate = []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"new","labels":{"app":"bench"}},` +
 	`"data":{"payload":"` + strings.Repeat("x", 256) + `"}}`)
 
+// pathCreateProtobuf is pathCreate as client-go sends it by default.
+var pathCreateProtobuf = func() []byte {
+	var buf bytes.Buffer
+	cm := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: "new", Labels: map[string]string{"app": "bench"}},
+		Data:       map[string]string{"payload": strings.Repeat("x", 256)}}
+	if err := protobuf.NewSerializer(nil, nil).Encode(cm, &buf); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}()
+
 // pathUpstream is a TLS (HTTP/2) upstream answering every GET with
-// pathConfigMap and echoing every POST's body with 201.
+// pathConfigMap and echoing every POST's body, in its media type, with 201.
 func pathUpstream(b *testing.B) (*httptest.Server, *rest.Config) {
 	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if r.Method == http.MethodPost {
 			body, _ := io.ReadAll(r.Body)
+			w.Header().Set("Content-Type", r.Header.Get("Content-Type"))
 			w.WriteHeader(http.StatusCreated)
 			_, _ = w.Write(body)
 			return
@@ -103,7 +119,7 @@ func pathHandlers(b *testing.B) map[string]http.Handler {
 
 // benchPath runs one request through each handler: the tenant's path for
 // the server and `serve`, the upstream one for the pass-through.
-func benchPath(b *testing.B, method, path, upstreamPath string, body []byte, want int) {
+func benchPath(b *testing.B, method, path, upstreamPath, mediaType string, body []byte, want int) {
 	handlers := pathHandlers(b)
 	for _, name := range []string{"pass-through", "serve", "server"} {
 		b.Run(name, func(b *testing.B) {
@@ -113,8 +129,8 @@ func benchPath(b *testing.B, method, path, upstreamPath string, body []byte, wan
 			}
 			do := func() {
 				req := httptest.NewRequest(method, "https://zoo.example"+target, bytes.NewReader(body))
-				req.Header.Set("Accept", "application/json")
-				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", mediaType)
+				req.Header.Set("Content-Type", mediaType)
 				req.Header.Set("Authorization", "Bearer local-token-of-the-bench")
 				rec := httptest.NewRecorder()
 				h.ServeHTTP(rec, req)
@@ -135,12 +151,19 @@ func benchPath(b *testing.B, method, path, upstreamPath string, body []byte, wan
 // handler chain, `serve`'s proxy and a plain reverse proxy.
 func BenchmarkRequestPathGet(b *testing.B) {
 	benchPath(b, http.MethodGet, "/api/v1/namespaces/default/configmaps/get-me",
-		"/api/v1/namespaces/acme-default/configmaps/get-me", nil, http.StatusOK)
+		"/api/v1/namespaces/acme-default/configmaps/get-me", runtime.ContentTypeJSON, nil, http.StatusOK)
 }
 
 // BenchmarkRequestPathCreate is one CREATE of a ConfigMap through the
 // server's handler chain, `serve`'s proxy and a plain reverse proxy.
 func BenchmarkRequestPathCreate(b *testing.B) {
 	benchPath(b, http.MethodPost, "/api/v1/namespaces/default/configmaps",
-		"/api/v1/namespaces/acme-default/configmaps", pathCreate, http.StatusCreated)
+		"/api/v1/namespaces/acme-default/configmaps", runtime.ContentTypeJSON, pathCreate, http.StatusCreated)
+}
+
+// BenchmarkRequestPathCreateProtobuf is BenchmarkRequestPathCreate in
+// protobuf, as client-go sends a create by default.
+func BenchmarkRequestPathCreateProtobuf(b *testing.B) {
+	benchPath(b, http.MethodPost, "/api/v1/namespaces/default/configmaps",
+		"/api/v1/namespaces/acme-default/configmaps", runtime.ContentTypeProtobuf, pathCreateProtobuf, http.StatusCreated)
 }

@@ -11,6 +11,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
@@ -26,6 +31,16 @@ func TestServerHealthMetricsAndAudit(t *testing.T) {
 	acme := framework.ServerKubeconfigFor(t, "https://"+r.Addr, acmeAuth)
 	framework.KubectlAs(t, acme, "create", "configmap", "audited", "-n", "default")
 	framework.KubectlAs(t, acme, "get", "configmap", "audited", "-n", "default")
+	// client-go's own protobuf: the audit line names it as well, read from
+	// the body's metadata alone (translate.ProtobufObjectMeta).
+	cfg, err := clientcmd.BuildConfigFromFlags("", acme)
+	require.NoError(t, err)
+	cfg.ContentType = runtime.ContentTypeProtobuf
+	protoClient, err := kubernetes.NewForConfig(cfg)
+	require.NoError(t, err)
+	_, err = protoClient.CoreV1().ConfigMaps("default").Create(t.Context(),
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "audited-proto-"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
 
 	for _, path := range []string{"/livez", "/readyz"} {
 		code, body := r.Get(t, path, nil, nil)
@@ -37,9 +52,9 @@ func TestServerHealthMetricsAndAudit(t *testing.T) {
 	assert.Equal(t, http.StatusForbidden, code, "/metrics for a tenant")
 	admin := framework.Cluster().Config
 	metrics := r.Scrape(t, admin.CertData, admin.KeyData)
-	assert.Contains(t, metrics, `zoo_server_requests_total{code="201",resource="configmaps",tenant="acme",verb="create"} 1`)
+	assert.Contains(t, metrics, `zoo_server_requests_total{code="201",resource="configmaps",tenant="acme",verb="create"} 2`)
 	assert.Contains(t, metrics, `zoo_server_requests_total{code="200",resource="configmaps",tenant="acme",verb="get"} 1`)
-	assert.Contains(t, metrics, `zoo_server_request_duration_seconds_count{tenant="acme",verb="create"} 1`)
+	assert.Contains(t, metrics, `zoo_server_request_duration_seconds_count{tenant="acme",verb="create"} 2`)
 	assert.Contains(t, metrics, `zoo_server_inflight_requests{tenant="acme"} 0`)
 	assert.Contains(t, metrics, "zoo_server_unauthorized_requests_total")
 	assert.Contains(t, metrics, "zoo_server_upstream_errors_total")
@@ -55,7 +70,10 @@ func TestServerHealthMetricsAndAudit(t *testing.T) {
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &line), sc.Text())
 		lines = append(lines, line)
 	}
-	require.Len(t, lines, 1, "one write, one audit line (the get leaves none)")
+	require.Len(t, lines, 2, "one line a write (the get leaves none)")
+	assert.Equal(t, "audited-proto-", lines[1]["name"], "a protobuf create names its generateName")
+	assert.Equal(t, "audited-proto-", lines[1]["upstreamName"])
+	assert.Equal(t, "acme-default", lines[1]["upstreamNamespace"])
 	l := lines[0]
 	assert.Equal(t, "acme", l["tenant"])
 	assert.Equal(t, "admin", l["user"])
