@@ -24,9 +24,10 @@ type fleetWrite struct {
 }
 
 // step brings the fleet from prev to w watches on each side and measures
-// it under the write load; rss is the replica's RSS at prev watches (KiB).
-// It returns its rows and the replica's RSS now.
-func (f *fleet) step(ctx context.Context, c config, w, prev int, rss float64) ([]result, float64, error) {
+// it under the write load; before are the replica's figures at prev
+// watches (serverFiguresOf). It returns its rows and the replica's figures
+// now.
+func (f *fleet) step(ctx context.Context, c config, w, prev int, before map[string]float64) ([]result, map[string]float64, error) {
 	figs := map[string]map[string]float64{}
 	set := func(metric, side string, v float64) {
 		if figs[metric] == nil {
@@ -38,7 +39,7 @@ func (f *fleet) step(ctx context.Context, c config, w, prev int, rss float64) ([
 		cpu0, _ := f.server.cpuSeconds()
 		t0 := time.Now()
 		if err := f.open(ctx, s, w); err != nil {
-			return nil, 0, err
+			return nil, nil, err
 		}
 		set("open the added watches (LIST+WATCH), wall time", s.name, time.Since(t0).Seconds())
 		if cpu1, ok := f.server.cpuSeconds(); ok && s.name == "server" {
@@ -49,7 +50,7 @@ func (f *fleet) step(ctx context.Context, c config, w, prev int, rss float64) ([
 	cpu0, _ := f.server.cpuSeconds()
 	writes, err := f.write(ctx, c, w)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	if cpu1, ok := f.server.cpuSeconds(); ok {
 		set(fleetWritesCPU, "server", cpu1-cpu0)
@@ -63,12 +64,13 @@ func (f *fleet) step(ctx context.Context, c config, w, prev int, rss float64) ([
 	}
 	m, err := serverOwnMetrics(ctx, f.e, f.server)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	now := serverFiguresOf(m, f.server)
 	set("replica RSS", "server", now["RSS"]/1024)
-	set("replica RSS per added watch", "server", (now["RSS"]-rss)/float64(w-prev))
+	set("replica RSS per added watch", "server", (now["RSS"]-before["RSS"])/float64(w-prev))
 	set("replica "+serverLiveHeap, "server", now[serverLiveHeap]/1024)
+	set("replica live heap per added watch", "server", (now[serverLiveHeap]-before[serverLiveHeap])/float64(w-prev))
 	set("replica goroutines", "server", now["goroutines"])
 	set("replica identities' proxies held", "server", now["identities' proxies held"])
 	set("watches listed and watched again after they ended", "server", float64(f.reopened.Load()))
@@ -80,7 +82,7 @@ func (f *fleet) step(ctx context.Context, c config, w, prev int, rss float64) ([
 			out = append(out, fleetRow(c, w, metric.name, metric.unit, v))
 		}
 	}
-	return out, now["RSS"], nil
+	return out, now, nil
 }
 
 // fleetWritesCPU is the replica's CPU time while the writes of a step run
@@ -99,6 +101,7 @@ var fleetMetrics = []struct{ name, unit string }{
 	{"replica RSS", "MiB"},
 	{"replica RSS per added watch", "KiB"},
 	{"replica " + serverLiveHeap, "MiB"},
+	{"replica live heap per added watch", "KiB"},
 	{"replica goroutines", "count"},
 	{"replica identities' proxies held", "count"},
 	{"watches listed and watched again after they ended", "count"},
