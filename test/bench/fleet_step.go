@@ -67,6 +67,11 @@ func (f *fleet) step(ctx context.Context, c config, w, prev int, before map[stri
 		return nil, nil, err
 	}
 	now := serverFiguresOf(m, f.server)
+	if c.profiles != "" {
+		if err := f.server.saveProfiles(ctx, c.profiles, fmt.Sprintf("fleet-%d-watches", w)); err != nil {
+			logf("fleet: saving the replica's profiles: %v", err)
+		}
+	}
 	set("replica RSS", "server", now["RSS"]/1024)
 	set("replica RSS per added watch", "server", (now["RSS"]-before["RSS"])/float64(w-prev))
 	set("replica "+serverLiveHeap, "server", now[serverLiveHeap]/1024)

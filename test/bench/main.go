@@ -91,7 +91,7 @@ func main() {
 	flag.IntVar(&c.fleetTenants, "fleet-tenants", 200, "tenants whose watches the fleet workload holds, spread evenly")
 	flag.Float64Var(&c.fleetWriteRate, "fleet-writes-per-second", 20, "ConfigMap creates per second, round the tenants, while the fleet workload times the events")
 	flag.DurationVar(&c.fleetDuration, "fleet-duration", 30*time.Second, "how long the fleet workload writes at each step")
-	flag.StringVar(&c.profiles, "profiles", "", "directory to save each proxy's CPU and allocation profiles of the GET and CREATE workloads, and its heap and goroutine profiles while the watches are open (serve and the server)")
+	flag.StringVar(&c.profiles, "profiles", "", "directory to save each proxy's CPU and allocation profiles of the GET and CREATE workloads, and its heap and goroutine profiles while the watches are open (serve and the server), and the fleet replica's heap and goroutines at each step")
 	only := flag.String("only", "", "comma-separated workloads to run (get, list, create, watch, watches-open, flood, tenant-create, scale, spread: the namespaces-per-tenant step of scale alone, fleet); all but scale, spread and fleet by default")
 	flag.Parse()
 	if *only != "" {
