@@ -102,6 +102,15 @@ TENANTS ?= 1000
 bench-scale: build kube kwok ## What the number of tenants costs (writes, reads, tenant commands, upstream objects/bytes/RSS): 2 tenants against TENANTS (1000)
 	go run ./test/bench -kube-bin $(KUBE_BIN) -zoo bin/kubectl-zoo -only scale -tenants $(TENANTS) -out bench/scale-results.json
 
+# The fleet workload: one server replica holding the watches of 200 tenants
+# (informers of ConfigMaps, Pods, Secrets and Events) at each of FLEET_WATCHES,
+# under a steady write load, beside the same watches directly upstream.
+FLEET_WATCHES ?= 1000,5000,10000
+
+.PHONY: bench-fleet
+bench-fleet: build kube kwok ## One server replica holding FLEET_WATCHES (1000,5000,10000) watches of 200 tenants under writes: its RSS and CPU, event latency against the same watches directly upstream
+	go run ./test/bench -kube-bin $(KUBE_BIN) -zoo bin/kubectl-zoo -only fleet -fleet-watches $(FLEET_WATCHES) -out bench/fleet-results.json
+
 # The Kubernetes conformance suite (e2e.test) directly and through serve.
 CONFORMANCE_NODES ?= 2
 

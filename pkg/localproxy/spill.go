@@ -28,13 +28,23 @@ type spill struct {
 	path    string // set while the file still needs removing
 	enc     cipher.Stream
 	key, iv []byte
-	scratch []byte // encryption buffer
+	scratch *[]byte // encryption buffer, from spillScratch
+	pending int     // encrypted bytes in scratch not yet in the file
 	n       int64
 	err     error
 }
 
 // spillBuffers hold the in-memory part of spills.
 var spillBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// spillChunk is the size of a spill's reads and writes of its file (and of
+// what it hands the client's connection at once when sending it): large
+// enough that a list of megabytes costs tens of system calls and HTTP/2
+// hand-offs, not hundreds.
+const spillChunk = 256 << 10
+
+// spillScratch hold the encryption buffers (spillChunk bytes) of spills.
+var spillScratch = sync.Pool{New: func() any { b := make([]byte, spillChunk); return &b }}
 
 // Write appends p.
 func (s *spill) Write(p []byte) (int, error) {
@@ -89,18 +99,35 @@ func (s *spill) toFile() error {
 	return err
 }
 
-// writeFile encrypts p into the file.
+// writeFile encrypts p into the file, spillChunk bytes per write.
 func (s *spill) writeFile(p []byte) error {
 	if s.scratch == nil {
-		s.scratch = make([]byte, 32<<10)
+		s.scratch = spillScratch.Get().(*[]byte)
 	}
+	buf := *s.scratch
 	for len(p) > 0 {
-		chunk := s.scratch[:min(len(p), len(s.scratch))]
-		s.enc.XORKeyStream(chunk, p[:len(chunk)])
-		if _, err := s.file.Write(chunk); err != nil {
-			return fmt.Errorf("spilling a large answer to disk: %w", err)
+		n := min(len(p), len(buf)-s.pending)
+		s.enc.XORKeyStream(buf[s.pending:s.pending+n], p[:n])
+		s.pending += n
+		p = p[n:]
+		if s.pending == len(buf) {
+			if err := s.flush(); err != nil {
+				return err
+			}
 		}
-		p = p[len(chunk):]
+	}
+	return nil
+}
+
+// flush writes the encrypted bytes pending in scratch to the file.
+func (s *spill) flush() error {
+	if s.pending == 0 {
+		return nil
+	}
+	_, err := s.file.Write((*s.scratch)[:s.pending])
+	s.pending = 0
+	if err != nil {
+		return fmt.Errorf("spilling a large answer to disk: %w", err)
 	}
 	return nil
 }
@@ -119,6 +146,10 @@ func (s *spill) WriteTo(w io.Writer) (int64, error) {
 		}
 		return s.mem.WriteTo(w)
 	}
+	if err := s.flush(); err != nil {
+		s.err = err
+		return 0, err
+	}
 	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
 		return 0, err
 	}
@@ -127,7 +158,7 @@ func (s *spill) WriteTo(w io.Writer) (int64, error) {
 		return 0, err
 	}
 	dec := cipher.NewCTR(block, s.iv)
-	buf := s.scratch
+	buf := *s.scratch
 	var total int64
 	for {
 		n, err := s.file.Read(buf)
@@ -159,6 +190,10 @@ func (s *spill) release() {
 // Close releases the memory and the temporary file, if any.
 func (s *spill) Close() error {
 	s.release()
+	if s.scratch != nil {
+		spillScratch.Put(s.scratch)
+		s.scratch = nil
+	}
 	if s.file == nil {
 		return nil
 	}

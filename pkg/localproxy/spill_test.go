@@ -46,6 +46,7 @@ func TestSpill(t *testing.T) {
 				entries, err := os.ReadDir(tmp)
 				require.NoError(t, err)
 				assert.Empty(t, entries, "the spill file is unlinked at once")
+				require.NoError(t, s.flush()) // what the last write left in its buffer
 				_, err = s.file.Seek(0, io.SeekStart)
 				require.NoError(t, err)
 				onDisk, err := io.ReadAll(s.file)

@@ -51,8 +51,8 @@ func (t *Translator) protobufBodyIn(rule *KindRule, info RequestInfo, body []byt
 	if err != nil || gvk.Kind != rule.Kind || gvk.Group != rule.Resource.Group || gvk.Version != info.APIVersion {
 		return nil, false, nil
 	}
-	translated, done, err := rewriteNamespace(raw, nil, func(ns, _ string) (string, error) {
-		return t.tenant.UpstreamNamespace(ns)
+	translated, done, err := rewriteNamespace(raw, nil, func(ns, _ []byte) (string, error) {
+		return t.tenant.UpstreamNamespace(string(ns))
 	})
 	if !done {
 		return nil, false, nil

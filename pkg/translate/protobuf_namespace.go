@@ -16,10 +16,10 @@ func (t *Translator) protobufItemNamespaced(rule *KindRule, item, out []byte) (r
 	if !namespaceOnly(rule) {
 		return out, false, nil
 	}
-	return rewriteNamespace(item, out, func(ns, name string) (string, error) {
-		local, ok := t.tenant.TenantNamespace(ns)
+	return rewriteNamespace(item, out, func(ns, name []byte) (string, error) {
+		local, ok := t.tenant.TenantNamespace(string(ns))
 		if !ok {
-			return "", notFound(rule.Resource, name)
+			return "", notFound(rule.Resource, string(name))
 		}
 		return local, nil
 	})
@@ -33,12 +33,13 @@ func namespaceOnly(rule *KindRule) bool {
 }
 
 // rewriteNamespace appends item to out with its metadata.namespace mapped by
-// mapNS (given the namespace and the object's name), every other byte
-// copied. done is false, and nothing is appended, when the object may need
+// mapNS (given the namespace and the object's name, which stay valid only
+// during the call and are not converted unless mapNS needs them), every
+// other byte copied. done is false, and nothing is appended, when the object may need
 // more than that: a tenant label anywhere in its metadata, owner
 // references, managers of a non-built-in apiVersion, or metadata that does
 // not parse.
-func rewriteNamespace(item, out []byte, mapNS func(ns, name string) (string, error)) (res []byte, done bool, err error) {
+func rewriteNamespace(item, out []byte, mapNS func(ns, name []byte) (string, error)) (res []byte, done bool, err error) {
 	metaStart, metaEnd := -1, -1
 	var meta []byte
 	err = eachField(item, func(num protowire.Number, typ protowire.Type, val []byte, start, end int) error {
@@ -61,7 +62,7 @@ func rewriteNamespace(item, out []byte, mapNS func(ns, name string) (string, err
 		return out, false, nil
 	}
 	nsStart, nsEnd := -1, -1
-	var ns, name string
+	var ns, name []byte
 	simple := true
 	err = eachField(meta, func(num protowire.Number, typ protowire.Type, val []byte, start, end int) error {
 		switch num {
@@ -70,9 +71,9 @@ func rewriteNamespace(item, out []byte, mapNS func(ns, name string) (string, err
 				simple = false
 				return nil
 			}
-			ns, nsStart, nsEnd = string(val), start, end
+			ns, nsStart, nsEnd = val, start, end
 		case metaName:
-			name = string(val)
+			name = val
 		case metaOwners:
 			simple = false
 		case metaManaged:
@@ -83,7 +84,7 @@ func rewriteNamespace(item, out []byte, mapNS func(ns, name string) (string, err
 	if err != nil || !simple {
 		return out, false, nil
 	}
-	if nsStart < 0 || ns == "" {
+	if nsStart < 0 || len(ns) == 0 {
 		return append(out, item...), true, nil
 	}
 	local, err := mapNS(ns, name)

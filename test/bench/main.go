@@ -50,6 +50,10 @@ type config struct {
 	spreadInformers        int
 	floodRequests          int
 	floodClients           int
+	fleetWatches           intList
+	fleetTenants           int
+	fleetWriteRate         float64
+	fleetDuration          time.Duration
 	only                   map[string]bool
 	profiles               string
 }
@@ -82,8 +86,13 @@ func main() {
 	flag.IntVar(&c.spreadConfigMaps, "spread-configmaps", 5, "ConfigMaps per namespace of that tenant (besides kube-root-ca.crt)")
 	flag.IntVar(&c.spreadLists, "spread-lists", 20, "all-namespaces LISTs (and one-namespace LISTs) of those ConfigMaps")
 	flag.IntVar(&c.spreadInformers, "spread-informers", 5, "informers started (and synced) over those ConfigMaps")
-	flag.StringVar(&c.profiles, "profiles", "", "directory to save each proxy's CPU and allocation profiles of the GET and CREATE workloads, and its heap and goroutine profiles while the watches are open (serve and the server)")
-	only := flag.String("only", "", "comma-separated workloads to run (get, list, create, watch, watches-open, flood, tenant-create, scale, spread: the namespaces-per-tenant step of scale alone); all but scale and spread by default")
+	c.fleetWatches = intList{1000, 5000, 10000}
+	flag.Var(&c.fleetWatches, "fleet-watches", "comma-separated, ascending: the watches the fleet workload's server replica holds at each step")
+	flag.IntVar(&c.fleetTenants, "fleet-tenants", 200, "tenants whose watches the fleet workload holds, spread evenly")
+	flag.Float64Var(&c.fleetWriteRate, "fleet-writes-per-second", 20, "ConfigMap creates per second, round the tenants, while the fleet workload times the events")
+	flag.DurationVar(&c.fleetDuration, "fleet-duration", 30*time.Second, "how long the fleet workload writes at each step")
+	flag.StringVar(&c.profiles, "profiles", "", "directory to save each proxy's CPU and allocation profiles of the GET and CREATE workloads, and its heap and goroutine profiles while the watches are open (serve and the server), and the fleet replica's heap and goroutines at each step")
+	only := flag.String("only", "", "comma-separated workloads to run (get, list, create, watch, watches-open, flood, tenant-create, scale, spread: the namespaces-per-tenant step of scale alone, fleet); all but scale, spread and fleet by default")
 	flag.Parse()
 	if *only != "" {
 		c.only = map[string]bool{}
@@ -155,9 +164,10 @@ func run(ctx context.Context, c config) (err error) {
 	}
 
 	// spread is the scale workload's namespaces-per-tenant step on its own
-	// (it does not depend on the number of tenants), and scale goes last:
-	// it leaves c.tenants tenants behind. Each only when asked.
-	for _, w := range []workload{{"spread", runSpread}, {"scale", runScale}} {
+	// (it does not depend on the number of tenants), and scale and fleet go
+	// last: they leave tenants behind (scale its few side's). Each only when
+	// asked.
+	for _, w := range []workload{{"spread", runSpread}, {"scale", runScale}, {"fleet", runFleet}} {
 		if !c.only[w.name] || (w.name == "spread" && c.only["scale"]) {
 			continue
 		}

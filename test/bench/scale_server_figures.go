@@ -51,6 +51,13 @@ func serverFiguresNow(ctx context.Context, e *env, ep *endpoint) (map[string]flo
 			return nil, err
 		}
 	}
+	return serverFiguresOf(m, ep), nil
+}
+
+// serverFiguresOf reads serverFigures of the server at ep from its metrics
+// m and its process: its live heap is the one of its last garbage
+// collection before m was scraped.
+func serverFiguresOf(m metrics, ep *endpoint) map[string]float64 {
 	out := map[string]float64{}
 	if rss, _, ok := ep.rssKiB(); ok {
 		out["RSS"] = rss
@@ -67,7 +74,7 @@ func serverFiguresNow(ctx context.Context, e *env, ep *endpoint) (map[string]flo
 		}
 		out[serverLiveHeap] = goal / (1 + gogc/100) / 1024
 	}
-	return out, nil
+	return out
 }
 
 // gcCount is the number of garbage collections the Go runtime ran (the

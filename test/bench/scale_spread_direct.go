@@ -30,14 +30,7 @@ type upstreamLister struct {
 // newUpstreamLister makes the lister of tenant name over the tenant's
 // namespaces local (their names in the tenant's view).
 func newUpstreamLister(e *env, name string, local []string) (*upstreamLister, error) {
-	t, err := translate.NewTenant(name)
-	if err != nil {
-		return nil, err
-	}
-	cfg := rest.CopyConfig(e.cluster.Config)
-	cfg.QPS, cfg.Burst = -1, 0 // no client-side rate limit: what is timed is the upstream
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: t.UpstreamUser(translate.DefaultAdminUser), Groups: t.UpstreamGroups(nil, true)}
-	cs, err := kubernetes.NewForConfig(cfg)
+	t, cs, err := tenantIdentityClient(e, name)
 	if err != nil {
 		return nil, err
 	}
@@ -46,6 +39,21 @@ func newUpstreamLister(e *env, name string, local []string) (*upstreamLister, er
 		l.nss = append(l.nss, t.Prefix()+ns)
 	}
 	return l, nil
+}
+
+// tenantIdentityClient is a client of the upstream of e acting as the
+// default admin of tenant name (its upstream identity, by impersonation),
+// without a client-side rate limit: what is timed is the upstream.
+func tenantIdentityClient(e *env, name string) (translate.Tenant, *kubernetes.Clientset, error) {
+	t, err := translate.NewTenant(name)
+	if err != nil {
+		return t, nil, err
+	}
+	cfg := rest.CopyConfig(e.cluster.Config)
+	cfg.QPS, cfg.Burst = -1, 0
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: t.UpstreamUser(translate.DefaultAdminUser), Groups: t.UpstreamGroups(nil, true)}
+	cs, err := kubernetes.NewForConfig(cfg)
+	return t, cs, err
 }
 
 // list lists the ConfigMaps of every namespace, spreadLegsAtOnce at once,

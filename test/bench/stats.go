@@ -38,6 +38,9 @@ type result struct {
 	// tenant with its objects in 1 namespace and in Namespaces namespaces
 	// (the scale workload's other axis); Tenants is then 0.
 	Namespaces int `json:"namespaces,omitempty"`
+	// Watches is set on the rows of the fleet workload: the watches the
+	// server replica held.
+	Watches int `json:"watches,omitempty"`
 }
 
 func (r *result) set(endpoint string, v float64) {

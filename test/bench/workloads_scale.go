@@ -189,10 +189,19 @@ func growTo(ctx context.Context, c config, e *env, n int) error {
 	if err != nil {
 		return err
 	}
-	todo := n - have
+	names := make([]string, max(0, n-have))
+	for i := range names {
+		names[i] = fmt.Sprintf("s%d", i)
+	}
+	return createTenants(ctx, c, e, names)
+}
+
+// createTenants runs `kubectl zoo tenant create` for every name,
+// c.scaleParallel at a time.
+func createTenants(ctx context.Context, c config, e *env, names []string) error {
 	t0 := time.Now()
-	return inParallel(ctx, todo, c.scaleParallel, func(i int) error {
-		name := fmt.Sprintf("s%d", i)
+	return inParallel(ctx, len(names), c.scaleParallel, func(i int) error {
+		name := names[i]
 		// tenant create resumes where it failed; a run of thousands of
 		// tenants should not end on one that timed out waiting for the API
 		// server to enforce its boundary, so it gets two more tries.
@@ -210,7 +219,7 @@ func growTo(ctx context.Context, c config, e *env, n int) error {
 			return err
 		}
 		if done := i + 1; done%250 == 0 {
-			logf("scale: %d of %d tenants created in %s", done, todo, time.Since(t0).Round(time.Second))
+			logf("scale: %d of %d tenants created in %s", done, len(names), time.Since(t0).Round(time.Second))
 		}
 		return nil
 	})
