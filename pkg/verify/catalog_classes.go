@@ -31,6 +31,7 @@ func Catalog() []Check {
 	out = append(out, metadataChecks()...)
 	out = append(out, subresourceChecks()...)
 	out = append(out, refusedChecks()...)
+	out = append(out, outsideChecks()...)
 	out = append(out, priorityCheck())
 	return append(out, moreChecks()...)
 }

@@ -98,6 +98,11 @@ type Check struct {
 	// running: the path holds no right on the kind at all, and the attempt
 	// is made and judged (refused by RBAC too, it is held by RBAC).
 	TwinRBAC bool
+	// DirectHarmless, if set, says why the attempt is admitted yet
+	// harmless where no proxy translates it (the tenant identity and the
+	// ServiceAccount directly upstream): there it does not apply, for
+	// that reason.
+	DirectHarmless string
 	// Scratch says the check needs what verify makes in its scratch
 	// tenants (their Service, Role or claim).
 	Scratch bool
@@ -121,6 +126,10 @@ func (c *Check) run(ctx context.Context, t *Target) Result {
 	res := Result{ID: c.ID, Class: c.Class, Title: c.Title, Path: t.Path}
 	if why := c.notOnExisting(t); why != "" {
 		res.Status, res.Detail = NotApplicable, why
+		return res
+	}
+	if c.DirectHarmless != "" && !t.Path.proxied() {
+		res.Status, res.Detail = NotApplicable, c.DirectHarmless
 		return res
 	}
 	if c.Twin != nil {
