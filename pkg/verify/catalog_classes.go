@@ -27,7 +27,7 @@ const (
 
 // Catalog is every check, in report order.
 func Catalog() []Check {
-	out := mtbChecks()
+	out := append(mtbChecks(), promiseChecks()...)
 	out = append(out, metadataChecks()...)
 	out = append(out, subresourceChecks()...)
 	out = append(out, refusedChecks()...)
