@@ -61,14 +61,18 @@ func podSpecPaths() map[schema.GroupResource]string {
 }
 
 // outsideBases are the harmless objects of the kinds whose references
-// verify attempts: a claim of no class, a NetworkPolicy that denies
-// everything, and every kind with a pod spec, the harmless pod (no node
+// verify attempts: a claim of no class, an ExternalName Service of the
+// attacker's own Service, a NetworkPolicy that denies everything, and every kind with a pod spec, the harmless pod (no node
 // matches its selector) at the table's path.
 func outsideBases() map[schema.GroupResource]outsideBase {
 	out := map[schema.GroupResource]outsideBase{
 		{Resource: "persistentvolumeclaims"}: func(t *Target, name string) *unstructured.Unstructured {
 			return object("v1", "PersistentVolumeClaim", t.Namespace, name, nil, map[string]any{"spec": map[string]any{
 				"accessModes": []any{"ReadWriteOnce"}, "resources": map[string]any{"requests": map[string]any{"storage": "1Gi"}}}})
+		},
+		{Resource: "services"}: func(t *Target, name string) *unstructured.Unstructured { // an alias of the attacker's own Service
+			return object("v1", "Service", t.Namespace, name, nil, map[string]any{"spec": map[string]any{
+				"type": "ExternalName", "externalName": serviceDNSName(t.Namespace)}})
 		},
 		{Group: "networking.k8s.io", Resource: "networkpolicies"}: func(t *Target, name string) *unstructured.Unstructured {
 			return object("networking.k8s.io/v1", "NetworkPolicy", t.Namespace, name, nil, map[string]any{"spec": map[string]any{
@@ -117,6 +121,8 @@ func outsideValue(target translate.Target, field string) func(t *Target) any {
 		return func(*Target) any { return everyNamespaceAffinity() }
 	case target == translate.TargetSelector && leaf == "namespaceSelector":
 		return func(*Target) any { return map[string]any{} } // every namespace
+	case target == translate.TargetServiceName:
+		return func(t *Target) any { return serviceDNSName(t.VictimNamespace) }
 	case target == translate.TargetStorage && storageSamples[leaf] != nil:
 		return func(*Target) any { return runtime.DeepCopyJSONValue(storageSamples[leaf]) }
 	}
@@ -192,3 +198,6 @@ func setOutside(obj map[string]any, keys []string, value any) {
 	}
 	setField(obj, keys, value, nil)
 }
+
+// serviceDNSName is the DNS name of verify's Service ScratchObject in ns.
+func serviceDNSName(ns string) string { return ScratchObject + "." + ns + ".svc.cluster.local" }

@@ -29,7 +29,7 @@ var outsideNotAttempted = []string{
 	"flowschemas.flowcontrol.apiserver.k8s.io", "ingressclasses.networking.k8s.io", "ingresses.networking.k8s.io",
 	"mutatingadmissionpolicies.admissionregistration.k8s.io", "mutatingadmissionpolicybindings.admissionregistration.k8s.io",
 	"mutatingwebhookconfigurations.admissionregistration.k8s.io", "persistentvolumes", "priorityclasses.scheduling.k8s.io",
-	"resourceclaims.resource.k8s.io", "resourceclaimtemplates.resource.k8s.io", "services", "storageclasses.storage.k8s.io",
+	"resourceclaims.resource.k8s.io", "resourceclaimtemplates.resource.k8s.io", "storageclasses.storage.k8s.io",
 	"validatingadmissionpolicies.admissionregistration.k8s.io", "validatingadmissionpolicybindings.admissionregistration.k8s.io",
 	"validatingwebhookconfigurations.admissionregistration.k8s.io",
 }
