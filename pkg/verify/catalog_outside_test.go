@@ -9,8 +9,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
 
@@ -180,4 +182,38 @@ func TestSetOutside(t *testing.T) {
 	obj = map[string]any{"spec": map[string]any{}}
 	setOutside(obj, strings.Split("spec.ingress[].from[].namespaceSelector", "."), map[string]any{})
 	assert.Equal(t, []any{map[string]any{}}, fieldValues(obj, strings.Split("spec.ingress[].from[].namespaceSelector", ".")))
+}
+
+// TestOutsideReadbackReads: the read back reads, as the platform admin,
+// the object the attempt wrote through serve in the attacker's namespace,
+// and judges the field stored there: held when the proxy prefixed the
+// victim's namespace in it, escaped when it is stored as sent.
+func TestOutsideReadbackReads(t *testing.T) {
+	const id = "outside/services.spec.externalName"
+	var c Check
+	for _, o := range outsideChecks() {
+		if o.ID == id {
+			c = o
+		}
+	}
+	require.NotNil(t, c.Readback, id)
+	gvr := schema.GroupVersionResource{Version: "v1", Resource: "services"}
+	for _, tc := range []struct {
+		stored string
+		layer  string
+	}{
+		{"zoo-verify.zooverify1-zooverify2-default.svc.cluster.local", LayerProxyNames},
+		{"zoo-verify.zooverify2-default.svc.cluster.local", ""},
+	} {
+		t.Run(tc.stored, func(t *testing.T) {
+			svc := object("v1", "Service", "zooverify1-default", outsideName(id)+"-real", nil, map[string]any{
+				"spec": map[string]any{"type": "ExternalName", "externalName": tc.stored}})
+			dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "ServiceList"}, svc)
+			tgt := &Target{Path: PathServe, Namespace: "default", Upstream: dyn, Write: metav1.CreateOptions{}, VictimNamespace: "zooverify2-default",
+				Attacker: translate.MustTenant("zooverify1"), Victim: translate.MustTenant("zooverify2")}
+			layer, detail, err := c.Readback(context.Background(), tgt)
+			require.NoError(t, err)
+			assert.Equal(t, tc.layer, layer, detail)
+		})
+	}
 }
