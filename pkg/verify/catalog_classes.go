@@ -27,10 +27,11 @@ const (
 
 // Catalog is every check, in report order.
 func Catalog() []Check {
-	out := mtbChecks()
+	out := append(mtbChecks(), promiseChecks()...)
 	out = append(out, metadataChecks()...)
 	out = append(out, subresourceChecks()...)
 	out = append(out, refusedChecks()...)
+	out = append(out, outsideChecks()...)
 	out = append(out, priorityCheck())
 	return append(out, moreChecks()...)
 }

@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -39,7 +38,11 @@ var (
 // moreChecks are the checks of references, selectors, defaults, storage
 // binding, admission configuration and amplification.
 func moreChecks() []Check {
-	return []Check{referenceCheck(), selectorCheck(), defaultClassCheck(), claimCheck(), admissionPolicyCheck(), amplificationCheck()}
+	out := []Check{referenceCheck(), selectorCheck()}
+	out = append(out, defaultChecks()...)
+	out = append(out, claimCheck(), preboundVolumeCheck(), admissionPolicyCheck(), webhookCheck())
+	out = append(out, flowControlChecks()...)
+	return append(out, amplificationCheck())
 }
 
 // roleBinding is a RoleBinding name of the role ref to the ServiceAccount
@@ -119,25 +122,6 @@ func rolePrivilegeCheck() Check {
 			name, _, _ := unstructured.NestedString(rb.Object, "roleRef", "name")
 			return name
 		})}
-}
-
-// defaultClassCheck: a StorageClass of the attacker's that is the default of
-// every tenant's claims (twin: the annotation "false"). A ServiceAccount
-// holds no right on StorageClasses.
-func defaultClassCheck() Check {
-	const key = "storageclass.kubernetes.io/is-default-class"
-	class := func(t *Target, value string) *storagev1.StorageClass {
-		return &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: t.Prefix + "zoo-verify-default", Labels: t.Owner,
-			Annotations: map[string]string{key: value}}, Provisioner: "zoo-verify.example.com/none"}
-	}
-	create := func(ctx context.Context, t *Target, sc *storagev1.StorageClass) error {
-		_, err := t.Kube.StorageV1().StorageClasses().Create(ctx, sc, dryRun)
-		return err
-	}
-	return Check{ID: "defaults/storageclasses", Class: ClassDefaults,
-		Title: "make a StorageClass of the attacker's the cluster's default", Paths: []Path{PathServe, PathIdentity, PathServer},
-		Twin:    func(ctx context.Context, t *Target) error { return create(ctx, t, class(t, "false")) },
-		Attempt: func(ctx context.Context, t *Target) error { return create(ctx, t, class(t, "true")) }}
 }
 
 // claimCheck: a claim in the attacker's namespace naming the victim's

@@ -14,7 +14,8 @@ import (
 )
 
 // TestCatalogMTB: the Multi-Tenancy Benchmarks' checks the catalog maps
-// (profile level 1, and level 2's role privilege escalation), by published
+// (profile level 1, and level 2's role privilege escalation and
+// self-service operations), by published
 // ID (MTB-PL1-BC-HI-1 is published for both host
 // path volumes and NodePort Services).
 func TestCatalogMTB(t *testing.T) {
@@ -26,7 +27,8 @@ func TestCatalogMTB(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"MTB-PL1-CC-CPI-1", "MTB-PL1-CC-TI-2", "MTB-PL1-CC-TI-1", "MTB-PL1-BC-CPI-2",
 		"MTB-PL1-BC-CPI-5", "MTB-PL1-BC-CPI-6", "MTB-PL1-BC-CPI-3", "MTB-PL1-BC-CPI-4",
-		"MTB-PL1-BC-HI-1", "MTB-PL1-BC-HI-3", "MTB-PL1-BC-HI-4", "MTB-PL1-BC-HI-5", "MTB-PL1-BC-HI-1", "MTB-PL1-CC-DI-1", "MTB-PL2-CC-TI-1"}, ids)
+		"MTB-PL1-BC-HI-1", "MTB-PL1-BC-HI-3", "MTB-PL1-BC-HI-4", "MTB-PL1-BC-HI-5", "MTB-PL1-BC-HI-1", "MTB-PL1-CC-DI-1", "MTB-PL2-CC-TI-1",
+		"MTB-PL1-CC-FNS-1", "MTB-PL1-CC-FNS-2", "MTB-PL2-BC-OPS-3", "MTB-PL2-BC-OPS-4"}, ids)
 }
 
 // TestCatalogGenerated: a check for every platform domain (a Service's

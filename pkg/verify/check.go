@@ -98,6 +98,15 @@ type Check struct {
 	// running: the path holds no right on the kind at all, and the attempt
 	// is made and judged (refused by RBAC too, it is held by RBAC).
 	TwinRBAC bool
+	// Promise says the attempt is what the tenant must be able to do, or
+	// a configuration that must be there: done, it is held (the promise
+	// kept); refused, or errBroken, it is escaped.
+	Promise bool
+	// DirectHarmless, if set, says why the attempt is admitted yet
+	// harmless where no proxy translates it (the tenant identity and the
+	// ServiceAccount directly upstream): there it does not apply, for
+	// that reason.
+	DirectHarmless string
 	// Scratch says the check needs what verify makes in its scratch
 	// tenants (their Service, Role or claim).
 	Scratch bool
@@ -123,6 +132,10 @@ func (c *Check) run(ctx context.Context, t *Target) Result {
 		res.Status, res.Detail = NotApplicable, why
 		return res
 	}
+	if c.DirectHarmless != "" && !t.Path.proxied() {
+		res.Status, res.Detail = NotApplicable, c.DirectHarmless
+		return res
+	}
 	if c.Twin != nil {
 		if err := c.Twin(ctx, t); err != nil && !(c.TwinRBAC && refusedByRBAC(err, t.Path)) {
 			res.Status, res.Detail = CouldNotRun, "the harmless twin of the attempt was refused too: "+oneLine(err.Error(), 250)
@@ -135,6 +148,10 @@ func (c *Check) run(ctx context.Context, t *Target) Result {
 		attempt.Write = metav1.CreateOptions{}
 	}
 	err := c.Attempt(ctx, &attempt)
+	if c.Promise && ctx.Err() == nil {
+		res.Status, res.Layer, res.Detail = judgePromise(err, t.Path)
+		return res
+	}
 	if err == nil && c.Readback != nil && t.Path.proxied() {
 		return c.readback(ctx, t, res)
 	}

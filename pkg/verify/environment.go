@@ -36,9 +36,13 @@ const LayerZooPolicies = "ValidatingAdmissionPolicy"
 // against TestedVersion, the Pod Security level the attacker's namespace ns
 // (upstream name) enforces against pol's, from results whether
 // kubectl-zoo's admission policies refused anything, and with a data plane
-// d (else nil) whether the network plugin isolates ns from victimNS.
+// d (else nil) whether the network plugin isolates ns from victimNS, by a
+// pod's address and a Service's; and which admission plugins the API
+// server runs (pluginResults).
 func environmentResults(ctx context.Context, admin kubernetes.Interface, ns, victimNS string, pol policy.Policy, results []Result, d *dataPlane) []Result {
-	return []Result{versionResult(admin), podSecurityResult(ctx, admin, ns, pol), admissionResult(results), networkResult(ctx, d, ns, victimNS, pol)}
+	env := []Result{versionResult(admin), podSecurityResult(ctx, admin, ns, pol), admissionResult(results)}
+	env = append(env, pluginResults(ctx, admin, pol, env)...)
+	return append(env, networkResults(ctx, d, ns, victimNS, pol)...)
 }
 
 // versionResult compares the API server's version with TestedVersion.

@@ -2,12 +2,16 @@ package verify
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -32,6 +36,10 @@ const tokenSeconds = 600
 func newTarget(path Path, cfg *rest.Config, timeout time.Duration) (*Target, error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.Timeout, cfg.WarningHandler = timeout, rest.NoWarnings{}
+	// The attempts are sequential, each bounded by timeout: client-go's
+	// default of 5 requests a second would make the catalog's hundreds of
+	// attempts wait on the client, not on the cluster.
+	cfg.QPS, cfg.Burst = 100, 200
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s client: %w", path, err)
@@ -123,4 +131,26 @@ func firstNode(ctx context.Context, admin kubernetes.Interface) (string, error) 
 		return "", nil
 	}
 	return nodes.Items[0].Name, nil
+}
+
+// setUpVictimClasses makes, as the platform admin, a class of the victim's
+// of each kind a pod spec or a claim names (ScratchObject, in its prefix and
+// labeled for it): the objects the attempts at shared references name.
+func setUpVictimClasses(ctx context.Context, admin kubernetes.Interface, victim translate.Tenant) error {
+	meta := metav1.ObjectMeta{Name: victim.Prefix() + ScratchObject, Labels: tenantctl.OwnerLabels(victim)}
+	var errs []error
+	_, err := admin.SchedulingV1().PriorityClasses().Create(ctx, &schedulingv1.PriorityClass{ObjectMeta: meta, Value: 0,
+		PreemptionPolicy: ptr.To(corev1.PreemptNever)}, metav1.CreateOptions{})
+	errs = append(errs, err)
+	_, err = admin.NodeV1().RuntimeClasses().Create(ctx, &nodev1.RuntimeClass{ObjectMeta: meta, Handler: "runc"}, metav1.CreateOptions{})
+	errs = append(errs, err)
+	_, err = admin.StorageV1().StorageClasses().Create(ctx, &storagev1.StorageClass{ObjectMeta: meta, Provisioner: "zoo-verify.example.com/none"}, metav1.CreateOptions{})
+	errs = append(errs, err)
+	_, err = admin.StorageV1().VolumeAttributesClasses().Create(ctx, &storagev1.VolumeAttributesClass{ObjectMeta: meta, DriverName: "zoo-verify.example.com",
+		Parameters: map[string]string{"tier": "zooverify"}}, metav1.CreateOptions{})
+	errs = append(errs, err)
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("create the victim's classes: %w", err)
+	}
+	return nil
 }

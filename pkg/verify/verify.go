@@ -135,6 +135,9 @@ func setUp(ctx context.Context, s *scratch, upstream *rest.Config, opts Options)
 	if err := setUpObjects(ctx, s.client.Kube, ns, v.Prefix()+"default"); err != nil {
 		return nil, stop, err
 	}
+	if err := setUpVictimClasses(ctx, s.client.Kube, v); err != nil {
+		return nil, stop, err
+	}
 	node, err := firstNode(ctx, s.client.Kube)
 	if err != nil {
 		return nil, stop, err

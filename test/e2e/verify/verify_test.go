@@ -30,7 +30,7 @@ func key(r verify.Result) string { return r.ID + " [" + string(r.Path) + "]" }
 // tenants exist, unless --yes; with the binding of zoo-tenant-metadata
 // deleted, exactly the attempts that only that binding's policy held
 // escape, and verify exits non-zero with one line (the data plane, where
-// pods do not run, could not run).
+// pods do not run, could not run, by a pod's address nor a Service's).
 func TestVerify(t *testing.T) {
 	install(t)
 	server := serverFlags(t)
@@ -71,9 +71,11 @@ func TestVerify(t *testing.T) {
 		res, broken := runVerify(t, append(server, "--yes", "--data-plane", "--image", "busybox:1.37", "--request-timeout", "10s")...)
 		framework.RequireOneLineError(t, res, "attempts escaped")
 		require.NotNil(t, broken)
-		network := resultOf(t, broken, verify.EnvNetworkID)
-		assert.Equal(t, verify.CouldNotRun, network.Status, network.Detail)
-		assert.Contains(t, network.Detail, "pods may not run on this cluster")
+		for _, id := range []string{verify.EnvNetworkID, verify.EnvNetworkServiceID} { // a pod's address, a Service's
+			network := resultOf(t, broken, id)
+			assert.Equal(t, verify.CouldNotRun, network.Status, "%s: %s", id, network.Detail)
+			assert.Contains(t, network.Detail, "pods may not run on this cluster", id)
+		}
 		// An attempt the broken policy held escapes unless another layer
 		// holds it too (a default class annotation is zoo-tenant-storage's
 		// as well); nothing else escapes.

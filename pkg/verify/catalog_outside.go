@@ -1,0 +1,273 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+)
+
+// The references of the kinds table whose target can name something
+// outside the tenant (translate.Target.NamesOutside) each get an attempt
+// without code of their own, as the refused ones do (catalog_refused.go):
+// the kind's harmless object (outsideBases) with the field set to a value
+// that names the victim's object or every namespace (outsideValue). Through
+// the proxy the attempt is written for real and read back: held when what
+// is stored no longer names the victim's (outsideReadback); directly
+// upstream it is a dry run that must be refused. TestOutsideChecks fails
+// for a reference that has neither an attempt nor a reason in
+// outsideElsewhere.
+
+// outsideBase builds a kind's harmless object named name, as t's path
+// names the attacker's own.
+type outsideBase func(t *Target, name string) *unstructured.Unstructured
+
+// outsideChecks are the attempts of every reference that can name
+// something outside the tenant, of a kind verify has a harmless object of,
+// with a target verify has a value of.
+func outsideChecks() []Check {
+	var out []Check
+	bases := outsideBases()
+	twins := &twinCache{admitted: map[string]bool{}}
+	for _, rule := range translate.Kinds() {
+		base, ok := bases[rule.Resource]
+		if !ok {
+			continue
+		}
+		for _, ref := range rule.Refs {
+			_, elsewhere := outsideElsewhere[outsideKey(rule.Resource, ref.Field)]
+			if !ref.Target.NamesOutside() || ref.Target.Refused() || elsewhere || outsideValue(ref.Target, ref.Field) == nil {
+				continue
+			}
+			out = append(out, outsideCheck(rule.Resource, ref, base, twins))
+		}
+	}
+	return out
+}
+
+// outsideElsewhere are the references that can name something outside the
+// tenant that a check of their own attempts, by the check's ID.
+var outsideElsewhere = map[string]string{
+	"persistentvolumeclaims spec.volumeName":                                                           "storage/persistentvolumeclaims.spec.volumeName",
+	"rolebindings.rbac.authorization.k8s.io subjects":                                                  "reference/rolebindings.subjects",
+	"rolebindings.rbac.authorization.k8s.io roleRef":                                                   "MTB-PL2-CC-TI-1",
+	"validatingadmissionpolicies.admissionregistration.k8s.io spec.matchConstraints.namespaceSelector": "admission/validatingadmissionpolicies",
+}
+
+// outsideKey names gr's reference at field.
+func outsideKey(gr schema.GroupResource, field string) string { return gr.String() + " " + field }
+
+// outsideCheckID is the ID of the attempt at gr's reference field.
+func outsideCheckID(gr schema.GroupResource, field string) string {
+	return "outside/" + gr.String() + "." + field
+}
+
+// outsideName is the name of the objects of the attempt id: one of its own,
+// so that the real writes of different attempts never meet.
+func outsideName(id string) string {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(id))
+	return fmt.Sprintf("zoo-verify-o%08x", h.Sum32())
+}
+
+// outsidePaths are the paths of the generated attempts: serve's proxy, and
+// the two identities directly upstream. The server paths run the same
+// translator as serve; the catalog's other checks attempt through them.
+var outsidePaths = []Path{PathServe, PathIdentity, PathServiceAccount}
+
+// twinCache remembers, per kind and path, that the kind's harmless object
+// was admitted: the twin of every attempt at the kind's references is the
+// same request, made once per path.
+type twinCache struct {
+	mu       sync.Mutex
+	admitted map[string]bool
+}
+
+// twin makes the twin of gr on t's path with make, unless it was admitted
+// already.
+func (c *twinCache) twin(gr schema.GroupResource, t *Target, make func() error) error {
+	key := gr.String() + " " + string(t.Path)
+	c.mu.Lock()
+	done := c.admitted[key]
+	c.mu.Unlock()
+	if done {
+		return nil
+	}
+	err := make()
+	if err == nil {
+		c.mu.Lock()
+		c.admitted[key] = true
+		c.mu.Unlock()
+	}
+	return err
+}
+
+// outsideCheck sets ref's field of base's object to the target's value
+// (twin: base's object).
+func outsideCheck(gr schema.GroupResource, ref translate.Ref, base outsideBase, twins *twinCache) Check {
+	id := outsideCheckID(gr, ref.Field)
+	keys := strings.Split(ref.Field, ".")
+	attempt := func(t *Target, name string) *unstructured.Unstructured {
+		obj := base(t, name)
+		setOutside(obj.Object, keys, outsideValue(ref.Target, ref.Field)(t))
+		return obj
+	}
+	create := func(ctx context.Context, t *Target, obj *unstructured.Unstructured) error {
+		_, err := t.Dynamic.Resource(gr.WithVersion(obj.GroupVersionKind().Version)).Namespace(obj.GetNamespace()).Create(ctx, obj, t.Write)
+		return err
+	}
+	return Check{ID: id, Class: outsideClass(ref.Target), TwinRBAC: true, Scratch: ref.Target == translate.TargetShared, Paths: outsidePaths,
+		Title:          "name the victim's or every namespace's in " + ref.Field + " of a " + gr.Resource + " (" + ref.Target.String() + ")",
+		NotApplicable:  outsideNotApplicable(ref),
+		DirectHarmless: outsideHarmlessUpstream(ref.Field),
+		Twin: func(ctx context.Context, t *Target) error {
+			return twins.twin(gr, t, func() error {
+				twin := *t
+				twin.Write = dryRun
+				return create(ctx, &twin, base(t, outsideName(gr.String())))
+			})
+		},
+		Attempt: func(ctx context.Context, t *Target) error { return create(ctx, t, attempt(t, t.name(outsideName(id)))) },
+		Readback: func(ctx context.Context, t *Target) (string, string, error) {
+			stored, err := readObject(ctx, t, gr.WithVersion(base(t, "").GroupVersionKind().Version), upstreamNamespace(t), outsideName(id)+t.realSuffix())
+			if err != nil {
+				return "", "", err
+			}
+			return outsideReadback(t, ref, fieldValues(stored.Object, keys), fieldValues(attempt(t, "").Object, keys))
+		}}
+}
+
+// outsideNotApplicable says when the tenant's policy allows the value: a
+// volume source it lists.
+func outsideNotApplicable(ref translate.Ref) func(p policy.Policy) string {
+	if ref.Target != translate.TargetStorage {
+		return nil
+	}
+	source := lastKey(ref.Field)
+	return func(p policy.Policy) string {
+		if slices.Contains(p.VolumeSources, source) {
+			return "the tenant's policy allows the volume source " + source + " (kubectl zoo policy set --volume-sources)"
+		}
+		return ""
+	}
+}
+
+// outsideHarmlessUpstream is why a reference at field is admitted directly
+// upstream yet harmless, or "": a claim template's names are judged on the
+// claim the controller makes from it.
+func outsideHarmlessUpstream(field string) string {
+	if strings.HasSuffix(field, "].namespaceSelector") && (strings.Contains(field, "ingress[]") || strings.Contains(field, "egress[]")) {
+		return "a NetworkPolicy governs only the pods of its own namespace: naming other namespaces opens the attacker's door, not theirs"
+	}
+	if strings.Contains(field, "volumeClaimTemplate") || strings.Contains(field, "volumeClaimTemplates[]") {
+		return "a claim template is admitted upstream as written; the claim the controller makes from it is judged by zoo-tenant-storage, which verify's claim checks attempt"
+	}
+	return ""
+}
+
+// outsideClass is the class of docs/security.md of a target.
+func outsideClass(target translate.Target) string {
+	switch target {
+	case translate.TargetSelector:
+		return ClassSelectors
+	case translate.TargetStorage, translate.TargetOwned:
+		return ClassStorage
+	}
+	return ClassReferences
+}
+
+// outsideReadback judges what the proxy stored of an attempt that named
+// sent: held when none of the stored values is one sent, and a selector
+// is confined to the attacker's namespaces.
+func outsideReadback(t *Target, ref translate.Ref, stored, sent []any) (string, string, error) {
+	if len(stored) == 0 {
+		return "", "", fmt.Errorf("%s is not stored", ref.Field)
+	}
+	if ref.Target.PolicyAllowed() { // checked, never translated: stored at all is an escape
+		return "", fmt.Sprintf("%s is stored: %v", ref.Field, stored), nil
+	}
+	for _, v := range stored {
+		if slices.ContainsFunc(sent, func(s any) bool { return reflect.DeepEqual(s, v) }) {
+			return "", fmt.Sprintf("%s is stored as sent: %v", ref.Field, v), nil
+		}
+		if ref.Target == translate.TargetSelector && !selectorConfined(v, lastKey(ref.Field), t.Attacker) {
+			return "", fmt.Sprintf("%s is stored unconfined: %v", ref.Field, v), nil
+		}
+	}
+	if ref.Target == translate.TargetSelector {
+		return LayerProxyConfined, fmt.Sprintf("%s is confined to %s In (%s)", ref.Field, translate.TenantLabel, t.Attacker), nil
+	}
+	return LayerProxyNames, fmt.Sprintf("%s is stored as %v", ref.Field, stored), nil
+}
+
+// selectorConfined says v, the value of a field named leaf, is a
+// namespaceSelector, or holds some, that require the tenant label of t.
+func selectorConfined(v any, leaf string, t translate.Tenant) bool {
+	if sel, ok := v.(map[string]any); ok && leaf == "namespaceSelector" {
+		return confinedTo(sel, t)
+	}
+	found := false
+	ok := walkSelectors(v, func(sel map[string]any) bool {
+		found = true
+		return confinedTo(sel, t)
+	})
+	return ok && found
+}
+
+// walkSelectors calls f on every namespaceSelector in v; false when f said
+// false for one.
+func walkSelectors(v any, f func(map[string]any) bool) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if sel, ok := e.(map[string]any); ok && k == "namespaceSelector" && !f(sel) {
+				return false
+			}
+			if !walkSelectors(e, f) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if !walkSelectors(e, f) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// fieldValues are the values at the path of keys in obj, through every
+// element of a list ("key[]").
+func fieldValues(obj any, keys []string) []any {
+	if len(keys) == 0 {
+		return []any{obj}
+	}
+	m, ok := obj.(map[string]any)
+	if !ok {
+		return nil
+	}
+	key, list := strings.CutSuffix(keys[0], "[]")
+	v, ok := m[key]
+	if !ok {
+		return nil
+	}
+	if !list {
+		return fieldValues(v, keys[1:])
+	}
+	items, _ := v.([]any)
+	var out []any
+	for _, item := range items {
+		out = append(out, fieldValues(item, keys[1:])...)
+	}
+	return out
+}
