@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -208,5 +209,5 @@ func (l *platformLookup) policy(ctx context.Context) (policy.Policy, error) {
 	if err != nil {
 		return policy.Policy{}, err
 	}
-	return tenantctl.EffectivePolicy(rec)
+	return tenantapi.EffectivePolicy(rec)
 }

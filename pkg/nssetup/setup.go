@@ -35,6 +35,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/crbstore"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -68,7 +69,7 @@ type Config struct {
 	// Record returns a tenant's record, nil when it has none; nil reads
 	// it with Client. Before it writes, a reconcile reads the record with
 	// Client again: what Record returns may be older.
-	Record func(ctx context.Context, tenant string) (*tenantctl.Tenant, error)
+	Record func(ctx context.Context, tenant string) (*tenantapi.Tenant, error)
 	// RecordsSynced, when set, reports whether what Record reads from
 	// (an informer) is synced: no namespace is reconciled before.
 	RecordsSynced cache.InformerSynced
@@ -118,7 +119,7 @@ func New(cfg Config) (*Reconciler, error) {
 	// The admins' RoleBindings by name, not by label: a tenant that
 	// strips the label of its own must not hide it.
 	admins := factory(func(o *metav1.ListOptions) {
-		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", tenantctl.NamespaceAdminsRoleBinding).String()
+		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", tenantapi.NamespaceAdminsRoleBinding).String()
 	}).Rbac().V1().RoleBindings()
 	granted := factory(func(o *metav1.ListOptions) { o.LabelSelector = crbstore.MaterializedFromLabel }).Rbac().V1().RoleBindings().Informer()
 	for _, inf := range []cache.SharedIndexInformer{nsInformer, admins.Informer(), granted} {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -32,8 +33,8 @@ const (
 // PodSecurityLevel returns the Pod Security level of a tenant's namespaces:
 // spec.policy.podSecurity of its record (EffectivePolicy), or
 // translate.DefaultPodSecurityLevel.
-func PodSecurityLevel(t *Tenant) (string, error) {
-	p, err := EffectivePolicy(t)
+func PodSecurityLevel(t *tenantapi.Tenant) (string, error) {
+	p, err := tenantapi.EffectivePolicy(t)
 	if err != nil {
 		return "", err
 	}
@@ -210,7 +211,7 @@ func metadataPolicy(webhookKeys []string) *admissionv1.ValidatingAdmissionPolicy
 	}
 	return &admissionv1.ValidatingAdmissionPolicy{
 		TypeMeta: policyType,
-		ObjectMeta: metav1.ObjectMeta{Name: MetadataPolicy, Labels: managedLabels(),
+		ObjectMeta: metav1.ObjectMeta{Name: MetadataPolicy, Labels: tenantapi.ManagedLabels(),
 			Annotations: map[string]string{WebhookKeysAnnotation: strings.Join(webhookKeys, ",")}},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy:    ptr.To(admissionv1.Fail),
@@ -322,7 +323,7 @@ func priorityPolicy() *admissionv1.ValidatingAdmissionPolicy {
 	ann := quote(translate.PriorityClassesAnnotation)
 	return &admissionv1.ValidatingAdmissionPolicy{
 		TypeMeta:   policyType,
-		ObjectMeta: metav1.ObjectMeta{Name: PriorityPolicy, Labels: managedLabels()},
+		ObjectMeta: metav1.ObjectMeta{Name: PriorityPolicy, Labels: tenantapi.ManagedLabels()},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionv1.Fail),
 			MatchConstraints: &admissionv1.MatchResources{

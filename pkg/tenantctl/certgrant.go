@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -78,7 +79,7 @@ func CertGrantRBAC(g CertGrant, owner metav1.OwnerReference) (*rbacv1.ClusterRol
 	name := CertGrantName(t, g.Serial)
 	meta := metav1.ObjectMeta{
 		Name:            name,
-		Labels:          map[string]string{ManagedByLabel: ManagedByValue, CertGrantTenantLabel: t.Name()},
+		Labels:          map[string]string{tenantapi.ManagedByLabel: tenantapi.ManagedByValue, CertGrantTenantLabel: t.Name()},
 		Annotations:     map[string]string{TenantUserAnnotation: g.User},
 		OwnerReferences: []metav1.OwnerReference{owner},
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -48,7 +49,7 @@ var (
 // implies: the source (translate.PropagatedFromLabel=policy), the owner,
 // and kubectl-zoo as manager.
 func PolicyObjectLabels(t translate.Tenant) map[string]string {
-	l := tenantManagedLabels(t)
+	l := tenantapi.TenantManagedLabels(t)
 	l[translate.PropagatedFromLabel] = translate.PropagatedFromPolicy
 	return l
 }

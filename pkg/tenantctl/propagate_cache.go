@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -21,7 +22,7 @@ import (
 // (apierrors) when it holds none.
 type PolicyCache struct {
 	// Tenant returns a tenant's record.
-	Tenant func(name string) (*Tenant, error)
+	Tenant func(name string) (*tenantapi.Tenant, error)
 	// Namespaces returns the namespaces labeled for tenant t (of which
 	// those named with t's prefix count, as upstream).
 	Namespaces func(t translate.Tenant) ([]corev1.Namespace, error)
@@ -130,7 +131,7 @@ func (c *Client) dryReconcilePolicyObjects(ctx context.Context, t translate.Tena
 	if rec.DeletionTimestamp != nil {
 		return nil
 	}
-	p, err := EffectivePolicy(rec)
+	p, err := tenantapi.EffectivePolicy(rec)
 	if err != nil {
 		return err
 	}

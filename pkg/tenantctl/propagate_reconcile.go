@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -108,7 +109,7 @@ func (c *Client) livePolicy(ctx context.Context, t translate.Tenant) (policy.Pol
 	if rec.DeletionTimestamp != nil {
 		return policy.Policy{}, false, nil
 	}
-	p, err := EffectivePolicy(rec) // policy.go
+	p, err := tenantapi.EffectivePolicy(rec) // policy.go
 	return p, err == nil, err
 }
 

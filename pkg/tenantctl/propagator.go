@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantprop"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -25,7 +26,7 @@ const PropagatorName = "zoo-propagator"
 func PropagatorClusterRole() *rbacv1.ClusterRole {
 	return &rbacv1.ClusterRole{
 		TypeMeta:   clusterRoleType,
-		ObjectMeta: metav1.ObjectMeta{Name: PropagatorName, Labels: managedLabels()},
+		ObjectMeta: metav1.ObjectMeta{Name: PropagatorName, Labels: tenantapi.ManagedLabels()},
 		Rules: []rbacv1.PolicyRule{
 			{APIGroups: []string{""}, Resources: tenantprop.Kinds, Verbs: []string{"get", "list", "watch", "create", "update", "delete"}},
 			{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "list", "watch"}},
@@ -40,7 +41,7 @@ func PropagatorClusterRole() *rbacv1.ClusterRole {
 func PropagatorClusterRoleBinding() *rbacv1.ClusterRoleBinding {
 	return &rbacv1.ClusterRoleBinding{
 		TypeMeta:   clusterRoleBindingType,
-		ObjectMeta: metav1.ObjectMeta{Name: PropagatorName, Labels: managedLabels()},
+		ObjectMeta: metav1.ObjectMeta{Name: PropagatorName, Labels: tenantapi.ManagedLabels()},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: PropagatorName},
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: tenantprop.PropagatorNamespace,
 			Name: tenantprop.PropagatorServiceAccount}},
@@ -70,7 +71,7 @@ func propagatorPolicy() *admissionv1.ValidatingAdmissionPolicy {
 	}
 	return &admissionv1.ValidatingAdmissionPolicy{
 		TypeMeta:   policyType,
-		ObjectMeta: metav1.ObjectMeta{Name: PropagatorName, Labels: managedLabels()},
+		ObjectMeta: metav1.ObjectMeta{Name: PropagatorName, Labels: tenantapi.ManagedLabels()},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy:    ptr.To(admissionv1.Fail),
 			MatchConstraints: writes(),

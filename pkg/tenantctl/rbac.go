@@ -9,6 +9,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -38,19 +39,19 @@ var (
 func InstallClusterRoles() []*rbacv1.ClusterRole {
 	roles := []*rbacv1.ClusterRole{{
 		TypeMeta:   clusterRoleType,
-		ObjectMeta: metav1.ObjectMeta{Name: TenantAdminClusterRole, Labels: managedLabels()},
+		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.TenantAdminClusterRole, Labels: tenantapi.ManagedLabels()},
 		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}}},
 	}, {
 		TypeMeta:   clusterRoleType,
-		ObjectMeta: metav1.ObjectMeta{Name: TenantClusterClusterRole, Labels: managedLabels()},
+		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.TenantClusterClusterRole, Labels: tenantapi.ManagedLabels()},
 		Rules:      tenantClusterRules(),
 	}}
 	for _, level := range translate.PodSecurityLevels {
 		roles = append(roles, &rbacv1.ClusterRole{
 			TypeMeta:   clusterRoleType,
-			ObjectMeta: metav1.ObjectMeta{Name: MembershipClusterRole(level), Labels: managedLabels()},
+			ObjectMeta: metav1.ObjectMeta{Name: tenantapi.MembershipClusterRole(level), Labels: tenantapi.ManagedLabels()},
 			Rules: []rbacv1.PolicyRule{{
-				APIGroups: []string{translate.APIGroup}, Resources: []string{TenantResource}, Verbs: []string{"get"},
+				APIGroups: []string{translate.APIGroup}, Resources: []string{tenantapi.TenantResource}, Verbs: []string{"get"},
 			}, {
 				APIGroups: []string{translate.APIGroup}, Resources: []string{PodSecurityLevelResource},
 				ResourceNames: []string{level}, Verbs: []string{"use"},
@@ -71,8 +72,8 @@ func InstallClusterRoles() []*rbacv1.ClusterRole {
 func InstallClusterRoleBindings() []*rbacv1.ClusterRoleBinding {
 	return []*rbacv1.ClusterRoleBinding{{
 		TypeMeta:   clusterRoleBindingType,
-		ObjectMeta: metav1.ObjectMeta{Name: TenantClusterClusterRole, Labels: managedLabels()},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: TenantClusterClusterRole},
+		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.TenantClusterClusterRole, Labels: tenantapi.ManagedLabels()},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantapi.TenantClusterClusterRole},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: translate.AdminsGroup}},
 	}, PropagatorClusterRoleBinding(), // propagator.go
 		SleepClusterRoleBinding()} // sleep_rbac.go
@@ -176,7 +177,7 @@ func tenantStatusRules() []rbacv1.PolicyRule {
 // tenants exist. A tenant can neither make such a binding (TenantPolicy: its
 // bindings name only its own subjects) nor delete it, nor delete the
 // namespace.
-func TenantRBAC(tenant *Tenant) (*rbacv1.RoleBinding, error) {
+func TenantRBAC(tenant *tenantapi.Tenant) (*rbacv1.RoleBinding, error) {
 	t, err := tenant.TenantOf()
 	if err != nil {
 		return nil, err
@@ -187,9 +188,9 @@ func TenantRBAC(tenant *Tenant) (*rbacv1.RoleBinding, error) {
 	}
 	return &rbacv1.RoleBinding{
 		TypeMeta:   roleBindingType,
-		ObjectMeta: metav1.ObjectMeta{Name: MembershipRoleBinding, Namespace: MembershipNamespace(t), Labels: tenantManagedLabels(t)},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: MembershipClusterRole(level)},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: RegistryNamespace, Name: RegistryServiceAccount}},
+		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.MembershipRoleBinding, Namespace: tenantapi.MembershipNamespace(t), Labels: tenantapi.TenantManagedLabels(t)},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantapi.MembershipClusterRole(level)},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: tenantapi.RegistryNamespace, Name: tenantapi.RegistryServiceAccount}},
 	}, nil
 }
 
@@ -199,7 +200,7 @@ func TenantRBAC(tenant *Tenant) (*rbacv1.RoleBinding, error) {
 // impersonating the tenant admin who asked: TenantClusterClusterRole allows
 // exactly that (create rolebindings, bind ClusterRoles) and TenantPolicy
 // confines it to the tenant's namespaces.
-func NamespaceRBAC(tenant *Tenant, namespace string) ([]*rbacv1.RoleBinding, error) {
+func NamespaceRBAC(tenant *tenantapi.Tenant, namespace string) ([]*rbacv1.RoleBinding, error) {
 	t, err := tenant.TenantOf()
 	if err != nil {
 		return nil, err
@@ -209,8 +210,8 @@ func NamespaceRBAC(tenant *Tenant, namespace string) ([]*rbacv1.RoleBinding, err
 	}
 	return []*rbacv1.RoleBinding{{
 		TypeMeta:   roleBindingType,
-		ObjectMeta: metav1.ObjectMeta{Name: NamespaceAdminsRoleBinding, Namespace: namespace, Labels: tenantManagedLabels(t)},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: TenantAdminClusterRole},
+		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.NamespaceAdminsRoleBinding, Namespace: namespace, Labels: tenantapi.TenantManagedLabels(t)},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantapi.TenantAdminClusterRole},
 		Subjects:   adminSubjects(t, tenant.Spec.Admins),
 	}}, nil
 }
@@ -230,12 +231,12 @@ func NamespaceRBAC(tenant *Tenant, namespace string) ([]*rbacv1.RoleBinding, err
 // in the tenant's "system:aggregate-to-<name>" (AggregateBaseClusterRole),
 // labeled to aggregate into it, as in a cluster of its own.
 func TenantClusterRoles(t translate.Tenant, clusterRole func(name string) *rbacv1.ClusterRole) []*rbacv1.ClusterRole {
-	out := make([]*rbacv1.ClusterRole, 0, 2*len(StandardClusterRoles))
-	for _, name := range StandardClusterRoles {
+	out := make([]*rbacv1.ClusterRole, 0, 2*len(tenantapi.StandardClusterRoles))
+	for _, name := range tenantapi.StandardClusterRoles {
 		if name == "cluster-admin" {
 			out = append(out, &rbacv1.ClusterRole{
 				TypeMeta:   clusterRoleType,
-				ObjectMeta: metav1.ObjectMeta{Name: t.Prefix() + name, Labels: tenantManagedLabels(t)},
+				ObjectMeta: metav1.ObjectMeta{Name: t.Prefix() + name, Labels: tenantapi.TenantManagedLabels(t)},
 				Rules: []rbacv1.PolicyRule{
 					{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}},
 					{NonResourceURLs: []string{"*"}, Verbs: []string{"*"}},
@@ -244,7 +245,7 @@ func TenantClusterRoles(t translate.Tenant, clusterRole func(name string) *rbacv
 			continue
 		}
 		std := clusterRole(name)
-		labels := tenantManagedLabels(t)
+		labels := tenantapi.TenantManagedLabels(t)
 		for k, v := range std.Labels {
 			if rest, ok := strings.CutPrefix(k, translate.AggregateLabelPrefix); ok {
 				labels[translate.TenantAggregateLabelPrefix+rest] = v
@@ -255,7 +256,7 @@ func TenantClusterRoles(t translate.Tenant, clusterRole func(name string) *rbacv
 			ObjectMeta:      metav1.ObjectMeta{Name: t.Prefix() + name, Labels: labels},
 			AggregationRule: StandardAggregationRule(t, name),
 		})
-		baseLabels := tenantManagedLabels(t)
+		baseLabels := tenantapi.TenantManagedLabels(t)
 		baseLabels[translate.TenantAggregateLabelPrefix+name] = "true"
 		out = append(out, &rbacv1.ClusterRole{
 			TypeMeta:   clusterRoleType,
@@ -277,7 +278,7 @@ func (c *Client) waitStandardRoles(ctx context.Context, t translate.Tenant, role
 	for _, r := range roles {
 		byName[r.Name] = r
 	}
-	for _, name := range StandardClusterRoles {
+	for _, name := range tenantapi.StandardClusterRoles {
 		base, ok := byName[t.Prefix()+AggregateBaseClusterRole(name)]
 		if !ok {
 			continue // cluster-admin

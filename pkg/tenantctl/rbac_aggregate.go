@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -104,7 +105,7 @@ var AggregatedStandardRoles = []string{"view", "edit", "admin"}
 // standard admin, edit or view: labeled so and not one of the standard
 // roles or their bases, which carry those labels themselves.
 func AggregatesIntoStandardRoles(t translate.Tenant, name string, labels map[string]string) bool {
-	for _, std := range StandardClusterRoles {
+	for _, std := range tenantapi.StandardClusterRoles {
 		if name == t.Prefix()+std || name == t.Prefix()+AggregateBaseClusterRole(std) {
 			return false
 		}

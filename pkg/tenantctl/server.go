@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -19,7 +20,7 @@ import (
 const (
 	// ServerNamespace holds the server: its ServiceAccount, Deployment,
 	// Service and certificate. It is also the RegistryNamespace.
-	ServerNamespace = RegistryNamespace
+	ServerNamespace = tenantapi.RegistryNamespace
 	// ServerName names the server's ServiceAccount, ClusterRole,
 	// ClusterRoleBinding, Deployment, PodDisruptionBudget and Service.
 	ServerName = "zoo-server"
@@ -183,7 +184,7 @@ func ServerRBAC() []runtime.Object {
 
 // serverLabels mark what install --server applies.
 func serverLabels() map[string]string {
-	l := managedLabels()
+	l := tenantapi.ManagedLabels()
 	l["app.kubernetes.io/part-of"] = "kubectl-zoo"
 	l["app.kubernetes.io/component"] = "server"
 	return l

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -58,7 +59,7 @@ func CRDServerClusterRole(t translate.Tenant, crd ServedCRD) (*rbacv1.ClusterRol
 	for _, s := range slices.Compact(subs) {
 		resources = append(resources, crd.Plural+"/"+s)
 	}
-	labels := tenantManagedLabels(t)
+	labels := tenantapi.TenantManagedLabels(t)
 	labels[ServerAggregateLabel] = "true"
 	return &rbacv1.ClusterRole{
 		TypeMeta: clusterRoleType,

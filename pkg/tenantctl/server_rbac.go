@@ -7,6 +7,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -59,7 +60,7 @@ func ServerBaseClusterRole() *rbacv1.ClusterRole {
 		// proxy's read of the caller's tenant (tenant_record.go) and its
 		// list of the other tenants, left out of lists of shared kinds
 		// (shared_tenants.go).
-		{APIGroups: []string{translate.APIGroup}, Resources: []string{TenantResource}, Verbs: readVerbs},
+		{APIGroups: []string{translate.APIGroup}, Resources: []string{tenantapi.TenantResource}, Verbs: readVerbs},
 		// The tenant's namespaces: listed and watched by label for the
 		// fan-out of all-namespaces lists and watches (namespaces.go,
 		// fanout_watch.go), read one by one for the priority classes a

@@ -15,6 +15,7 @@ import (
 	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -31,7 +32,7 @@ func TestServerObjects(t *testing.T) {
 		kinds = append(kinds, u.GetKind())
 		_, err = gvrOf(u)
 		require.NoError(t, err, "install must know the resource of %s", u.GetKind())
-		assert.Equal(t, ManagedByValue, u.GetLabels()[ManagedByLabel], u.GetName())
+		assert.Equal(t, tenantapi.ManagedByValue, u.GetLabels()[tenantapi.ManagedByLabel], u.GetName())
 		assert.True(t, strings.HasPrefix(u.GetName(), "zoo-"), u.GetName())
 		if ns := u.GetNamespace(); ns != "" {
 			assert.Contains(t, []string{ServerNamespace, "kube-system"}, ns, u.GetName())
@@ -129,7 +130,7 @@ func TestServerClusterRole(t *testing.T) {
 	for _, tc := range []struct{ group, resource, verb string }{
 		{"", "users", "impersonate"}, {"", "groups", "impersonate"}, {"", "serviceaccounts", "impersonate"},
 		{"authentication.k8s.io", "tokenreviews", "create"}, {"authorization.k8s.io", "subjectaccessreviews", "create"},
-		{translate.APIGroup, TenantResource, "watch"}, {"", "namespaces", "list"}, {"", "namespaces", "watch"},
+		{translate.APIGroup, tenantapi.TenantResource, "watch"}, {"", "namespaces", "list"}, {"", "namespaces", "watch"},
 		{"rbac.authorization.k8s.io", "clusterrolebindings", "list"}, {"", "configmaps", "create"},
 	} {
 		assert.True(t, allows(rules, tc.group, tc.resource, tc.verb), "%s %s.%s", tc.verb, tc.resource, tc.group)
@@ -143,7 +144,7 @@ func TestServerClusterRole(t *testing.T) {
 	assert.False(t, allows(rules, "", "configmaps", "delete"))
 	for _, tc := range []struct{ group, resource, verb string }{
 		{"", "secrets", "get"}, {"", "secrets", "list"}, {"", "configmaps", "get"}, {"", "pods", "create"},
-		{"", "namespaces", "create"}, {"", "namespaces", "delete"}, {translate.APIGroup, TenantResource, "update"},
+		{"", "namespaces", "create"}, {"", "namespaces", "delete"}, {translate.APIGroup, tenantapi.TenantResource, "update"},
 		{"rbac.authorization.k8s.io", "clusterrolebindings", "create"}, {"rbac.authorization.k8s.io", "clusterroles", "escalate"},
 		{"rbac.authorization.k8s.io", "clusterroles", "bind"}, {"certificates.k8s.io", "certificatesigningrequests", "create"},
 		{"authentication.k8s.io", "selfsubjectreviews", "create"},

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -48,11 +49,11 @@ func TestPolicyLoopCacheReadsItsInformers(t *testing.T) {
 		&corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: tenantctl.PolicyObjectName, Namespace: "acme-a", Labels: policyLabels}},
 		&corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: tenantctl.PolicyObjectName, Namespace: "acme-a"}}, // a squatter: unlabeled
 	)
-	rec := &tenantctl.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme"}}
+	rec := &tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme"}}
 	u, err := rec.ToUnstructured()
 	require.NoError(t, err)
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{tenantctl.TenantGVR: tenantctl.TenantKind + "List"}, u)
+		map[schema.GroupVersionResource]string{tenantapi.TenantGVR: tenantapi.TenantKind + "List"}, u)
 	tenants := newTenantIndex(dyn).informer
 	r := &recordingReconciler{tenants: make(chan string, 10), cache: make(chan *tenantctl.PolicyCache, 10)}
 	l, err := newPolicyLoop(kube, r, tenants)

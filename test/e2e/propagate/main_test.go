@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
@@ -65,15 +66,15 @@ func createTenant(t *testing.T, name string) {
 func storePolicy(t *testing.T, tenant string, p policy.Policy) {
 	t.Helper()
 	c := zooClient(t)
-	u, err := c.Dynamic.Resource(tenantctl.TenantGVR).Get(t.Context(), tenant, metav1.GetOptions{})
+	u, err := c.Dynamic.Resource(tenantapi.TenantGVR).Get(t.Context(), tenant, metav1.GetOptions{})
 	require.NoError(t, err)
-	var rec tenantctl.Tenant
+	var rec tenantapi.Tenant
 	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &rec))
-	require.NoError(t, tenantctl.SetPolicy(&rec, p))
+	require.NoError(t, tenantapi.SetPolicy(&rec, p))
 	out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&rec)
 	require.NoError(t, err)
 	u.Object["spec"] = out["spec"]
-	_, err = c.Dynamic.Resource(tenantctl.TenantGVR).Update(t.Context(), u, metav1.UpdateOptions{})
+	_, err = c.Dynamic.Resource(tenantapi.TenantGVR).Update(t.Context(), u, metav1.UpdateOptions{})
 	require.NoError(t, err)
 }
 

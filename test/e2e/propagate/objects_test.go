@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
@@ -138,7 +139,7 @@ func TestNamespaceMadeDirectlyUpstreamAdmitsNoPodUntilItsPolicyObjectsExist(t *t
 	admins := &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "admins"},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "zoo:praw:admin"}},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantctl.TenantAdminClusterRole},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantapi.TenantAdminClusterRole},
 	}
 	_, err = tenant.RbacV1().RoleBindings("praw-raw").Create(t.Context(), admins, metav1.CreateOptions{})
 	gated(err)

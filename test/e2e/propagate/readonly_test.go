@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
@@ -117,7 +118,7 @@ func tenantBot(t *testing.T, ns string) kubernetes.Interface {
 	require.NoError(t, err)
 	_, err = admin.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "bot"},
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "bot", Namespace: ns}},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantctl.TenantAdminClusterRole}}, metav1.CreateOptions{})
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantapi.TenantAdminClusterRole}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	tok, err := admin.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "bot", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
 	require.NoError(t, err)

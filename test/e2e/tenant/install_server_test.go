@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
@@ -126,7 +127,7 @@ func TestInstallServer(t *testing.T) {
 	assert.Contains(t, out, "the kubectl-zoo server uninstalled ("+strconv.Itoa(len(serverObjs))+" object(s) removed)")
 	assert.Empty(t, serverObjectVersions(t))
 	assert.Equal(t, installedBefore, installed(t))
-	_, err = dynamicClient(t).Resource(tenantctl.TenantGVR).Get(t.Context(), "srvkeep", metav1.GetOptions{})
+	_, err = dynamicClient(t).Resource(tenantapi.TenantGVR).Get(t.Context(), "srvkeep", metav1.GetOptions{})
 	require.NoError(t, err, "the tenant stays")
 
 	// Plain --uninstall removes the server too.

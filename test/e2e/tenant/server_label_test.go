@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
@@ -118,7 +119,7 @@ func TestServerAggregateLabelConfined(t *testing.T) {
 			assert.True(t, apierrors.IsForbidden(err), "%s: a Role: %v", name, err)
 		}
 	})
-	for _, name := range []string{tenantctl.TenantAdminClusterRole, "beta-view", "acme-view", "cluster-admin", "admin"} {
+	for _, name := range []string{tenantapi.TenantAdminClusterRole, "beta-view", "acme-view", "cluster-admin", "admin"} {
 		t.Run("acme's admin may not label the ClusterRole "+name, func(t *testing.T) {
 			_, err := acme.RbacV1().ClusterRoles().Patch(ctx, name, types.MergePatchType, labelPatch, metav1.PatchOptions{})
 			require.True(t, apierrors.IsForbidden(err), "want Forbidden, got %v", err)
@@ -156,7 +157,7 @@ func TestServerAggregateLabelConfined(t *testing.T) {
 	server, err := framework.AdminClient(t).RbacV1().ClusterRoles().Get(ctx, tenantctl.ServerName, metav1.GetOptions{})
 	require.NoError(t, err)
 	for _, mf := range server.ManagedFields {
-		if mf.Manager == tenantctl.FieldManager && mf.FieldsV1 != nil {
+		if mf.Manager == tenantapi.FieldManager && mf.FieldsV1 != nil {
 			assert.NotContains(t, string(mf.FieldsV1.Raw), `"f:rules"`)
 		}
 	}
