@@ -18,7 +18,7 @@ import (
 )
 
 // FieldManager owns spec.certificates of Tenant records; the rest of the
-// record is tenantctl.FieldManager's, which never applies this field.
+// record is tenantapi.FieldManager's, which never applies this field.
 const FieldManager = "kubectl-zoo-cert"
 
 // getTenant reads a Tenant record, with a one-line error when it is not

@@ -12,7 +12,7 @@ import (
 
 // tenantRecord reads the tenant's record with the proxy's own identity. The
 // tenant's identities hold no right on Tenant records upstream (nothing per
-// tenant is granted cluster-wide; see tenantctl.TenantRBAC).
+// tenant is granted cluster-wide; see platformobj.TenantRBAC).
 func (p *Proxy) tenantRecord(ctx context.Context) (*tenantapi.Tenant, error) {
 	var rec tenantapi.Tenant
 	path := fmt.Sprintf("/apis/%s/%s/%s/%s", tenantapi.TenantGVR.Group, tenantapi.TenantGVR.Version, tenantapi.TenantResource, url.PathEscape(p.tenant.Name()))

@@ -16,8 +16,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/crbstore"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -137,7 +137,7 @@ func adminsRoleBinding(rec *tenantapi.Tenant, ns string) (*rbacv1.RoleBinding, e
 	if len(rec.Spec.Admins) == 0 {
 		return nil, errNoAdmins
 	}
-	rbs, err := tenantctl.NamespaceRBAC(rec, ns)
+	rbs, err := platformobj.NamespaceRBAC(rec, ns)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ func adminsRoleBinding(rec *tenantapi.Tenant, ns string) (*rbacv1.RoleBinding, e
 			return rb, nil
 		}
 	}
-	return nil, fmt.Errorf("tenantctl.NamespaceRBAC has no %s", tenantapi.NamespaceAdminsRoleBinding)
+	return nil, fmt.Errorf("platformobj.NamespaceRBAC has no %s", tenantapi.NamespaceAdminsRoleBinding)
 }
 
 // sameBinding reports whether have grants what want does, labeled as want

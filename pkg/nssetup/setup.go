@@ -3,7 +3,7 @@
 // generateName, or a write directly upstream with the tenant identity's
 // credentials. A namespace of tenant T (named with T's prefix and labeled
 // for T; one that has only one of the two is nobody's and is left alone)
-// needs its admins' RoleBinding (tenantctl.NamespaceRBAC), its policy
+// needs its admins' RoleBinding (platformobj.NamespaceRBAC), its policy
 // objects (tenantctl.Client.ReconcileNamespacePolicyObjects) and the
 // RoleBindings of T's ClusterRoleBindings (crbstore.Grants).
 //

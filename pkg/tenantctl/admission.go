@@ -27,7 +27,7 @@ var cel = strings.NewReplacer(
 	"$REGISTRY_NS", tenantapi.RegistryNamespace,
 	"$REGISTRY_SA", tenantapi.RegistryServiceAccount,
 	"$MEMBERNS", tenantapi.MembershipNamespaceSuffix,
-	"$SERVERLABEL", ServerAggregateLabel,
+	"$SERVERLABEL", tenantapi.ServerAggregateLabel,
 ).Replace
 
 // memberCheck is the CEL authorizer check "may the registry identity <verb>

@@ -30,17 +30,6 @@ const (
 	PodSecurityLevelResource = "podsecuritylevels"
 )
 
-// PodSecurityLevel returns the Pod Security level of a tenant's namespaces:
-// spec.policy.podSecurity of its record (EffectivePolicy), or
-// translate.DefaultPodSecurityLevel.
-func PodSecurityLevel(t *tenantapi.Tenant) (string, error) {
-	p, err := tenantapi.EffectivePolicy(t)
-	if err != nil {
-		return "", err
-	}
-	return p.PodSecurity, nil
-}
-
 // quote is a CEL string literal of s (the keys of the table hold no quotes
 // or backslashes; kinds_table and the table's test keep it so).
 func quote(s string) string { return "'" + s + "'" }

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -91,16 +92,16 @@ func TestPodSecurityLevelOfATenant(t *testing.T) {
 	} {
 		t.Run(tc.want, func(t *testing.T) {
 			rec := &tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme", Annotations: tc.annotations}, Spec: tenantapi.TenantSpec{Admins: []string{"admin"}}}
-			level, err := PodSecurityLevel(rec)
+			level, err := tenantapi.PodSecurityLevel(rec)
 			if tc.wantErr {
 				require.Error(t, err)
-				_, err = TenantRBAC(rec)
+				_, err = platformobj.TenantRBAC(rec)
 				require.Error(t, err, "no grant of an invalid level")
 				return
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, level)
-			rb, err := TenantRBAC(rec)
+			rb, err := platformobj.TenantRBAC(rec)
 			require.NoError(t, err)
 			assert.Equal(t, tenantapi.MembershipClusterRole(level), rb.RoleRef.Name, "the tenant may create namespaces at its own level only")
 			labels := namespaceLabels(translate.MustTenant("acme"), level)

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -84,12 +85,12 @@ func CertGrantRBAC(g CertGrant, owner metav1.OwnerReference) (*rbacv1.ClusterRol
 		OwnerReferences: []metav1.OwnerReference{owner},
 	}
 	role := &rbacv1.ClusterRole{
-		TypeMeta:   clusterRoleType,
+		TypeMeta:   platformobj.ClusterRoleType,
 		ObjectMeta: *meta.DeepCopy(),
 		Rules:      impersonationRules(t.UpstreamUser(g.User), t.UpstreamGroups(g.Groups, false)),
 	}
 	binding := &rbacv1.ClusterRoleBinding{
-		TypeMeta:   clusterRoleBindingType,
+		TypeMeta:   platformobj.ClusterRoleBindingType,
 		ObjectMeta: meta,
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: g.CertUser}},

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -159,7 +160,7 @@ func (c *Client) preflight(ctx context.Context, t translate.Tenant) (map[string]
 	g.Go(func() error { return c.checkGroupPrefix(ctx, t) })
 	for i, name := range tenantapi.StandardClusterRoles {
 		g.Go(func() error {
-			for _, own := range []string{name, AggregateBaseClusterRole(name)} {
+			for _, own := range []string{name, platformobj.AggregateBaseClusterRole(name)} {
 				if own != name && name == "cluster-admin" {
 					continue
 				}
@@ -240,7 +241,7 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *tena
 		}
 	}
 	for _, ns := range targets {
-		rbs, err := NamespaceRBAC(tenant, ns)
+		rbs, err := platformobj.NamespaceRBAC(tenant, ns)
 		if err != nil {
 			return nil, err
 		}
@@ -248,13 +249,13 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *tena
 			second = append(second, rb)
 		}
 	}
-	standard := TenantClusterRoles(t, func(name string) *rbacv1.ClusterRole { return roles[name] })
+	standard := platformobj.TenantClusterRoles(t, func(name string) *rbacv1.ClusterRole { return roles[name] })
 	existing, err := c.Kube.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{LabelSelector: ownerSelector(t)})
 	if err != nil {
 		return nil, fmt.Errorf("list the ClusterRoles of tenant %q: %w", t, err)
 	}
-	settleAggregation(standard, existing.Items) // rbac_aggregate.go
-	plainUntilAggregated(t, standard, existing.Items)
+	platformobj.SettleAggregation(standard, existing.Items) // rbac_aggregate.go
+	platformobj.PlainUntilAggregated(t, standard, existing.Items)
 	// An aggregated role is written after the roles it aggregates (view,
 	// edit, admin: AggregatedStandardRoles), so that when the aggregation
 	// controller sees it, it sees them too and computes the rules it
@@ -268,7 +269,7 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *tena
 		}
 	}
 	batches := [][]runtime.Object{first}
-	for _, name := range AggregatedStandardRoles {
+	for _, name := range platformobj.AggregatedStandardRoles {
 		if cr, ok := byName[t.Prefix()+name]; ok {
 			batches = append(batches, []runtime.Object{cr})
 		}

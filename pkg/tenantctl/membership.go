@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -18,7 +19,7 @@ import (
 // ClusterRole and ClusterRoleBindings that kubectl-zoo made before the
 // membership was a RoleBinding.
 func (c *Client) applyMembership(ctx context.Context, t translate.Tenant, tenant *tenantapi.Tenant) error {
-	rb, err := TenantRBAC(tenant)
+	rb, err := platformobj.TenantRBAC(tenant)
 	if err != nil {
 		return err
 	}

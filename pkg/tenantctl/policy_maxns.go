@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -45,19 +46,13 @@ const (
 // RoleBindings (applied by install).
 func NamespaceLimitClusterRoleObject() *rbacv1.ClusterRole {
 	return &rbacv1.ClusterRole{
-		TypeMeta:   clusterRoleType,
+		TypeMeta:   platformobj.ClusterRoleType,
 		ObjectMeta: metav1.ObjectMeta{Name: NamespaceLimitClusterRole, Labels: tenantapi.ManagedLabels()},
 		Rules: []rbacv1.PolicyRule{{
 			APIGroups: []string{translate.APIGroup}, Resources: []string{NamespaceLimitResource},
 			ResourceNames: []string{NamespaceLimitReached}, Verbs: []string{"use"},
 		}},
 	}
-}
-
-// NamespaceLimitError is the refusal of a namespace that would exceed the
-// tenant's limit; its message is the same through the proxy and upstream.
-func NamespaceLimitError(tenant string, limit int32) string {
-	return fmt.Sprintf("tenant %s may have at most %d namespaces", tenant, limit)
 }
 
 // NamespaceCount is a tenant's limit (nil: none) and how many namespaces it

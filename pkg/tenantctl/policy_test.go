@@ -1,8 +1,9 @@
 package tenantctl
 
 import (
-	rbacv1 "k8s.io/api/rbac/v1"
 	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -52,7 +53,7 @@ func TestEffectivePolicy(t *testing.T) {
 			got, err := tenantapi.EffectivePolicy(&tc.rec)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
-			level, err := PodSecurityLevel(&tc.rec)
+			level, err := tenantapi.PodSecurityLevel(&tc.rec)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want.PodSecurity, level)
 		})

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -61,7 +62,7 @@ func (io policyIO) resourceQuota(ctx context.Context, ns string) (*corev1.Resour
 	if io.cache != nil {
 		return io.cache.ResourceQuota(ns)
 	}
-	return io.c.Kube.CoreV1().ResourceQuotas(ns).Get(ctx, PolicyObjectName, metav1.GetOptions{})
+	return io.c.Kube.CoreV1().ResourceQuotas(ns).Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 }
 
 // apply applies objs upstream, or, in a dry run, reports drift if there is

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -99,12 +100,12 @@ func (f *policyFakes) cache(rec *tenantapi.Tenant) *PolicyCache {
 	}
 	// The loop's informers hold only objects labeled as a policy's.
 	get := func(gvr schema.GroupVersionResource, ns string) (runtime.Object, error) {
-		obj, err := tracker.Get(gvr, ns, PolicyObjectName)
+		obj, err := tracker.Get(gvr, ns, platformobj.PolicyObjectName)
 		if err != nil {
 			return nil, err
 		}
 		if m, ok := obj.(metav1.Object); !ok || m.GetLabels()[translate.PropagatedFromLabel] != translate.PropagatedFromPolicy {
-			return nil, apierrors.NewNotFound(gvr.GroupResource(), PolicyObjectName)
+			return nil, apierrors.NewNotFound(gvr.GroupResource(), platformobj.PolicyObjectName)
 		}
 		return obj, nil
 	}
@@ -166,24 +167,24 @@ func TestDryReconcileFindsExactlyTheDrift(t *testing.T) {
 		{name: "nothing changed", policy: withLimits},
 		{name: "no quota, no limits, no isolation", policy: policy.Policy{NetworkIsolation: policy.NetworkIsolationNone}},
 		{name: "a NetworkPolicy deleted", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *tenantapi.Tenant) {
-			require.NoError(t, f.kube.NetworkingV1().NetworkPolicies("acme-b").Delete(context.Background(), PolicyObjectName, metav1.DeleteOptions{}))
+			require.NoError(t, f.kube.NetworkingV1().NetworkPolicies("acme-b").Delete(context.Background(), platformobj.PolicyObjectName, metav1.DeleteOptions{}))
 		}},
 		{name: "a LimitRange changed", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *tenantapi.Tenant) {
-			lr, err := f.kube.CoreV1().LimitRanges("acme-a").Get(context.Background(), PolicyObjectName, metav1.GetOptions{})
+			lr, err := f.kube.CoreV1().LimitRanges("acme-a").Get(context.Background(), platformobj.PolicyObjectName, metav1.GetOptions{})
 			require.NoError(t, err)
 			lr.Annotations[policyHashAnnotation] = "other"
 			_, err = f.kube.CoreV1().LimitRanges("acme-a").Update(context.Background(), lr, metav1.UpdateOptions{})
 			require.NoError(t, err)
 		}},
 		{name: "a ResourceQuota raised", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *tenantapi.Tenant) {
-			rq, err := f.kube.CoreV1().ResourceQuotas("acme-a").Get(context.Background(), PolicyObjectName, metav1.GetOptions{})
+			rq, err := f.kube.CoreV1().ResourceQuotas("acme-a").Get(context.Background(), platformobj.PolicyObjectName, metav1.GetOptions{})
 			require.NoError(t, err)
 			rq.Spec.Hard[corev1.ResourcePods] = resource.MustParse("10")
 			_, err = f.kube.CoreV1().ResourceQuotas("acme-a").Update(context.Background(), rq, metav1.UpdateOptions{})
 			require.NoError(t, err)
 		}},
 		{name: "usage moved the split", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *tenantapi.Tenant) {
-			rq, err := f.kube.CoreV1().ResourceQuotas("acme-b").Get(context.Background(), PolicyObjectName, metav1.GetOptions{})
+			rq, err := f.kube.CoreV1().ResourceQuotas("acme-b").Get(context.Background(), platformobj.PolicyObjectName, metav1.GetOptions{})
 			require.NoError(t, err)
 			rq.Status.Used = corev1.ResourceList{corev1.ResourcePods: resource.MustParse("5")}
 			_, err = f.kube.CoreV1().ResourceQuotas("acme-b").Update(context.Background(), rq, metav1.UpdateOptions{})
@@ -201,14 +202,14 @@ func TestDryReconcileFindsExactlyTheDrift(t *testing.T) {
 		}},
 		{name: "an unlabeled object in the way of one", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *tenantapi.Tenant) {
 			ctx := context.Background()
-			require.NoError(t, f.kube.CoreV1().ResourceQuotas("acme-b").Delete(ctx, PolicyObjectName, metav1.DeleteOptions{}))
-			_, err := f.kube.CoreV1().ResourceQuotas("acme-b").Create(ctx, &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: PolicyObjectName},
+			require.NoError(t, f.kube.CoreV1().ResourceQuotas("acme-b").Delete(ctx, platformobj.PolicyObjectName, metav1.DeleteOptions{}))
+			_, err := f.kube.CoreV1().ResourceQuotas("acme-b").Create(ctx, &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: platformobj.PolicyObjectName},
 				Spec: corev1.ResourceQuotaSpec{Scopes: []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeBestEffort}}}, metav1.CreateOptions{})
 			require.NoError(t, err)
 		}},
 		{name: "a quota scope merged into the policy's quota", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *tenantapi.Tenant) {
 			ctx := context.Background()
-			rq, err := f.kube.CoreV1().ResourceQuotas("acme-a").Get(ctx, PolicyObjectName, metav1.GetOptions{})
+			rq, err := f.kube.CoreV1().ResourceQuotas("acme-a").Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 			require.NoError(t, err)
 			rq.Spec.Scopes = []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeBestEffort}
 			rq.Finalizers = []string{"example.com/keep"}
@@ -217,7 +218,7 @@ func TestDryReconcileFindsExactlyTheDrift(t *testing.T) {
 		}},
 		{name: "a pod selector merged into the policy's NetworkPolicy", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *tenantapi.Tenant) {
 			ctx := context.Background()
-			np, err := f.kube.NetworkingV1().NetworkPolicies("acme-b").Get(ctx, PolicyObjectName, metav1.GetOptions{})
+			np, err := f.kube.NetworkingV1().NetworkPolicies("acme-b").Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 			require.NoError(t, err)
 			np.Spec.PodSelector.MatchLabels = map[string]string{"none": "none"}
 			_, err = f.kube.NetworkingV1().NetworkPolicies("acme-b").Update(ctx, np, metav1.UpdateOptions{})
@@ -237,7 +238,7 @@ func TestDryReconcileFindsExactlyTheDrift(t *testing.T) {
 		{name: "an object the policy no longer implies", policy: policy.Policy{NetworkIsolation: policy.NetworkIsolationNone}, drift: true,
 			change: func(t *testing.T, f *policyFakes, rec *tenantapi.Tenant) {
 				_, err := f.kube.NetworkingV1().NetworkPolicies("acme-a").Create(context.Background(),
-					PolicyNetworkPolicy(translate.MustTenant(rec.Name), "acme-a", withLimits), metav1.CreateOptions{})
+					platformobj.PolicyNetworkPolicy(translate.MustTenant(rec.Name), "acme-a", withLimits), metav1.CreateOptions{})
 				require.NoError(t, err)
 			}},
 	}
@@ -307,7 +308,7 @@ func TestReconcileOnDriftRetriesWhatTheCacheStillMisses(t *testing.T) {
 	cache := f.cache(rec)
 	frozen := *cache
 	frozen.NetworkPolicy = func(ns string) (*networkingv1.NetworkPolicy, error) {
-		return nil, apierrors.NewNotFound(networkingv1.Resource("networkpolicies"), PolicyObjectName)
+		return nil, apierrors.NewNotFound(networkingv1.Resource("networkpolicies"), platformobj.PolicyObjectName)
 	}
 	err := f.c.ReconcilePolicyObjectsOnDrift(ctx, "acme", &frozen)
 	require.ErrorIs(t, err, ErrPolicyStillDrifted)
@@ -327,13 +328,13 @@ func TestOneRefusedApplyHoldsBackNoOther(t *testing.T) {
 		if action.GetNamespace() != "acme-b" {
 			return false, nil, nil
 		}
-		return true, nil, apierrors.NewForbidden(corev1.Resource("resourcequotas"), PolicyObjectName, errors.New("exceeded quota: blocker"))
+		return true, nil, apierrors.NewForbidden(corev1.Resource("resourcequotas"), platformobj.PolicyObjectName, errors.New("exceeded quota: blocker"))
 	})
 	err := f.c.ReconcilePolicyObjects(ctx, "acme")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "exceeded quota")
 	for _, ns := range []string{"acme-a", "acme-c"} {
-		_, err := f.kube.CoreV1().ResourceQuotas(ns).Get(ctx, PolicyObjectName, metav1.GetOptions{})
+		_, err := f.kube.CoreV1().ResourceQuotas(ns).Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 		assert.NoError(t, err, "%s has its quota although acme-b's was refused", ns)
 	}
 }

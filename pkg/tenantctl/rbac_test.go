@@ -9,6 +9,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -28,7 +29,7 @@ func TestNamespaceRBAC(t *testing.T) {
 		{"default", true},
 	} {
 		t.Run(tc.namespace, func(t *testing.T) {
-			rbs, err := NamespaceRBAC(tenant, tc.namespace)
+			rbs, err := platformobj.NamespaceRBAC(tenant, tc.namespace)
 			if tc.wantErr {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), "does not belong to tenant")
@@ -47,7 +48,7 @@ func TestNamespaceRBAC(t *testing.T) {
 			assert.Equal(t, "acme", rb.Labels[translate.TenantLabel])
 		})
 	}
-	_, err := NamespaceRBAC(&tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "kube"}}, "kube-system")
+	_, err := platformobj.NamespaceRBAC(&tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "kube"}}, "kube-system")
 	assert.ErrorContains(t, err, "reserved")
 }
 
@@ -59,7 +60,7 @@ func TestTenantRBAC(t *testing.T) {
 		t.Run(level, func(t *testing.T) {
 			rec := &tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme", Annotations: map[string]string{translate.PodSecurityLevelAnnotation: level}},
 				Spec: tenantapi.TenantSpec{Admins: []string{"admin"}}}
-			rb, err := TenantRBAC(rec)
+			rb, err := platformobj.TenantRBAC(rec)
 			require.NoError(t, err)
 			assert.Equal(t, "acme-kube-system", rb.Namespace)
 			assert.Equal(t, tenantapi.MembershipRoleBinding, rb.Name)
@@ -147,7 +148,7 @@ func TestTenantClusterRoles(t *testing.T) {
 		"edit":  {ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-admin": "true", "kubernetes.io/bootstrapping": "rbac-defaults"}}, Rules: rules("pods")},
 		"view":  {ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-edit": "true"}}, Rules: rules("configmaps")},
 	}
-	roles := TenantClusterRoles(translate.MustTenant("acme"), func(name string) *rbacv1.ClusterRole { return cluster[name] })
+	roles := platformobj.TenantClusterRoles(translate.MustTenant("acme"), func(name string) *rbacv1.ClusterRole { return cluster[name] })
 	byName := map[string]*rbacv1.ClusterRole{}
 	var names []string
 	for _, r := range roles {

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -50,14 +51,14 @@ func (g registryGrant) objects(t translate.Tenant, names []string) (*rbacv1.Clus
 	labels := tenantapi.ManagedLabels()
 	labels[g.ownerLabel] = t.Name()
 	role := &rbacv1.ClusterRole{
-		TypeMeta:   clusterRoleType,
+		TypeMeta:   platformobj.ClusterRoleType,
 		ObjectMeta: metav1.ObjectMeta{Name: g.role(t), Labels: labels},
 		Rules: []rbacv1.PolicyRule{{
 			APIGroups: []string{translate.APIGroup}, Resources: []string{g.resource}, ResourceNames: names, Verbs: []string{"use"},
 		}},
 	}
 	binding := &rbacv1.RoleBinding{
-		TypeMeta:   roleBindingType,
+		TypeMeta:   platformobj.RoleBindingType,
 		ObjectMeta: metav1.ObjectMeta{Name: g.binding, Namespace: tenantapi.MembershipNamespace(t), Labels: tenantapi.TenantManagedLabels(t)},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: tenantapi.RegistryNamespace, Name: tenantapi.RegistryServiceAccount}},

@@ -35,7 +35,7 @@ func TestServerObjects(t *testing.T) {
 		assert.Equal(t, tenantapi.ManagedByValue, u.GetLabels()[tenantapi.ManagedByLabel], u.GetName())
 		assert.True(t, strings.HasPrefix(u.GetName(), "zoo-"), u.GetName())
 		if ns := u.GetNamespace(); ns != "" {
-			assert.Contains(t, []string{ServerNamespace, "kube-system"}, ns, u.GetName())
+			assert.Contains(t, []string{tenantapi.ServerNamespace, "kube-system"}, ns, u.GetName())
 		}
 		if d, ok := obj.(*appsv1.Deployment); ok {
 			deploy = d
@@ -47,7 +47,7 @@ func TestServerObjects(t *testing.T) {
 	require.NotNil(t, deploy)
 	assert.Equal(t, int32(3), *deploy.Spec.Replicas)
 	pod := deploy.Spec.Template.Spec
-	assert.Equal(t, ServerName, pod.ServiceAccountName)
+	assert.Equal(t, tenantapi.ServerName, pod.ServiceAccountName)
 	require.Len(t, pod.Containers, 1)
 	c := pod.Containers[0]
 	assert.Equal(t, "example.com/zoo:v1", c.Image)
@@ -155,7 +155,7 @@ func TestServerClusterRole(t *testing.T) {
 	}
 	role := ServerAuthenticationRole()
 	require.Len(t, role.Rules, 1)
-	assert.Equal(t, []string{ClientCAConfigMap}, role.Rules[0].ResourceNames)
+	assert.Equal(t, []string{tenantapi.ClientCAConfigMap}, role.Rules[0].ResourceNames)
 	assert.Equal(t, "kube-system", role.Namespace)
 }
 

@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -24,7 +25,7 @@ const SleepClusterRole = "zoo-sleep"
 // platform may impersonate that user.
 func SleepClusterRoleObject() *rbacv1.ClusterRole {
 	return &rbacv1.ClusterRole{
-		TypeMeta:   clusterRoleType,
+		TypeMeta:   platformobj.ClusterRoleType,
 		ObjectMeta: metav1.ObjectMeta{Name: SleepClusterRole, Labels: tenantapi.ManagedLabels()},
 		Rules: []rbacv1.PolicyRule{
 			{APIGroups: []string{translate.APIGroup}, Resources: []string{tenantapi.TenantResource}, Verbs: []string{"get"}},
@@ -42,7 +43,7 @@ func SleepClusterRoleObject() *rbacv1.ClusterRole {
 // translate.SleepUser: one ClusterRoleBinding, not one per tenant.
 func SleepClusterRoleBinding() *rbacv1.ClusterRoleBinding {
 	return &rbacv1.ClusterRoleBinding{
-		TypeMeta:   clusterRoleBindingType,
+		TypeMeta:   platformobj.ClusterRoleBindingType,
 		ObjectMeta: metav1.ObjectMeta{Name: SleepClusterRole, Labels: tenantapi.ManagedLabels()},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: SleepClusterRole},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: translate.SleepUser}},

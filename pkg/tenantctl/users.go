@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -106,7 +107,7 @@ func UserGrantRBAC(g UserGrant, owner metav1.OwnerReference) (*rbacv1.ClusterRol
 		OwnerReferences: []metav1.OwnerReference{owner},
 	}
 	role := &rbacv1.ClusterRole{
-		TypeMeta:   clusterRoleType,
+		TypeMeta:   platformobj.ClusterRoleType,
 		ObjectMeta: *meta.DeepCopy(),
 		Rules: append(impersonationRules(t.UpstreamUser(g.User), []string{t.TenantGroup()}), rbacv1.PolicyRule{
 			APIGroups: []string{translate.APIGroup}, Resources: []string{tenantapi.TenantResource}, Verbs: []string{"get"},
@@ -114,7 +115,7 @@ func UserGrantRBAC(g UserGrant, owner metav1.OwnerReference) (*rbacv1.ClusterRol
 		}),
 	}
 	binding := &rbacv1.ClusterRoleBinding{
-		TypeMeta:   clusterRoleBindingType,
+		TypeMeta:   platformobj.ClusterRoleBindingType,
 		ObjectMeta: meta,
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: g.UpstreamUser}},

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -111,7 +112,7 @@ func TestAttackSuite(t *testing.T) {
 	zc, err := tenantctl.NewClient(framework.Cluster().Config)
 	require.NoError(t, err)
 	require.NoError(t, zc.ReconcileNamespacePolicyObjects(ctx, "acme", "acme-fresh"))
-	rbs, err := tenantctl.NamespaceRBAC(tenant, "acme-fresh")
+	rbs, err := platformobj.NamespaceRBAC(tenant, "acme-fresh")
 	require.NoError(t, err)
 	for _, rb := range rbs {
 		_, err := adminClient.RbacV1().RoleBindings(rb.Namespace).Create(ctx, rb, metav1.CreateOptions{})
@@ -120,7 +121,7 @@ func TestAttackSuite(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return kubectl(t, "", append(admin, "create", "configmap", "fresh", "-n", "acme-fresh")...).Err == nil
 	}, 10*time.Second, 100*time.Millisecond, "the admin must get rights in its new namespace")
-	_, err = tenantctl.NamespaceRBAC(tenant, "beta-default")
+	_, err = platformobj.NamespaceRBAC(tenant, "beta-default")
 	require.Error(t, err)
 	for _, rb := range rbs {
 		rb.Namespace = "beta-default"

@@ -183,7 +183,7 @@ func TestServerServiceAccountRights(t *testing.T) {
 			return err
 		}},
 		{"read the cluster's client CA", func(ctx context.Context) error {
-			_, err := kube.CoreV1().ConfigMaps(metav1.NamespaceSystem).Get(ctx, tenantctl.ClientCAConfigMap, metav1.GetOptions{})
+			_, err := kube.CoreV1().ConfigMaps(metav1.NamespaceSystem).Get(ctx, tenantapi.ClientCAConfigMap, metav1.GetOptions{})
 			return err
 		}},
 	}
@@ -229,7 +229,7 @@ func TestServerServiceAccountRights(t *testing.T) {
 			return err
 		}},
 		{"read its own serving key", func(ctx context.Context) error {
-			_, err := kube.CoreV1().Secrets(tenantctl.ServerNamespace).Get(ctx, tenantctl.ServerTLSSecret, metav1.GetOptions{})
+			_, err := kube.CoreV1().Secrets(tenantapi.ServerNamespace).Get(ctx, tenantapi.ServerTLSSecret, metav1.GetOptions{})
 			return err
 		}},
 		{"read another ConfigMap in kube-system", func(ctx context.Context) error {
@@ -252,7 +252,7 @@ func TestServerServiceAccountRights(t *testing.T) {
 			return err
 		}},
 		{"create a pod in its own namespace", func(ctx context.Context) error {
-			_, err := kube.CoreV1().Pods(tenantctl.ServerNamespace).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "x"},
+			_, err := kube.CoreV1().Pods(tenantapi.ServerNamespace).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "x"},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "x", Image: "x"}}}}, metav1.CreateOptions{})
 			return err
 		}},

@@ -1,4 +1,4 @@
-package tenantctl
+package platformobj
 
 import (
 	"fmt"
@@ -60,9 +60,9 @@ func CRDServerClusterRole(t translate.Tenant, crd ServedCRD) (*rbacv1.ClusterRol
 		resources = append(resources, crd.Plural+"/"+s)
 	}
 	labels := tenantapi.TenantManagedLabels(t)
-	labels[ServerAggregateLabel] = "true"
+	labels[tenantapi.ServerAggregateLabel] = "true"
 	return &rbacv1.ClusterRole{
-		TypeMeta: clusterRoleType,
+		TypeMeta: ClusterRoleType,
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   CRDServerClusterRoleName(t, crd.Plural, crd.Group),
 			Labels: labels,
@@ -70,6 +70,6 @@ func CRDServerClusterRole(t translate.Tenant, crd ServedCRD) (*rbacv1.ClusterRol
 				APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition", Name: crd.Name, UID: crd.UID,
 			}},
 		},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{crd.Group}, Resources: resources, Verbs: writeVerbs}},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{crd.Group}, Resources: resources, Verbs: WriteVerbs}},
 	}, nil
 }

@@ -1,4 +1,4 @@
-package tenantctl
+package platformobj
 
 import (
 	"slices"
@@ -12,7 +12,7 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
-// settleAggregation fills the rules of the aggregated ClusterRoles among
+// SettleAggregation fills the rules of the aggregated ClusterRoles among
 // apply with what the cluster's clusterrole-aggregation controller will
 // write into them once it settled, given that apply and existing (the
 // tenant's ClusterRoles that exist upstream; apply wins by name) are all the
@@ -27,7 +27,7 @@ import (
 // roles each) it filled a new tenant's roles only after seconds, and tenant
 // create waited for it. Written with the rules it would compute, the roles
 // grant at once and the controller finds nothing to change.
-func settleAggregation(apply []*rbacv1.ClusterRole, existing []rbacv1.ClusterRole) {
+func SettleAggregation(apply []*rbacv1.ClusterRole, existing []rbacv1.ClusterRole) {
 	all := map[string]*rbacv1.ClusterRole{}
 	for i := range existing {
 		all[existing[i].Name] = existing[i].DeepCopy()
@@ -118,8 +118,8 @@ func AggregatesIntoStandardRoles(t translate.Tenant, name string, labels map[str
 	return false
 }
 
-// plainUntilAggregated leaves the aggregated standard roles among standard
-// (their rules settled, settleAggregation) without their aggregationRule
+// PlainUntilAggregated leaves the aggregated standard roles among standard
+// (their rules settled, SettleAggregation) without their aggregationRule
 // unless one of the tenant's existing ClusterRoles aggregates into them.
 //
 // Why: the cluster's clusterrole-aggregation controller requeues every
@@ -129,7 +129,7 @@ func AggregatesIntoStandardRoles(t translate.Tenant, name string, labels map[str
 // seconds. A tenant's first role that aggregates into them, written through
 // the proxy, switches aggregation on (localproxy, aggregation.go); tenant
 // create does so when it finds one.
-func plainUntilAggregated(t translate.Tenant, standard []*rbacv1.ClusterRole, existing []rbacv1.ClusterRole) {
+func PlainUntilAggregated(t translate.Tenant, standard []*rbacv1.ClusterRole, existing []rbacv1.ClusterRole) {
 	for i := range existing {
 		if AggregatesIntoStandardRoles(t, existing[i].Name, existing[i].Labels) {
 			return
