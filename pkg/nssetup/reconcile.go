@@ -112,7 +112,7 @@ func (r *Reconciler) restore(ctx context.Context, t translate.Tenant, rec *tenan
 	case !sameBinding(have, want):
 		klog.V(1).InfoS("restoring the admins' RoleBinding of a tenant namespace", "tenant", t, "namespace", ns)
 		pre := metav1.Preconditions{UID: &have.UID, ResourceVersion: &have.ResourceVersion}
-		err := r.cfg.Client.Kube.RbacV1().RoleBindings(ns).Delete(ctx, have.Name, metav1.DeleteOptions{Preconditions: &pre})
+		err := r.cfg.Kube.RbacV1().RoleBindings(ns).Delete(ctx, have.Name, metav1.DeleteOptions{Preconditions: &pre})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("deleting the changed RoleBinding %s/%s: %w", ns, have.Name, err)
 		}
@@ -125,7 +125,7 @@ func (r *Reconciler) restore(ctx context.Context, t translate.Tenant, rec *tenan
 	if !grants {
 		return nil
 	}
-	g := crbstore.Grants{Tenant: t, AsTenant: asAdmin, Own: r.cfg.Client.Kube.RbacV1()}
+	g := crbstore.Grants{Tenant: t, AsTenant: asAdmin, Own: r.cfg.Kube.RbacV1()}
 	if err := g.MaterializeInto(ctx, ns); err != nil {
 		return fmt.Errorf("granting the tenant's ClusterRoleBindings in %s: %w", ns, err)
 	}

@@ -23,7 +23,7 @@ func (s *Server) newNamespaceSetup() (*nssetup.Reconciler, error) {
 		}
 		return s.policyClient.TenantRecord(ctx, tenant)
 	}
-	r, err := nssetup.New(nssetup.Config{Client: s.policyClient, Upstream: s.cfg.Upstream, Record: record,
+	r, err := nssetup.New(nssetup.Config{Kube: s.policyClient.Kube, Client: s.policyClient, Upstream: s.cfg.Upstream, Record: record,
 		RecordsSynced: s.tenants.informer.HasSynced})
 	if err != nil {
 		return nil, fmt.Errorf("namespace set-up: %w", err)
