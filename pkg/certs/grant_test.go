@@ -16,6 +16,7 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -32,11 +33,11 @@ func TestSyncGrantsKeepsOnlyValidCertificates(t *testing.T) {
 		map[string]any{"serial": "c3", "user": "erin", "signer": "kubernetes", "notAfter": "2026-11-27T00:00:00Z"},
 		map[string]any{"serial": "d4", "user": "fay", "signer": "zoo", "notAfter": "2026-11-29T00:00:00Z"},
 	}}}}}
-	rec.SetAPIVersion(tenantctl.TenantGVR.GroupVersion().String())
-	rec.SetKind(tenantctl.TenantKind)
+	rec.SetAPIVersion(tenantapi.TenantGVR.GroupVersion().String())
+	rec.SetKind(tenantapi.TenantKind)
 	rec.SetName("acme")
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{tenantctl.TenantGVR: tenantctl.TenantKind + "List"}, rec)
+		map[schema.GroupVersionResource]string{tenantapi.TenantGVR: tenantapi.TenantKind + "List"}, rec)
 	kube := fake.NewClientset()
 	grant := func(tenant, serial string) {
 		name := tenantctl.CertGrantName(translate.MustTenant(tenant), serial)

@@ -45,7 +45,7 @@ type Request struct {
 	// Signer is SignerKubernetes or SignerZoo.
 	Signer string
 	// ServerURL, when set, is the zoo server's URL in the kubeconfig instead
-	// of its Service's (tenantctl.ServerURL).
+	// of its Service's (tenantapi.ServerURL).
 	ServerURL string
 	// ApprovalTimeout is how long to wait for someone else to approve the
 	// CSR when the caller may not (SignerKubernetes).

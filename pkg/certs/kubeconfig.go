@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -29,19 +30,19 @@ type Endpoint struct {
 // ConfigMap zoo-system/zoo-server-ca), else the upstream API server of the
 // caller's own config. A zoo-signed certificate needs the zoo server.
 func ResolveEndpoint(ctx context.Context, c *tenantctl.Client, signer, serverURL string) (Endpoint, error) {
-	cm, err := c.Kube.CoreV1().ConfigMaps(tenantctl.ServerNamespace).Get(ctx, tenantctl.ServerCAConfigMap, metav1.GetOptions{})
+	cm, err := c.Kube.CoreV1().ConfigMaps(tenantapi.ServerNamespace).Get(ctx, tenantapi.ServerCAConfigMap, metav1.GetOptions{})
 	switch {
 	case err == nil:
 		url := serverURL
 		if url == "" {
-			url = tenantctl.ServerURL
+			url = tenantapi.ServerURL
 		}
-		return Endpoint{Server: url, CAPEM: []byte(cm.Data[tenantctl.ServerCAKey]), ZooServer: true}, nil
+		return Endpoint{Server: url, CAPEM: []byte(cm.Data[tenantapi.ServerCAKey]), ZooServer: true}, nil
 	case !apierrors.IsNotFound(err):
-		return Endpoint{}, fmt.Errorf("read the zoo server's CA (configmap %s/%s): %w", tenantctl.ServerNamespace, tenantctl.ServerCAConfigMap, err)
+		return Endpoint{}, fmt.Errorf("read the zoo server's CA (configmap %s/%s): %w", tenantapi.ServerNamespace, tenantapi.ServerCAConfigMap, err)
 	case signer == SignerZoo || serverURL != "":
 		return Endpoint{}, fmt.Errorf("the zoo server is not installed (no configmap %s/%s): run `kubectl zoo install --server`",
-			tenantctl.ServerNamespace, tenantctl.ServerCAConfigMap)
+			tenantapi.ServerNamespace, tenantapi.ServerCAConfigMap)
 	}
 	ca := c.Config.CAData
 	if len(ca) == 0 && c.Config.CAFile != "" {

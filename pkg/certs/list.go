@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/duration"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
@@ -46,7 +47,7 @@ func List(ctx context.Context, c *tenantctl.Client, tenant string, now time.Time
 		}
 		records = append(records, u)
 	} else {
-		list, err := c.Dynamic.Resource(tenantctl.TenantGVR).List(ctx, metav1.ListOptions{})
+		list, err := c.Dynamic.Resource(tenantapi.TenantGVR).List(ctx, metav1.ListOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
 			return nil, tenantctl.ErrNotInstalled

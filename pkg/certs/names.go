@@ -5,12 +5,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // ValidateUser checks a tenant-local user name for a certificate.
-func ValidateUser(user string) error { return tenantctl.ValidateLocalUser("--user", user) }
+func ValidateUser(user string) error { return tenantapi.ValidateLocalUser("--user", user) }
 
 // TenantGroups validates the --group values of a certificate for tenant and
 // returns them as sorted, unique tenant-local names. A group is given
@@ -48,7 +48,7 @@ func tenantGroup(tenant translate.Tenant, g string) (string, error) {
 		}
 		g = local
 	}
-	if err := tenantctl.ValidateLocalName("--group", "group", g); err != nil {
+	if err := tenantapi.ValidateLocalName("--group", "group", g); err != nil {
 		return "", err
 	}
 	return g, nil

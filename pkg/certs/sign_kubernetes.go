@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
@@ -28,7 +29,7 @@ func signKubernetes(ctx context.Context, c *tenantctl.Client, r Request, subject
 	}
 	csrs := c.Kube.CertificatesV1().CertificateSigningRequests()
 	csr, err := csrs.Create(ctx, &certificatesv1.CertificateSigningRequest{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "zoo-" + r.Tenant + "-", Labels: map[string]string{tenantctl.ManagedByLabel: tenantctl.ManagedByValue}},
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "zoo-" + r.Tenant + "-", Labels: map[string]string{tenantapi.ManagedByLabel: tenantapi.ManagedByValue}},
 		Spec: certificatesv1.CertificateSigningRequestSpec{
 			Request:           req,
 			SignerName:        certificatesv1.KubeAPIServerClientSignerName,

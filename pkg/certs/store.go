@@ -14,17 +14,17 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/retry"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 )
 
 // FieldManager owns spec.certificates of Tenant records; the rest of the
-// record is tenantctl.FieldManager's, which never applies this field.
+// record is tenantapi.FieldManager's, which never applies this field.
 const FieldManager = "kubectl-zoo-cert"
 
 // getTenant reads a Tenant record, with a one-line error when it is not
 // there.
 func getTenant(ctx context.Context, dyn dynamic.Interface, tenant string) (*unstructured.Unstructured, error) {
-	u, err := dyn.Resource(tenantctl.TenantGVR).Get(ctx, tenant, metav1.GetOptions{})
+	u, err := dyn.Resource(tenantapi.TenantGVR).Get(ctx, tenant, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, fmt.Errorf("tenant %q does not exist", tenant)
@@ -72,12 +72,12 @@ func updateCertificates(ctx context.Context, dyn dynamic.Interface, tenant strin
 			return fmt.Errorf("encode the certificate records: %w", err)
 		}
 		patch := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": tenantctl.TenantGVR.GroupVersion().String(),
-			"kind":       tenantctl.TenantKind,
+			"apiVersion": tenantapi.TenantGVR.GroupVersion().String(),
+			"kind":       tenantapi.TenantKind,
 			"metadata":   map[string]any{"name": tenant, "resourceVersion": u.GetResourceVersion()},
 			"spec":       map[string]any{"certificates": field},
 		}}
-		_, err = dyn.Resource(tenantctl.TenantGVR).Apply(ctx, tenant, patch, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
+		_, err = dyn.Resource(tenantapi.TenantGVR).Apply(ctx, tenant, patch, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
 		if err != nil && !apierrors.IsConflict(err) {
 			return fmt.Errorf("record the certificates of tenant %q: %w", tenant, err)
 		}

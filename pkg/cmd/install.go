@@ -12,6 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
@@ -187,7 +188,7 @@ func (o *InstallOptions) Validate() error {
 
 // DefaultServerImage is the server image of this binary's version.
 func DefaultServerImage() string {
-	return tenantctl.DefaultServerImageRepository + ":" + CurrentVersion().Version
+	return tenantapi.DefaultServerImageRepository + ":" + CurrentVersion().Version
 }
 
 func (o *InstallOptions) serverOptions() tenantctl.ServerOptions {
@@ -243,8 +244,8 @@ Tenants connect to %s (in the cluster; expose the Service %s/%s to reach it
 from outside), trusting the CA in ConfigMap %s/%s (key %s). They authenticate
 with a client certificate of their tenant identity or with the token of a
 ServiceAccount in one of their tenant's namespaces.
-`, tenantctl.ServerURL, tenantctl.ServerNamespace, tenantctl.ServerName,
-	tenantctl.ServerNamespace, tenantctl.ServerCAConfigMap, tenantctl.ServerCAKey)
+`, tenantapi.ServerURL, tenantapi.ServerNamespace, tenantapi.ServerName,
+	tenantapi.ServerNamespace, tenantapi.ServerCAConfigMap, tenantapi.ServerCAKey)
 
 // printObjects prints what install would apply (--dry-run=client).
 func (o *InstallOptions) printObjects() error {

@@ -18,6 +18,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
@@ -65,7 +66,7 @@ func TestInstallServerDryRunGolden(t *testing.T) {
 		u := &unstructured.Unstructured{}
 		require.NoError(t, yaml.Unmarshal([]byte(doc), &u.Object))
 		switch u.GetKind() + "/" + u.GetName() {
-		case "Secret/" + tenantctl.ServerTLSSecret:
+		case "Secret/" + tenantapi.ServerTLSSecret:
 			require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &secret))
 			for _, key := range []string{"tls.crt", "tls.key", "ca.crt"} {
 				require.NoError(t, unstructured.SetNestedField(u.Object, masked, "data", key))
@@ -75,13 +76,13 @@ func TestInstallServerDryRunGolden(t *testing.T) {
 			for _, key := range []string{"tls.crt", "tls.key"} {
 				require.NoError(t, unstructured.SetNestedField(u.Object, masked, "data", key))
 			}
-		case "ConfigMap/" + tenantctl.ServerCAConfigMap:
+		case "ConfigMap/" + tenantapi.ServerCAConfigMap:
 			caBundle, _, _ = unstructured.NestedString(u.Object, "data", "ca.crt")
 			require.NoError(t, unstructured.SetNestedField(u.Object, masked, "data", "ca.crt"))
 		case "ConfigMap/" + tenantctl.ZooCAConfigMap:
 			zooCABundle, _, _ = unstructured.NestedString(u.Object, "data", "ca.crt")
 			require.NoError(t, unstructured.SetNestedField(u.Object, masked, "data", "ca.crt"))
-		case "Deployment/" + tenantctl.ServerName:
+		case "Deployment/" + tenantapi.ServerName:
 			path := []string{"spec", "template", "metadata", "annotations", tenantctl.ServerCertDigestAnnotation}
 			digest, _, _ = unstructured.NestedString(u.Object, path...)
 			require.NoError(t, unstructured.SetNestedField(u.Object, masked, path...))
@@ -159,7 +160,7 @@ func TestServerImageMatchesRelease(t *testing.T) {
 	require.NoError(t, yaml.Unmarshal(raw, &cfg))
 	require.Len(t, cfg.DockersV2, 1)
 	image := cfg.DockersV2[0]
-	assert.Equal(t, []string{tenantctl.DefaultServerImageRepository}, image.Images)
+	assert.Equal(t, []string{tenantapi.DefaultServerImageRepository}, image.Images)
 	assert.Equal(t, []string{"v{{ .Version }}"}, image.Tags)
 	assert.Contains(t, image.Platforms, "linux/amd64")
 	require.Len(t, cfg.Builds, 1)

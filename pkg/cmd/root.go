@@ -1,6 +1,8 @@
 // Package cmd holds the cobra commands of kubectl-zoo, one file per command.
 // Each command is a thin layer (flags, Complete, Validate, Run) over the
-// packages that do the work: translate, localproxy and tenantctl.
+// packages that do the work: translate, localproxy (serve), zooserver (serve
+// --listen), tenantctl (install and tenants; the record is tenantapi's, the
+// objects written for a tenant are built by platformobj), certs, verify.
 package cmd
 
 import (

@@ -33,7 +33,7 @@ func (o *ServeOptions) keepNamespacesSetUp(ctx context.Context, namespaces *loca
 	if namespaces != nil {
 		zoo.Namespaces = namespaces.TenantNamespaces
 	}
-	r, err := nssetup.New(nssetup.Config{Client: zoo, Upstream: o.upstream, Tenant: o.Tenant})
+	r, err := nssetup.New(nssetup.Config{Kube: zoo.Kube, Client: zoo, Upstream: o.upstream, Tenant: o.Tenant})
 	if err != nil {
 		return fmt.Errorf("namespace set-up: %w", err)
 	}

@@ -14,7 +14,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/verify"
 )
@@ -86,7 +86,7 @@ Exits 0 only when nothing escaped. See docs/verify.md.`,
 	cmd.Flags().StringVar(&o.Tenant, "tenant", "", "Check this existing tenant against its policy instead, attacking no one: dry runs and reads only")
 	cmd.Flags().BoolVar(&o.Yes, "yes", false, "Delete and remake the scratch tenants an earlier run left (--keep)")
 	cmd.Flags().BoolVar(&o.Keep, "keep", false, "Leave the scratch tenants for inspection")
-	cmd.Flags().StringVar(&o.ServerURL, "server-url", "", "The zoo server's URL (default: its Service's, "+tenantctl.ServerURL+", when install --server made it)")
+	cmd.Flags().StringVar(&o.ServerURL, "server-url", "", "The zoo server's URL (default: its Service's, "+tenantapi.ServerURL+", when install --server made it)")
 	cmd.Flags().StringVar(&o.ServerCA, "server-ca", "", "A PEM file of the CA that verifies the zoo server (default: the ConfigMap install wrote)")
 	cmd.Flags().BoolVar(&o.DataPlane, "data-plane", false, "Also run pods (of --image) in the scratch tenants and try a connection between them, to see the network plugin enforce their NetworkPolicy")
 	cmd.Flags().StringVar(&o.Image, "image", "", "With --data-plane: an image with sh and nc (busybox's), e.g. busybox:1.37")

@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -27,7 +27,7 @@ func isClusterRoleWrite(u *translate.UpstreamRequest) bool {
 // afterClusterRoleWrite switches aggregation on for the tenant's standard
 // admin, edit and view when the ClusterRole in the upstream answer body is
 // the first of the tenant's own to aggregate into them
-// (tenantctl.AggregatesIntoStandardRoles): tenant create writes them with
+// (platformobj.AggregatesIntoStandardRoles): tenant create writes them with
 // their rules but without an aggregationRule, so that the cluster's
 // aggregation controller does not work on them for tenants that never
 // extend them. A failure is logged and reported to the client as a Warning
@@ -36,7 +36,7 @@ func isClusterRoleWrite(u *translate.UpstreamRequest) bool {
 func (p *Proxy) afterClusterRoleWrite(ctx context.Context, w http.ResponseWriter, body []byte) {
 	obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(body, nil, nil)
 	role, ok := obj.(*rbacv1.ClusterRole)
-	if err != nil || !ok || !tenantctl.AggregatesIntoStandardRoles(p.tenant, role.Name, role.Labels) {
+	if err != nil || !ok || !platformobj.AggregatesIntoStandardRoles(p.tenant, role.Name, role.Labels) {
 		return
 	}
 	// As the tenant identity, whatever identity the write itself went
@@ -51,13 +51,13 @@ func (p *Proxy) afterClusterRoleWrite(ctx context.Context, w http.ResponseWriter
 }
 
 // aggregateStandardRoles gives the tenant's standard view, edit and admin
-// their aggregationRule (tenantctl.StandardAggregationRule), as the tenant
+// their aggregationRule (platformobj.StandardAggregationRule), as the tenant
 // identity. It applies it (server-side) even where it is there already, so
 // that aggregationFieldManager owns it too: a rule only tenant create's
 // manager owned would go with that manager's next apply of a plain role. A
 // role the tenant deleted stays deleted.
 func (p *Proxy) aggregateStandardRoles(ctx context.Context) error {
-	for _, name := range tenantctl.AggregatedStandardRoles {
+	for _, name := range platformobj.AggregatedStandardRoles {
 		path := "/apis/rbac.authorization.k8s.io/v1/clusterroles/" + url.PathEscape(p.tenant.Prefix()+name)
 		err := p.doJSON(ctx, http.MethodGet, path, nil, nil)
 		if se, ok := err.(*statusError); ok && se.code == http.StatusNotFound {
@@ -69,7 +69,7 @@ func (p *Proxy) aggregateStandardRoles(ctx context.Context) error {
 		apply, err := json.Marshal(map[string]any{
 			"apiVersion": rbacv1.SchemeGroupVersion.String(), "kind": "ClusterRole",
 			"metadata":        map[string]any{"name": p.tenant.Prefix() + name},
-			"aggregationRule": tenantctl.StandardAggregationRule(p.tenant, name),
+			"aggregationRule": platformobj.StandardAggregationRule(p.tenant, name),
 		})
 		if err != nil {
 			return err

@@ -14,7 +14,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -140,7 +140,7 @@ func TestClusterRoleWriteSwitchesAggregationOn(t *testing.T) {
 			assert.Equal(t, tc.applies, up.applies)
 			for i, applied := range up.bodies {
 				name := strings.TrimPrefix(applied.Name, "acme-")
-				assert.Equal(t, tenantctl.StandardAggregationRule(translate.MustTenant("acme"), name), applied.AggregationRule, name)
+				assert.Equal(t, platformobj.StandardAggregationRule(translate.MustTenant("acme"), name), applied.AggregationRule, name)
 				assert.Empty(t, applied.Rules, "%d: only the aggregationRule is applied", i)
 				assert.Empty(t, applied.Labels, "%d: only the aggregationRule is applied", i)
 			}

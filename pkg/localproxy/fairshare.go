@@ -11,7 +11,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/fairshare"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -87,7 +87,7 @@ func (p *Proxy) readLimits(ctx context.Context) (fairshare.Limits, error) {
 	if err != nil {
 		return fairshare.Limits{}, err
 	}
-	pol, err := tenantctl.PolicyOf(rec)
+	pol, err := tenantapi.PolicyOf(rec)
 	if err != nil {
 		// A record edited by hand: what can be enforced of its rate limit
 		// still is (fairshare.LimitsOf).

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -78,7 +79,7 @@ func (p *Proxy) admitNamespace(ctx context.Context, tc *tenantctl.Client, name s
 	}
 	if n.Reached() {
 		st := apierrors.NewForbidden(schema.GroupResource{Resource: "namespaces"}, name,
-			errors.New(tenantctl.NamespaceLimitError(p.tenant.Name(), *n.Limit))).ErrStatus
+			errors.New(tenantapi.NamespaceLimitError(p.tenant.Name(), *n.Limit))).ErrStatus
 		return &st
 	}
 	if lifted {

@@ -11,7 +11,7 @@ import (
 
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -37,7 +37,7 @@ func createdNamespace(u *translate.UpstreamRequest, code int) bool {
 }
 
 // afterNamespaceCreate gives the tenant's admins their rights in a namespace
-// the tenant has just created (tenantctl.NamespaceRBAC), impersonating the
+// the tenant has just created (platformobj.NamespaceRBAC), impersonating the
 // same tenant identity, and returns the upstream answer to translate. A
 // failure is logged and reported to the client as a Warning header.
 func (p *Proxy) afterNamespaceCreate(ctx context.Context, w http.ResponseWriter, body io.ReadCloser) io.ReadCloser {
@@ -68,13 +68,13 @@ func (p *Proxy) afterNamespaceCreate(ctx context.Context, w http.ResponseWriter,
 	return io.NopCloser(bytes.NewReader(data))
 }
 
-// namespaceRBAC creates tenantctl.NamespaceRBAC in the upstream namespace ns.
+// namespaceRBAC creates platformobj.NamespaceRBAC in the upstream namespace ns.
 func (p *Proxy) namespaceRBAC(ctx context.Context, ns string) error {
 	rec, err := p.tenantRecord(ctx)
 	if err != nil {
 		return err
 	}
-	bindings, err := tenantctl.NamespaceRBAC(rec, ns)
+	bindings, err := platformobj.NamespaceRBAC(rec, ns)
 	if err != nil {
 		return fmt.Errorf("namespace RBAC: %w", err)
 	}

@@ -10,11 +10,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 )
 
 // tenantsPath is the upstream collection of tenant records.
-var tenantsPath = "/apis/" + tenantctl.TenantGVR.Group + "/" + tenantctl.TenantGVR.Version + "/" + tenantctl.TenantGVR.Resource
+var tenantsPath = "/apis/" + tenantapi.TenantGVR.Group + "/" + tenantapi.TenantGVR.Version + "/" + tenantapi.TenantGVR.Resource
 
 // otherTenantsTTL bounds how stale the tenants' names may be: a tenant
 // created since shows its shared objects' names, when an answer names one,
@@ -41,7 +41,7 @@ func (s *sharedLookup) IsOtherTenant(name string) bool {
 }
 
 // tenantRecordsGR keys the cached reads of tenant records.
-var tenantRecordsGR = schema.GroupResource{Group: tenantctl.TenantGVR.Group, Resource: tenantctl.TenantGVR.Resource}
+var tenantRecordsGR = schema.GroupResource{Group: tenantapi.TenantGVR.Group, Resource: tenantapi.TenantGVR.Resource}
 
 // tenantExists reads whether the Tenant record name exists.
 func (s *sharedLookup) tenantExists(name string) bool {

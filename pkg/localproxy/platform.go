@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -86,7 +86,7 @@ func (l *platformLookup) CurrentObject(path string) (map[string]any, bool, error
 }
 
 // PodSecurityLevel implements translate.PlatformLookup: the level of the
-// tenant's policy (tenantctl.PodSecurityLevel). It is asked only when the
+// tenant's policy (tenantapi.PodSecurityLevel). It is asked only when the
 // tenant creates a namespace, so it is not cached: a `policy set
 // --pod-security` holds for the next namespace at once.
 func (l *platformLookup) PodSecurityLevel() (string, error) {
@@ -99,7 +99,7 @@ func (l *platformLookup) PodSecurityLevel() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return tenantctl.PodSecurityLevel(rec)
+	return tenantapi.PodSecurityLevel(rec)
 }
 
 // PriorityClassValue implements translate.PlatformLookup, cached.
@@ -208,5 +208,5 @@ func (l *platformLookup) policy(ctx context.Context) (policy.Policy, error) {
 	if err != nil {
 		return policy.Policy{}, err
 	}
-	return tenantctl.EffectivePolicy(rec)
+	return tenantapi.EffectivePolicy(rec)
 }

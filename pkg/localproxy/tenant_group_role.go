@@ -15,14 +15,14 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // The proxy's own identity needs rights on the cluster-scoped objects of a
 // tenant's CRD groups (tenant_group.go). With `serve --tenant` it is the
 // admin's kubeconfig, which has them; the server's ServiceAccount gets them
-// from one ClusterRole per such CRD (tenantctl.CRDServerClusterRole), which
+// from one ClusterRole per such CRD (platformobj.CRDServerClusterRole), which
 // the proxy writes as the tenant whenever the tenant creates or changes a
 // cluster-scoped CRD, and which the aggregated ClusterRole zoo-server
 // collects. The garbage collector deletes it with its CRD.
@@ -66,9 +66,9 @@ type upstreamCRD struct {
 	} `json:"spec"`
 }
 
-// served returns what tenantctl.CRDServerClusterRole needs of c.
-func (c *upstreamCRD) served() tenantctl.ServedCRD {
-	s := tenantctl.ServedCRD{Name: c.Metadata.Name, UID: c.Metadata.UID, Group: c.Spec.Group, Plural: c.Spec.Names.Plural}
+// served returns what platformobj.CRDServerClusterRole needs of c.
+func (c *upstreamCRD) served() platformobj.ServedCRD {
+	s := platformobj.ServedCRD{Name: c.Metadata.Name, UID: c.Metadata.UID, Group: c.Spec.Group, Plural: c.Spec.Names.Plural}
 	for _, v := range c.Spec.Versions {
 		for sub := range v.Subresources {
 			s.Subresources = append(s.Subresources, sub)
@@ -98,10 +98,10 @@ func (p *Proxy) afterCRDWrite(ctx context.Context, w http.ResponseWriter, body i
 	return io.NopCloser(bytes.NewReader(data))
 }
 
-// ensureCRDServerRole creates or replaces tenantctl.CRDServerClusterRole of
+// ensureCRDServerRole creates or replaces platformobj.CRDServerClusterRole of
 // crd, as the tenant.
 func (p *Proxy) ensureCRDServerRole(ctx context.Context, crd *upstreamCRD) error {
-	role, err := tenantctl.CRDServerClusterRole(p.tenant, crd.served())
+	role, err := platformobj.CRDServerClusterRole(p.tenant, crd.served())
 	if err != nil {
 		return err
 	}
@@ -155,7 +155,7 @@ func (p *Proxy) ownIdentityForbidden(w http.ResponseWriter, r *http.Request, u *
 		again = "could not write it again as " + p.impersonatedUser() + ": an admin of the tenant may apply the CustomResourceDefinition again"
 	}
 	local := u.Info.Resource + "." + u.Info.APIGroup
-	role := strings.TrimPrefix(tenantctl.CRDServerClusterRoleName(p.tenant, u.Info.Resource, group), p.tenant.Prefix())
+	role := strings.TrimPrefix(platformobj.CRDServerClusterRoleName(p.tenant, u.Info.Resource, group), p.tenant.Prefix())
 	writeStatus(w, &apierrors.NewForbidden(schema.GroupResource{Group: u.Info.APIGroup, Resource: u.Info.Resource}, u.Info.Name,
 		fmt.Errorf("kubectl-zoo may not serve the objects of %s yet: the ClusterRole %s grants it that right; "+
 			"kubectl-zoo writes it whenever the CustomResourceDefinition %s is created or replaced, and %s", local, role, local, again)).ErrStatus)

@@ -8,12 +8,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
 // crdUpstream is a fake upstream with acme's cluster-scoped CRD
@@ -107,7 +106,7 @@ func wantGadgetRole(t *testing.T, up *crdUpstream) {
 	require.Len(t, roles, 1)
 	assert.Equal(t, "zoo:acme:admin", by[0], "written as the tenant, never with the proxy's own identity")
 	assert.Equal(t, "acme-zoo-crd-gadgets.srv.example.org", roles[0].Name)
-	assert.Equal(t, "true", roles[0].Labels[tenantctl.ServerAggregateLabel])
+	assert.Equal(t, "true", roles[0].Labels[tenantapi.ServerAggregateLabel])
 	assert.Equal(t, []string{"acme-srv.example.org"}, roles[0].Rules[0].APIGroups)
 	assert.Equal(t, []string{"gadgets", "gadgets/status"}, roles[0].Rules[0].Resources)
 }

@@ -6,16 +6,16 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // tenantRecord reads the tenant's record with the proxy's own identity. The
 // tenant's identities hold no right on Tenant records upstream (nothing per
-// tenant is granted cluster-wide; see tenantctl.TenantRBAC).
-func (p *Proxy) tenantRecord(ctx context.Context) (*tenantctl.Tenant, error) {
-	var rec tenantctl.Tenant
-	path := fmt.Sprintf("/apis/%s/%s/%s/%s", tenantctl.TenantGVR.Group, tenantctl.TenantGVR.Version, tenantctl.TenantResource, url.PathEscape(p.tenant.Name()))
+// tenant is granted cluster-wide; see platformobj.TenantRBAC).
+func (p *Proxy) tenantRecord(ctx context.Context) (*tenantapi.Tenant, error) {
+	var rec tenantapi.Tenant
+	path := fmt.Sprintf("/apis/%s/%s/%s/%s", tenantapi.TenantGVR.Group, tenantapi.TenantGVR.Version, tenantapi.TenantResource, url.PathEscape(p.tenant.Name()))
 	if err := p.ownJSON(ctx, path, &rec); err != nil {
 		return nil, fmt.Errorf("reading the record of tenant %s: %w", p.tenant, err)
 	}

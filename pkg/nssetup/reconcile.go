@@ -16,7 +16,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/crbstore"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -46,7 +47,7 @@ func (r *Reconciler) reconcile(ctx context.Context, ns string) (err error) {
 			r.mu.Unlock()
 		}
 	}()
-	have, err := r.admins.RoleBindings(ns).Get(tenantctl.NamespaceAdminsRoleBinding)
+	have, err := r.admins.RoleBindings(ns).Get(tenantapi.NamespaceAdminsRoleBinding)
 	if apierrors.IsNotFound(err) {
 		have, err = nil, nil
 	}
@@ -82,7 +83,7 @@ func (r *Reconciler) target(ns string) (translate.Tenant, bool) {
 // of ns it implies; nil when there is none to make (no record, a record
 // being deleted, no admins).
 func (r *Reconciler) wanted(ctx context.Context, t translate.Tenant, ns string,
-	read func(context.Context, string) (*tenantctl.Tenant, error)) (*tenantctl.Tenant, *rbacv1.RoleBinding, error) {
+	read func(context.Context, string) (*tenantapi.Tenant, error)) (*tenantapi.Tenant, *rbacv1.RoleBinding, error) {
 	rec, err := read(ctx, t.Name())
 	if err != nil || rec == nil || rec.DeletionTimestamp != nil {
 		return nil, nil, err
@@ -95,7 +96,7 @@ func (r *Reconciler) wanted(ctx context.Context, t translate.Tenant, ns string,
 }
 
 // restore writes what reconcile found missing in want's namespace.
-func (r *Reconciler) restore(ctx context.Context, t translate.Tenant, rec *tenantctl.Tenant, want, have *rbacv1.RoleBinding, grants bool) error {
+func (r *Reconciler) restore(ctx context.Context, t translate.Tenant, rec *tenantapi.Tenant, want, have *rbacv1.RoleBinding, grants bool) error {
 	ns := want.Namespace
 	asAdmin, err := r.asAdmin(t, rec)
 	if err != nil {
@@ -111,7 +112,7 @@ func (r *Reconciler) restore(ctx context.Context, t translate.Tenant, rec *tenan
 	case !sameBinding(have, want):
 		klog.V(1).InfoS("restoring the admins' RoleBinding of a tenant namespace", "tenant", t, "namespace", ns)
 		pre := metav1.Preconditions{UID: &have.UID, ResourceVersion: &have.ResourceVersion}
-		err := r.cfg.Client.Kube.RbacV1().RoleBindings(ns).Delete(ctx, have.Name, metav1.DeleteOptions{Preconditions: &pre})
+		err := r.cfg.Kube.RbacV1().RoleBindings(ns).Delete(ctx, have.Name, metav1.DeleteOptions{Preconditions: &pre})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("deleting the changed RoleBinding %s/%s: %w", ns, have.Name, err)
 		}
@@ -124,7 +125,7 @@ func (r *Reconciler) restore(ctx context.Context, t translate.Tenant, rec *tenan
 	if !grants {
 		return nil
 	}
-	g := crbstore.Grants{Tenant: t, AsTenant: asAdmin, Own: r.cfg.Client.Kube.RbacV1()}
+	g := crbstore.Grants{Tenant: t, AsTenant: asAdmin, Own: r.cfg.Kube.RbacV1()}
 	if err := g.MaterializeInto(ctx, ns); err != nil {
 		return fmt.Errorf("granting the tenant's ClusterRoleBindings in %s: %w", ns, err)
 	}
@@ -132,20 +133,20 @@ func (r *Reconciler) restore(ctx context.Context, t translate.Tenant, rec *tenan
 }
 
 // adminsRoleBinding is the admins' RoleBinding of rec's namespace ns.
-func adminsRoleBinding(rec *tenantctl.Tenant, ns string) (*rbacv1.RoleBinding, error) {
+func adminsRoleBinding(rec *tenantapi.Tenant, ns string) (*rbacv1.RoleBinding, error) {
 	if len(rec.Spec.Admins) == 0 {
 		return nil, errNoAdmins
 	}
-	rbs, err := tenantctl.NamespaceRBAC(rec, ns)
+	rbs, err := platformobj.NamespaceRBAC(rec, ns)
 	if err != nil {
 		return nil, err
 	}
 	for _, rb := range rbs {
-		if rb.Name == tenantctl.NamespaceAdminsRoleBinding {
+		if rb.Name == tenantapi.NamespaceAdminsRoleBinding {
 			return rb, nil
 		}
 	}
-	return nil, fmt.Errorf("tenantctl.NamespaceRBAC has no %s", tenantctl.NamespaceAdminsRoleBinding)
+	return nil, fmt.Errorf("platformobj.NamespaceRBAC has no %s", tenantapi.NamespaceAdminsRoleBinding)
 }
 
 // sameBinding reports whether have grants what want does, labeled as want
@@ -166,7 +167,7 @@ func sameBinding(have, want *rbacv1.RoleBinding) bool {
 // the tenant's and the admins' groups: the RoleBindings it writes are
 // judged by the upstream as the tenant's own (zoo-tenant confines them to
 // the tenant's namespaces).
-func (r *Reconciler) asAdmin(t translate.Tenant, rec *tenantctl.Tenant) (rbacv1client.RbacV1Interface, error) {
+func (r *Reconciler) asAdmin(t translate.Tenant, rec *tenantapi.Tenant) (rbacv1client.RbacV1Interface, error) {
 	admins := slices.Sorted(slices.Values(rec.Spec.Admins))
 	if len(admins) == 0 {
 		return nil, errNoAdmins

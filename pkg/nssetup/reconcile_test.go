@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -26,8 +27,8 @@ func namespace(name, tenant string) *corev1.Namespace {
 	return ns
 }
 
-func record(name string, admins ...string) *tenantctl.Tenant {
-	return &tenantctl.Tenant{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: tenantctl.TenantSpec{Admins: admins}}
+func record(name string, admins ...string) *tenantapi.Tenant {
+	return &tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: tenantapi.TenantSpec{Admins: admins}}
 }
 
 // TestTenantOf: a namespace is a tenant's only when both its name and its
@@ -94,9 +95,9 @@ func TestReconcileWritesOnlyWhatIsMissing(t *testing.T) {
 	objs := []runtime.Object{namespace("acme-done", "acme"), setUp, namespace("acme-mislabeled", "beta"),
 		namespace("beta-foreign", "acme"), going, namespace("solo-web", "solo")}
 	kube := fake.NewClientset(objs...)
-	records := map[string]*tenantctl.Tenant{"acme": record("acme", "admin"), "solo": record("solo")}
-	r, err := New(Config{Client: &tenantctl.Client{Kube: kube}, Upstream: &rest.Config{Host: "https://upstream.invalid"},
-		Record: func(_ context.Context, tenant string) (*tenantctl.Tenant, error) { return records[tenant], nil }})
+	records := map[string]*tenantapi.Tenant{"acme": record("acme", "admin"), "solo": record("solo")}
+	r, err := New(Config{Kube: kube, Client: &tenantctl.Client{Kube: kube}, Upstream: &rest.Config{Host: "https://upstream.invalid"},
+		Record: func(_ context.Context, tenant string) (*tenantapi.Tenant, error) { return records[tenant], nil }})
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
@@ -116,7 +117,7 @@ func TestReconcileWritesOnlyWhatIsMissing(t *testing.T) {
 func TestRecordCache(t *testing.T) {
 	reads := 0
 	fail := true
-	read := func(context.Context, string) (*tenantctl.Tenant, error) {
+	read := func(context.Context, string) (*tenantapi.Tenant, error) {
 		reads++
 		if fail {
 			return nil, assert.AnError

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 )
 
 // recordTTL is how long a tenant's record read for a reconcile is used
@@ -15,26 +15,26 @@ const recordTTL = 10 * time.Second
 
 // recordCache remembers the records read, for recordTTL.
 type recordCache struct {
-	read func(ctx context.Context, tenant string) (*tenantctl.Tenant, error)
+	read func(ctx context.Context, tenant string) (*tenantapi.Tenant, error)
 	// readNow reads a record upstream, never from a cache or an informer.
-	readNow func(ctx context.Context, tenant string) (*tenantctl.Tenant, error)
+	readNow func(ctx context.Context, tenant string) (*tenantapi.Tenant, error)
 	now     func() time.Time
 	mu      sync.Mutex
 	byT     map[string]cachedRecord
 }
 
 type cachedRecord struct {
-	rec *tenantctl.Tenant
+	rec *tenantapi.Tenant
 	at  time.Time
 }
 
-func newRecordCache(read, readNow func(ctx context.Context, tenant string) (*tenantctl.Tenant, error)) *recordCache {
+func newRecordCache(read, readNow func(ctx context.Context, tenant string) (*tenantapi.Tenant, error)) *recordCache {
 	return &recordCache{read: read, readNow: readNow, now: time.Now, byT: map[string]cachedRecord{}}
 }
 
 // get returns tenant's record (nil when it has none), read at most
 // recordTTL ago. Errors are not remembered.
-func (c *recordCache) get(ctx context.Context, tenant string) (*tenantctl.Tenant, error) {
+func (c *recordCache) get(ctx context.Context, tenant string) (*tenantapi.Tenant, error) {
 	c.mu.Lock()
 	e, ok := c.byT[tenant]
 	c.mu.Unlock()
@@ -45,14 +45,14 @@ func (c *recordCache) get(ctx context.Context, tenant string) (*tenantctl.Tenant
 }
 
 // fresh reads tenant's record upstream (readNow) and remembers it.
-func (c *recordCache) fresh(ctx context.Context, tenant string) (*tenantctl.Tenant, error) {
+func (c *recordCache) fresh(ctx context.Context, tenant string) (*tenantapi.Tenant, error) {
 	return c.remember(tenant)(c.readNow(ctx, tenant))
 }
 
 // remember returns a function that remembers a record read for tenant,
 // unless the read failed.
-func (c *recordCache) remember(tenant string) func(*tenantctl.Tenant, error) (*tenantctl.Tenant, error) {
-	return func(rec *tenantctl.Tenant, err error) (*tenantctl.Tenant, error) {
+func (c *recordCache) remember(tenant string) func(*tenantapi.Tenant, error) (*tenantapi.Tenant, error) {
+	return func(rec *tenantapi.Tenant, err error) (*tenantapi.Tenant, error) {
 		if err != nil {
 			return nil, err
 		}

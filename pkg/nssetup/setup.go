@@ -3,8 +3,8 @@
 // generateName, or a write directly upstream with the tenant identity's
 // credentials. A namespace of tenant T (named with T's prefix and labeled
 // for T; one that has only one of the two is nobody's and is left alone)
-// needs its admins' RoleBinding (tenantctl.NamespaceRBAC), its policy
-// objects (tenantctl.Client.ReconcileNamespacePolicyObjects) and the
+// needs its admins' RoleBinding (platformobj.NamespaceRBAC), its policy
+// objects (Client.ReconcileNamespacePolicyObjects, tenantctl's) and the
 // RoleBindings of T's ClusterRoleBindings (crbstore.Grants).
 //
 // The Reconciler watches the tenants' namespaces, the admins' RoleBindings
@@ -28,6 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	rbacv1listers "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -35,7 +36,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/crbstore"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -52,11 +53,13 @@ const (
 
 // Config is what a Reconciler needs.
 type Config struct {
-	// Client is the caller's own identity (the `serve` user's, the
-	// server's ServiceAccount): it watches, reads the records and the
-	// stored ClusterRoleBindings, makes the policy objects, and deletes an
-	// admins' RoleBinding the tenant changed.
-	Client *tenantctl.Client
+	// Kube is the caller's own identity (the `serve` user's, the server's
+	// ServiceAccount): it watches, reads the stored ClusterRoleBindings and
+	// deletes an admins' RoleBinding the tenant changed.
+	Kube kubernetes.Interface
+	// Client reads the records and makes the policy objects with the same
+	// identity.
+	Client Client
 	// Upstream is the own identity's REST config; the RoleBindings are
 	// written impersonating one of the tenant's admins, derived from it,
 	// so that the upstream's RBAC and admission judge them as the
@@ -68,10 +71,21 @@ type Config struct {
 	// Record returns a tenant's record, nil when it has none; nil reads
 	// it with Client. Before it writes, a reconcile reads the record with
 	// Client again: what Record returns may be older.
-	Record func(ctx context.Context, tenant string) (*tenantctl.Tenant, error)
+	Record func(ctx context.Context, tenant string) (*tenantapi.Tenant, error)
 	// RecordsSynced, when set, reports whether what Record reads from
 	// (an informer) is synced: no namespace is reconciled before.
 	RecordsSynced cache.InformerSynced
+}
+
+// Client is what a Reconciler asks of the tenant records and the policy
+// objects; *tenantctl.Client is the one `serve` and the server give.
+type Client interface {
+	// TenantRecord reads tenant's record; nil (and no error) when it has
+	// none.
+	TenantRecord(ctx context.Context, tenant string) (*tenantapi.Tenant, error)
+	// ReconcileNamespacePolicyObjects makes the policy objects of ns, a
+	// namespace of tenant.
+	ReconcileNamespacePolicyObjects(ctx context.Context, tenant, ns string) error
 }
 
 // Reconciler keeps the tenants' namespaces set up. Make it with New, then
@@ -110,7 +124,7 @@ func New(cfg Config) (*Reconciler, error) {
 	r := &Reconciler{cfg: cfg, grants: map[string]bool{}, records: newRecordCache(cfg.Record, readNow),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(limiter, workqueue.TypedRateLimitingQueueConfig[string]{Name: "namespace set-up"})}
 	factory := func(tweak func(*metav1.ListOptions)) informers.SharedInformerFactory {
-		f := informers.NewSharedInformerFactoryWithOptions(cfg.Client.Kube, 0, informers.WithTweakListOptions(tweak))
+		f := informers.NewSharedInformerFactoryWithOptions(cfg.Kube, 0, informers.WithTweakListOptions(tweak))
 		r.factories = append(r.factories, f)
 		return f
 	}
@@ -118,7 +132,7 @@ func New(cfg Config) (*Reconciler, error) {
 	// The admins' RoleBindings by name, not by label: a tenant that
 	// strips the label of its own must not hide it.
 	admins := factory(func(o *metav1.ListOptions) {
-		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", tenantctl.NamespaceAdminsRoleBinding).String()
+		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", tenantapi.NamespaceAdminsRoleBinding).String()
 	}).Rbac().V1().RoleBindings()
 	granted := factory(func(o *metav1.ListOptions) { o.LabelSelector = crbstore.MaterializedFromLabel }).Rbac().V1().RoleBindings().Informer()
 	for _, inf := range []cache.SharedIndexInformer{nsInformer, admins.Informer(), granted} {

@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -21,12 +22,12 @@ var cel = strings.NewReplacer(
 	"$LABEL", translate.TenantLabel,
 	"$GROUP", translate.APIGroup,
 	"$TENANTGROUP", translate.TenantGroupPrefix,
-	"$ADMINROLE", TenantAdminClusterRole,
+	"$ADMINROLE", tenantapi.TenantAdminClusterRole,
 	"$ADMINSGROUP", translate.AdminsGroup,
-	"$REGISTRY_NS", RegistryNamespace,
-	"$REGISTRY_SA", RegistryServiceAccount,
-	"$MEMBERNS", MembershipNamespaceSuffix,
-	"$SERVERLABEL", ServerAggregateLabel,
+	"$REGISTRY_NS", tenantapi.RegistryNamespace,
+	"$REGISTRY_SA", tenantapi.RegistryServiceAccount,
+	"$MEMBERNS", tenantapi.MembershipNamespaceSuffix,
+	"$SERVERLABEL", tenantapi.ServerAggregateLabel,
 ).Replace
 
 // memberCheck is the CEL authorizer check "may the registry identity <verb>
@@ -74,7 +75,7 @@ func InstallPolicies(cfg InstallConfig) ([]*admissionv1.ValidatingAdmissionPolic
 	binding := func(name string) *admissionv1.ValidatingAdmissionPolicyBinding {
 		return &admissionv1.ValidatingAdmissionPolicyBinding{
 			TypeMeta:   policyBindingType,
-			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: managedLabels()},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: tenantapi.ManagedLabels()},
 			Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
 				PolicyName:        name,
 				ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
@@ -82,8 +83,8 @@ func InstallPolicies(cfg InstallConfig) ([]*admissionv1.ValidatingAdmissionPolic
 		}
 	}
 	bindings := []*admissionv1.ValidatingAdmissionPolicyBinding{
-		binding(TenantPolicy),
-		binding(IdentityPolicy),
+		binding(tenantapi.TenantPolicy),
+		binding(tenantapi.IdentityPolicy),
 		binding(MetadataPolicy), binding(PriorityPolicy),
 		binding(StoragePolicy),
 	}
@@ -102,7 +103,7 @@ func InstallPolicies(cfg InstallConfig) ([]*admissionv1.ValidatingAdmissionPolic
 func identityPolicy() *admissionv1.ValidatingAdmissionPolicy {
 	return &admissionv1.ValidatingAdmissionPolicy{
 		TypeMeta:   policyType,
-		ObjectMeta: metav1.ObjectMeta{Name: IdentityPolicy, Labels: managedLabels()},
+		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.IdentityPolicy, Labels: tenantapi.ManagedLabels()},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy:    ptr.To(admissionv1.Fail),
 			MatchConstraints: writes(),
@@ -133,7 +134,7 @@ func identityPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				MessageExpression: cel("'identities of tenant ' + variables.tenant + ' must be in the group $TENANTGROUP' + variables.tenant"),
 				Reason:            ptr.To(metav1.StatusReasonForbidden),
 			}, {
-				Expression:        memberCheck("variables.tenant", TenantResource, "", "get"),
+				Expression:        memberCheck("variables.tenant", tenantapi.TenantResource, "", "get"),
 				MessageExpression: "'tenant ' + variables.tenant + ' does not exist'",
 				Reason:            ptr.To(metav1.StatusReasonForbidden),
 			}, {

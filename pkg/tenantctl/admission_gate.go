@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -71,7 +72,7 @@ func policyObjectsPolicy() *admissionv1.ValidatingAdmissionPolicy {
 	all := []string{"*"}
 	return &admissionv1.ValidatingAdmissionPolicy{
 		TypeMeta:   policyType,
-		ObjectMeta: metav1.ObjectMeta{Name: PolicyObjectsPolicy, Labels: managedLabels()},
+		ObjectMeta: metav1.ObjectMeta{Name: PolicyObjectsPolicy, Labels: tenantapi.ManagedLabels()},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionv1.Fail),
 			ParamKind:     policyQuotaParam,
@@ -145,7 +146,7 @@ func policyObjectsBindings() []*admissionv1.ValidatingAdmissionPolicyBinding {
 	binding := func(name string, match *admissionv1.MatchResources) *admissionv1.ValidatingAdmissionPolicyBinding {
 		return &admissionv1.ValidatingAdmissionPolicyBinding{
 			TypeMeta:   policyBindingType,
-			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: managedLabels()},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: tenantapi.ManagedLabels()},
 			Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
 				PolicyName:        PolicyObjectsPolicy,
 				ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},

@@ -19,6 +19,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -69,7 +70,7 @@ func TestPolicyObjectsGateJudgesEveryCreate(t *testing.T) {
 		{gr: schema.GroupResource{Resource: "serviceaccounts"}, name: "default"},
 		{gr: schema.GroupResource{Resource: "configmaps"}, name: "kube-root-ca.crt"},
 		{gr: schema.GroupResource{Resource: "resourcequotas"}, name: "mine", gated: true, byOwnKey: true},
-		{gr: schema.GroupResource{Resource: "limitranges"}, name: PolicyObjectName, gated: true, byOwnKey: true},
+		{gr: schema.GroupResource{Resource: "limitranges"}, name: platformobj.PolicyObjectName, gated: true, byOwnKey: true},
 		{gr: schema.GroupResource{Group: "networking.k8s.io", Resource: "networkpolicies"}, name: "np", gated: true, byOwnKey: true},
 	}
 	for _, c := range cases {
@@ -123,13 +124,13 @@ func TestReconcileMakesTheQuotaLast(t *testing.T) {
 			if action.GetNamespace() != "acme-new" {
 				return false, nil, nil
 			}
-			return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "networking.k8s.io", Resource: "networkpolicies"}, PolicyObjectName, errors.New("refused"))
+			return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "networking.k8s.io", Resource: "networkpolicies"}, platformobj.PolicyObjectName, errors.New("refused"))
 		})
 		err := f.c.ReconcilePolicyObjects(context.Background(), "acme")
 		require.Error(t, err)
-		_, err = f.kube.CoreV1().ResourceQuotas("acme-new").Get(context.Background(), PolicyObjectName, metav1.GetOptions{})
+		_, err = f.kube.CoreV1().ResourceQuotas("acme-new").Get(context.Background(), platformobj.PolicyObjectName, metav1.GetOptions{})
 		assert.True(t, apierrors.IsNotFound(err), "no quota where the NetworkPolicy is missing: %v", err)
-		_, err = f.kube.CoreV1().ResourceQuotas("acme-a").Get(context.Background(), PolicyObjectName, metav1.GetOptions{})
+		_, err = f.kube.CoreV1().ResourceQuotas("acme-a").Get(context.Background(), platformobj.PolicyObjectName, metav1.GetOptions{})
 		assert.NoError(t, err, "the other namespace has its quota")
 	})
 }
@@ -194,7 +195,7 @@ func TestNamespacesBeyondTheLimitGetNoPolicyObjects(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			f := newPolicyFakes(t, tenantWithPolicy(t, policy.Policy{}))
 			for _, h := range c.held {
-				_, err := f.kube.CoreV1().ResourceQuotas(h).Create(context.Background(), PolicyResourceQuota(translate.MustTenant("acme"), h, nil, nil), metav1.CreateOptions{})
+				_, err := f.kube.CoreV1().ResourceQuotas(h).Create(context.Background(), platformobj.PolicyResourceQuota(translate.MustTenant("acme"), h, nil, nil), metav1.CreateOptions{})
 				require.NoError(t, err)
 			}
 			got, err := policyIO{c: f.c}.withinLimit(context.Background(), translate.MustTenant("acme"), policy.Policy{MaxNamespaces: c.limit}, append(slices.Clone(std), c.extra...))

@@ -5,6 +5,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -32,7 +33,7 @@ const IngressHostsPolicy = "zoo-tenant-ingress-hosts"
 func ingressHostsPolicy() *admissionv1.ValidatingAdmissionPolicy {
 	return &admissionv1.ValidatingAdmissionPolicy{
 		TypeMeta:   policyType,
-		ObjectMeta: metav1.ObjectMeta{Name: IngressHostsPolicy, Labels: managedLabels()},
+		ObjectMeta: metav1.ObjectMeta{Name: IngressHostsPolicy, Labels: tenantapi.ManagedLabels()},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionv1.Fail),
 			ParamKind:     policyQuotaParam, // admission_gate.go
@@ -88,7 +89,7 @@ func ingressHostAllowed(h string) string {
 func ingressHostsBinding() *admissionv1.ValidatingAdmissionPolicyBinding {
 	return &admissionv1.ValidatingAdmissionPolicyBinding{
 		TypeMeta:   policyBindingType,
-		ObjectMeta: metav1.ObjectMeta{Name: IngressHostsPolicy, Labels: managedLabels()},
+		ObjectMeta: metav1.ObjectMeta{Name: IngressHostsPolicy, Labels: tenantapi.ManagedLabels()},
 		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
 			PolicyName:        IngressHostsPolicy,
 			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},

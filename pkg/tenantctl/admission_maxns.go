@@ -1,6 +1,7 @@
 package tenantctl
 
 import (
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -27,7 +28,7 @@ func namespaceLimitPolicy() *admissionv1.ValidatingAdmissionPolicy {
 	}
 	return &admissionv1.ValidatingAdmissionPolicy{
 		TypeMeta:   policyType,
-		ObjectMeta: metav1.ObjectMeta{Name: NamespaceLimitPolicy, Labels: managedLabels()},
+		ObjectMeta: metav1.ObjectMeta{Name: NamespaceLimitPolicy, Labels: tenantapi.ManagedLabels()},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionv1.Fail),
 			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -28,17 +29,6 @@ const (
 	// that level; TenantRBAC grants it for the tenant's level.
 	PodSecurityLevelResource = "podsecuritylevels"
 )
-
-// PodSecurityLevel returns the Pod Security level of a tenant's namespaces:
-// spec.policy.podSecurity of its record (EffectivePolicy), or
-// translate.DefaultPodSecurityLevel.
-func PodSecurityLevel(t *Tenant) (string, error) {
-	p, err := EffectivePolicy(t)
-	if err != nil {
-		return "", err
-	}
-	return p.PodSecurity, nil
-}
 
 // quote is a CEL string literal of s (the keys of the table hold no quotes
 // or backslashes; kinds_table and the table's test keep it so).
@@ -210,7 +200,7 @@ func metadataPolicy(webhookKeys []string) *admissionv1.ValidatingAdmissionPolicy
 	}
 	return &admissionv1.ValidatingAdmissionPolicy{
 		TypeMeta: policyType,
-		ObjectMeta: metav1.ObjectMeta{Name: MetadataPolicy, Labels: managedLabels(),
+		ObjectMeta: metav1.ObjectMeta{Name: MetadataPolicy, Labels: tenantapi.ManagedLabels(),
 			Annotations: map[string]string{WebhookKeysAnnotation: strings.Join(webhookKeys, ",")}},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy:    ptr.To(admissionv1.Fail),
@@ -322,7 +312,7 @@ func priorityPolicy() *admissionv1.ValidatingAdmissionPolicy {
 	ann := quote(translate.PriorityClassesAnnotation)
 	return &admissionv1.ValidatingAdmissionPolicy{
 		TypeMeta:   policyType,
-		ObjectMeta: metav1.ObjectMeta{Name: PriorityPolicy, Labels: managedLabels()},
+		ObjectMeta: metav1.ObjectMeta{Name: PriorityPolicy, Labels: tenantapi.ManagedLabels()},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionv1.Fail),
 			MatchConstraints: &admissionv1.MatchResources{

@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -89,19 +91,19 @@ func TestPodSecurityLevelOfATenant(t *testing.T) {
 		{map[string]string{translate.PodSecurityLevelAnnotation: "Privileged"}, "", true},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
-			rec := &Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme", Annotations: tc.annotations}, Spec: TenantSpec{Admins: []string{"admin"}}}
-			level, err := PodSecurityLevel(rec)
+			rec := &tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme", Annotations: tc.annotations}, Spec: tenantapi.TenantSpec{Admins: []string{"admin"}}}
+			level, err := tenantapi.PodSecurityLevel(rec)
 			if tc.wantErr {
 				require.Error(t, err)
-				_, err = TenantRBAC(rec)
+				_, err = platformobj.TenantRBAC(rec)
 				require.Error(t, err, "no grant of an invalid level")
 				return
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, level)
-			rb, err := TenantRBAC(rec)
+			rb, err := platformobj.TenantRBAC(rec)
 			require.NoError(t, err)
-			assert.Equal(t, MembershipClusterRole(level), rb.RoleRef.Name, "the tenant may create namespaces at its own level only")
+			assert.Equal(t, tenantapi.MembershipClusterRole(level), rb.RoleRef.Name, "the tenant may create namespaces at its own level only")
 			labels := namespaceLabels(translate.MustTenant("acme"), level)
 			assert.Equal(t, level, labels[translate.PodSecurityEnforce])
 			assert.Equal(t, "acme", labels[translate.TenantLabel])

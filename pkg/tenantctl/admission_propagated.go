@@ -6,6 +6,7 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -34,7 +35,7 @@ const PolicyObjectsPolicy = "zoo-tenant-policy-objects"
 // that make it the policy's, for good.
 func propagatedValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {
 	label := quote(translate.PropagatedFromLabel)
-	name := quote(PolicyObjectName)
+	name := quote(platformobj.PolicyObjectName)
 	return []admissionv1.Validation{{
 		Expression: "!(" + label + " in variables.labels) && !(" + label + " in variables.oldLabels)",
 		MessageExpression: "'objects labeled " + translate.PropagatedFromLabel + " are propagated by kubectl-zoo (from the tenant\\'s policy, or copies of objects marked for propagation): tenant ' + " +
@@ -44,7 +45,7 @@ func propagatedValidations(forbidden *metav1.StatusReason) []admissionv1.Validat
 		Expression: "request.operation != 'CREATE' || variables.subres != '' || " +
 			"!((variables.reqGroup + '/' + request.resource.resource) in ['/resourcequotas', '/limitranges', 'networking.k8s.io/networkpolicies']) || " +
 			"(object != null && has(object.metadata.name) ? object.metadata.name : variables.reqName) != " + name,
-		MessageExpression: "request.resource.resource + ' named " + PolicyObjectName + " are made by kubectl-zoo from the policy of tenant ' + variables.tenant + '; the name is reserved'",
+		MessageExpression: "request.resource.resource + ' named " + platformobj.PolicyObjectName + " are made by kubectl-zoo from the policy of tenant ' + variables.tenant + '; the name is reserved'",
 		Reason:            forbidden,
 	}, {
 		Expression: "variables.reqGroup != '' || request.resource.resource != 'resourcequotas' || variables.subres != '' || object == null || " +

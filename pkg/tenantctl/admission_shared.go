@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -76,7 +77,7 @@ func sharedRefValidation(forbidden *metav1.StatusReason) admissionv1.Validation 
 	return admissionv1.Validation{
 		Expression: storageCEL(`variables.refTenant == '' || variables.sharedRefs.all(c, c == '' || c.startsWith(variables.refTenant + '-') ||
   !c.matches('^[a-z][a-z0-9]{0,11}-.') || c.split('-')[0] in $RESERVED ||
-  !` + memberCheck("c.split('-')[0]", TenantResource, "", "get") + `)`),
+  !` + memberCheck("c.split('-')[0]", tenantapi.TenantResource, "", "get") + `)`),
 		MessageExpression: storageCEL(`'objects of tenant ' + variables.refTenant +
   ' may not name another tenant\'s class: ' + variables.sharedRefs.join(', ')`),
 		Reason: forbidden,

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -48,7 +49,7 @@ func matchRules(fields map[schema.GroupResource][]string) []admissionv1.NamedRul
 // sharedClassAllowed is sharedRefValidation's test of one class name, $C.
 var sharedClassAllowed = `($C == '' || $C.startsWith(variables.refTenant + '-') ||
   !$C.matches('^[a-z][a-z0-9]{0,11}-.') || $C.split('-')[0] in $RESERVED ||
-  !` + memberCheck("$C.split('-')[0]", TenantResource, "", "get") + `)`
+  !` + memberCheck("$C.split('-')[0]", tenantapi.TenantResource, "", "get") + `)`
 
 // eachAt is a CEL condition that holds when every string at the dotted
 // path under obj ("[]" after a key walks a list) passes test, a condition

@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -80,7 +81,7 @@ func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
 	}
 	return &admissionv1.ValidatingAdmissionPolicy{
 		TypeMeta:   policyType,
-		ObjectMeta: metav1.ObjectMeta{Name: StoragePolicy, Labels: managedLabels()},
+		ObjectMeta: metav1.ObjectMeta{Name: StoragePolicy, Labels: tenantapi.ManagedLabels()},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionv1.Fail),
 			MatchConstraints: &admissionv1.MatchResources{ResourceRules: append([]admissionv1.NamedRuleWithOperations{
@@ -147,7 +148,7 @@ func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
 				Expression: storageCEL(`variables.resource != 'persistentvolumeclaims' || variables.nsTenant == '' || !variables.classChanged ||
   variables.classes.all(c, c == '' || c.startsWith(variables.nsTenant + '-') || !c.matches('^[a-z][a-z0-9]{0,11}-.') ||
     c.split('-')[0] in $RESERVED ||
-    !` + memberCheck("c.split('-')[0]", TenantResource, "", "get") + `)`),
+    !` + memberCheck("c.split('-')[0]", tenantapi.TenantResource, "", "get") + `)`),
 				MessageExpression: storageCEL(`'claims in namespaces of tenant ' + variables.nsTenant +
   ' may not ask for another tenant\'s storage class: ' + variables.classes.join(', ')`),
 				Reason: forbidden,

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -94,7 +95,7 @@ func tenantPolicy() *admissionv1.ValidatingAdmissionPolicy {
 	}
 	return &admissionv1.ValidatingAdmissionPolicy{
 		TypeMeta:   policyType,
-		ObjectMeta: metav1.ObjectMeta{Name: TenantPolicy, Labels: managedLabels()},
+		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.TenantPolicy, Labels: tenantapi.ManagedLabels()},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy:    ptr.To(admissionv1.Fail),
 			MatchConstraints: writes(),

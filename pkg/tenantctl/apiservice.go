@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -70,7 +71,7 @@ func (c *Client) upstreamAPIEndpoint(ctx context.Context) (*APIEndpoint, error) 
 func KubernetesServiceObjects(t translate.Tenant, ep APIEndpoint) []runtime.Object {
 	ns := t.Prefix() + metav1.NamespaceDefault
 	labels := func(extra map[string]string) map[string]string {
-		l := managedLabels()
+		l := tenantapi.ManagedLabels()
 		l["component"], l["provider"] = "apiserver", "kubernetes"
 		for k, v := range extra {
 			l[k] = v

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -31,7 +32,7 @@ func TestKubernetesServiceObjects(t *testing.T) {
 			for _, m := range []metav1.Object{svc, eps, slice} {
 				assert.Equal(t, "acme-default", m.GetNamespace(), "only ever in the tenant's own default namespace")
 				assert.Equal(t, KubernetesService, m.GetName())
-				assert.Equal(t, ManagedByValue, m.GetLabels()[ManagedByLabel])
+				assert.Equal(t, tenantapi.ManagedByValue, m.GetLabels()[tenantapi.ManagedByLabel])
 			}
 			assert.Nil(t, svc.Spec.Selector, "selectorless: nothing selects the tenant's pods")
 			assert.Equal(t, corev1.ServiceTypeClusterIP, svc.Spec.Type)

@@ -9,6 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -78,17 +80,17 @@ func CertGrantRBAC(g CertGrant, owner metav1.OwnerReference) (*rbacv1.ClusterRol
 	name := CertGrantName(t, g.Serial)
 	meta := metav1.ObjectMeta{
 		Name:            name,
-		Labels:          map[string]string{ManagedByLabel: ManagedByValue, CertGrantTenantLabel: t.Name()},
+		Labels:          map[string]string{tenantapi.ManagedByLabel: tenantapi.ManagedByValue, CertGrantTenantLabel: t.Name()},
 		Annotations:     map[string]string{TenantUserAnnotation: g.User},
 		OwnerReferences: []metav1.OwnerReference{owner},
 	}
 	role := &rbacv1.ClusterRole{
-		TypeMeta:   clusterRoleType,
+		TypeMeta:   platformobj.ClusterRoleType,
 		ObjectMeta: *meta.DeepCopy(),
 		Rules:      impersonationRules(t.UpstreamUser(g.User), t.UpstreamGroups(g.Groups, false)),
 	}
 	binding := &rbacv1.ClusterRoleBinding{
-		TypeMeta:   clusterRoleBindingType,
+		TypeMeta:   platformobj.ClusterRoleBindingType,
 		ObjectMeta: meta,
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: g.CertUser}},

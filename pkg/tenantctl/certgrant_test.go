@@ -3,6 +3,7 @@ package tenantctl
 import (
 	"testing"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -14,7 +15,7 @@ import (
 // never zoo:admins, another user, ServiceAccounts, UIDs or extras — and
 // only the certificate user of its own tenant is granted.
 func TestCertGrantRBAC(t *testing.T) {
-	owner := metav1.OwnerReference{APIVersion: "zoo.kubectl-zoo.io/v1alpha1", Kind: TenantKind, Name: "acme", UID: "u1"}
+	owner := metav1.OwnerReference{APIVersion: "zoo.kubectl-zoo.io/v1alpha1", Kind: tenantapi.TenantKind, Name: "acme", UID: "u1"}
 	g := CertGrant{Tenant: "acme", Serial: "a1", CertUser: CertUserPrefix + "acme:0f0f", User: "carol", Groups: []string{"ops"}}
 	role, binding, err := CertGrantRBAC(g, owner)
 	require.NoError(t, err)

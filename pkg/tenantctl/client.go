@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -74,7 +75,7 @@ var resources = map[schema.GroupKind]string{
 	{Group: "", Kind: "Service"}:                                                      "services",
 	{Group: "", Kind: "Endpoints"}:                                                    "endpoints",
 	{Group: "discovery.k8s.io", Kind: "EndpointSlice"}:                                "endpointslices",
-	{Group: "zoo.kubectl-zoo.io", Kind: TenantKind}:                                   TenantResource,
+	{Group: "zoo.kubectl-zoo.io", Kind: tenantapi.TenantKind}:                         tenantapi.TenantResource,
 	{Group: "", Kind: "ServiceAccount"}:                                               "serviceaccounts",
 	{Group: "", Kind: "Secret"}:                                                       "secrets",
 	{Group: "", Kind: "ConfigMap"}:                                                    "configmaps",
@@ -131,7 +132,7 @@ func (c *Client) apply(ctx context.Context, obj runtime.Object, dryRun bool) (*u
 	if err != nil {
 		return nil, err
 	}
-	opts := metav1.ApplyOptions{FieldManager: FieldManager, Force: true}
+	opts := metav1.ApplyOptions{FieldManager: tenantapi.FieldManager, Force: true}
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
@@ -145,7 +146,7 @@ func (c *Client) apply(ctx context.Context, obj runtime.Object, dryRun bool) (*u
 // checkInstalled fails with ErrNotInstalled, or a one-line permission error,
 // unless the Tenant CRD is there.
 func (c *Client) checkInstalled(ctx context.Context) error {
-	_, err := c.Dynamic.Resource(crdGVR).Get(ctx, TenantCRDName, metav1.GetOptions{})
+	_, err := c.Dynamic.Resource(crdGVR).Get(ctx, tenantapi.TenantCRDName, metav1.GetOptions{})
 	switch {
 	case err == nil:
 		return nil

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -86,16 +87,16 @@ func TenantCRD() *apiextensionsv1.CustomResourceDefinition {
 	}
 	return &apiextensionsv1.CustomResourceDefinition{
 		TypeMeta:   metav1.TypeMeta{APIVersion: apiextensionsv1.SchemeGroupVersion.String(), Kind: "CustomResourceDefinition"},
-		ObjectMeta: metav1.ObjectMeta{Name: TenantCRDName, Labels: managedLabels()},
+		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.TenantCRDName, Labels: tenantapi.ManagedLabels()},
 		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
 			Group: translate.APIGroup,
 			Scope: apiextensionsv1.ClusterScoped,
 			Names: apiextensionsv1.CustomResourceDefinitionNames{
-				Plural: TenantResource, Singular: "tenant", Kind: TenantKind, ListKind: TenantKind + "List",
+				Plural: tenantapi.TenantResource, Singular: "tenant", Kind: tenantapi.TenantKind, ListKind: tenantapi.TenantKind + "List",
 				Categories: []string{"zoo"},
 			},
 			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
-				Name: Version, Served: true, Storage: true,
+				Name: tenantapi.Version, Served: true, Storage: true,
 				Schema:       &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: schema},
 				Subresources: &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}},
 				AdditionalPrinterColumns: []apiextensionsv1.CustomResourceColumnDefinition{

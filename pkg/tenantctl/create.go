@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -33,7 +35,7 @@ type CreateOptions struct {
 // CreateResult tells what CreateTenant did.
 type CreateResult struct {
 	// Tenant is the tenant record as it is now.
-	Tenant *Tenant
+	Tenant *tenantapi.Tenant
 	// Created is false when the tenant existed already (CreateTenant then
 	// reconciled it to opts).
 	Created bool
@@ -90,9 +92,9 @@ func (c *Client) CreateTenant(ctx context.Context, opts CreateOptions) (*CreateR
 	if err != nil {
 		return nil, err
 	}
-	tenant := &Tenant{
-		ObjectMeta: metav1.ObjectMeta{Name: t.Name(), Labels: managedLabels()},
-		Spec:       TenantSpec{DisplayName: opts.DisplayName, Admins: opts.Admins},
+	tenant := &tenantapi.Tenant{
+		ObjectMeta: metav1.ObjectMeta{Name: t.Name(), Labels: tenantapi.ManagedLabels()},
+		Spec:       tenantapi.TenantSpec{DisplayName: opts.DisplayName, Admins: opts.Admins},
 	}
 	if existing != nil { // kept until initialPolicy moves it into spec.policy (reconcile)
 		if level, ok := existing.Annotations[translate.PodSecurityLevelAnnotation]; ok {
@@ -118,8 +120,8 @@ func (c *Client) CreateTenant(ctx context.Context, opts CreateOptions) (*CreateR
 // is not the tenant's, and reads the cluster's standard roles.
 func (c *Client) preflight(ctx context.Context, t translate.Tenant) (map[string]*rbacv1.ClusterRole, error) {
 	var g errgroup.Group
-	roles := make([]*rbacv1.ClusterRole, len(StandardClusterRoles))
-	for _, local := range StandardNamespaces {
+	roles := make([]*rbacv1.ClusterRole, len(tenantapi.StandardClusterRoles))
+	for _, local := range tenantapi.StandardNamespaces {
 		g.Go(func() error {
 			ns, err := c.Kube.CoreV1().Namespaces().Get(ctx, t.Prefix()+local, metav1.GetOptions{})
 			if apierrors.IsNotFound(err) {
@@ -156,9 +158,9 @@ func (c *Client) preflight(ctx context.Context, t translate.Tenant) (map[string]
 	// tenant's CRD groups (cert-manager.io for a tenant "cert"): the prefix
 	// must be free of groups that are not the tenant's own CRDs'.
 	g.Go(func() error { return c.checkGroupPrefix(ctx, t) })
-	for i, name := range StandardClusterRoles {
+	for i, name := range tenantapi.StandardClusterRoles {
 		g.Go(func() error {
-			for _, own := range []string{name, AggregateBaseClusterRole(name)} {
+			for _, own := range []string{name, platformobj.AggregateBaseClusterRole(name)} {
 				if own != name && name == "cluster-admin" {
 					continue
 				}
@@ -185,7 +187,7 @@ func (c *Client) preflight(ctx context.Context, t translate.Tenant) (map[string]
 		return nil, err
 	}
 	out := map[string]*rbacv1.ClusterRole{}
-	for i, name := range StandardClusterRoles {
+	for i, name := range tenantapi.StandardClusterRoles {
 		out[name] = roles[i]
 	}
 	return out, nil
@@ -198,7 +200,7 @@ func (c *Client) preflight(ctx context.Context, t translate.Tenant) (map[string]
 // RoleBindings, the membership (TenantRBAC), without which IdentityPolicy
 // refuses every write of the tenant's zoo: identities, last. The confinement itself needs nothing per tenant: the policies judge
 // by identity and labels.
-func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tenant, roles map[string]*rbacv1.ClusterRole, created bool) (*CreateResult, error) {
+func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *tenantapi.Tenant, roles map[string]*rbacv1.ClusterRole, created bool) (*CreateResult, error) {
 	record, err := tenant.ToUnstructured()
 	if err != nil {
 		return nil, err
@@ -211,14 +213,14 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tena
 	if err != nil {
 		return nil, err
 	}
-	if err := SetPolicy(tenant, p); err != nil {
+	if err := tenantapi.SetPolicy(tenant, p); err != nil {
 		return nil, err
 	}
 	delete(tenant.Annotations, translate.PodSecurityLevelAnnotation)
 	level := p.PodSecurity
 	var first, second []runtime.Object
 	var namespaces []string
-	for _, local := range StandardNamespaces {
+	for _, local := range tenantapi.StandardNamespaces {
 		ns := &corev1.Namespace{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 			ObjectMeta: metav1.ObjectMeta{Name: t.Prefix() + local, Labels: namespaceLabels(t, level)},
@@ -239,7 +241,7 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tena
 		}
 	}
 	for _, ns := range targets {
-		rbs, err := NamespaceRBAC(tenant, ns)
+		rbs, err := platformobj.NamespaceRBAC(tenant, ns)
 		if err != nil {
 			return nil, err
 		}
@@ -247,13 +249,13 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tena
 			second = append(second, rb)
 		}
 	}
-	standard := TenantClusterRoles(t, func(name string) *rbacv1.ClusterRole { return roles[name] })
+	standard := platformobj.TenantClusterRoles(t, func(name string) *rbacv1.ClusterRole { return roles[name] })
 	existing, err := c.Kube.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{LabelSelector: ownerSelector(t)})
 	if err != nil {
 		return nil, fmt.Errorf("list the ClusterRoles of tenant %q: %w", t, err)
 	}
-	settleAggregation(standard, existing.Items) // rbac_aggregate.go
-	plainUntilAggregated(t, standard, existing.Items)
+	platformobj.SettleAggregation(standard, existing.Items) // rbac_aggregate.go
+	platformobj.PlainUntilAggregated(t, standard, existing.Items)
 	// An aggregated role is written after the roles it aggregates (view,
 	// edit, admin: AggregatedStandardRoles), so that when the aggregation
 	// controller sees it, it sees them too and computes the rules it
@@ -267,7 +269,7 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *Tena
 		}
 	}
 	batches := [][]runtime.Object{first}
-	for _, name := range AggregatedStandardRoles {
+	for _, name := range platformobj.AggregatedStandardRoles {
 		if cr, ok := byName[t.Prefix()+name]; ok {
 			batches = append(batches, []runtime.Object{cr})
 		}
@@ -321,7 +323,7 @@ func (c *Client) applyParallel(ctx context.Context, objs []runtime.Object) error
 // namespaceLabels are the labels of a standard namespace of the tenant:
 // ownership and the platform's Pod Security labels at level.
 func namespaceLabels(t translate.Tenant, level string) map[string]string {
-	l := tenantManagedLabels(t)
+	l := tenantapi.TenantManagedLabels(t)
 	for k, v := range translate.PodSecurityLabels(level) {
 		l[k] = v
 	}

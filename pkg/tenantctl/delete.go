@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -107,7 +108,7 @@ func (c *Client) DeleteTenant(ctx context.Context, name string, opts DeleteOptio
 	// The record goes last: while it exists, `tenant create` of the same
 	// name refuses, so no new tenant meets the old one's terminating
 	// namespaces.
-	err = c.Dynamic.Resource(TenantGVR).Delete(ctx, name, metav1.DeleteOptions{})
+	err = c.Dynamic.Resource(tenantapi.TenantGVR).Delete(ctx, name, metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return res, fmt.Errorf("delete tenant record %q: %w", name, err)
 	}

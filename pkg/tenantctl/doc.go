@@ -3,8 +3,7 @@
 // ValidatingAdmissionPolicies and the ClusterRoles of the security model), and
 // the tenants themselves (`kubectl zoo tenant create|list|get|delete`).
 //
-// It also exports the pure helpers the translating proxy needs to keep the
-// security model intact when it writes on a tenant's behalf: NamespaceRBAC
-// for a namespace a tenant creates (tenant ClusterRoleBindings are
-// pkg/crbstore's). See docs/security.md.
+// The Tenant record and its names are pkg/tenantapi's; the objects the
+// platform writes on a tenant's behalf are built by pkg/platformobj, which
+// the translating proxy imports too. See docs/security.md.
 package tenantctl

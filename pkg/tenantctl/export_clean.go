@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -65,7 +66,7 @@ func (s *ExportSet) Omit(obj *unstructured.Unstructured) string {
 	switch {
 	case labels[translate.PropagatedFromLabel] != "":
 		return "propagated by kubectl-zoo"
-	case labels[ManagedByLabel] == ManagedByValue:
+	case labels[tenantapi.ManagedByLabel] == tenantapi.ManagedByValue:
 		return "made by kubectl-zoo for every tenant"
 	case group != "":
 		if obj.GetKind() == "EndpointSlice" && endpointSliceBy[labels["endpointslice.kubernetes.io/managed-by"]] {

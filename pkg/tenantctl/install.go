@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -60,7 +61,7 @@ func (c *Client) Install(ctx context.Context, dryRun bool, cfg *InstallConfig) (
 		}
 		out = append(out, u)
 		if i == 0 && !dryRun {
-			if err := c.waitEstablished(ctx, TenantCRDName); err != nil {
+			if err := c.waitEstablished(ctx, tenantapi.TenantCRDName); err != nil {
 				return out, err
 			}
 		}
@@ -153,21 +154,21 @@ func (c *Client) Uninstall(ctx context.Context, opts UninstallOptions) ([]string
 	// The CRD lingers while the API server deletes its Tenant records; wait,
 	// so that a new install right after does not meet a terminating CRD.
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		_, err := c.Dynamic.Resource(crdGVR).Get(ctx, TenantCRDName, metav1.GetOptions{})
+		_, err := c.Dynamic.Resource(crdGVR).Get(ctx, tenantapi.TenantCRDName, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return true, nil
 		}
 		return false, err
 	})
 	if err != nil {
-		return removed, fmt.Errorf("wait for CustomResourceDefinition %s to be gone: %w", TenantCRDName, err)
+		return removed, fmt.Errorf("wait for CustomResourceDefinition %s to be gone: %w", tenantapi.TenantCRDName, err)
 	}
 	return removed, nil
 }
 
 // tenantNames lists the names of all tenant records; none if not installed.
 func (c *Client) tenantNames(ctx context.Context) ([]string, error) {
-	list, err := c.Dynamic.Resource(TenantGVR).List(ctx, metav1.ListOptions{})
+	list, err := c.Dynamic.Resource(tenantapi.TenantGVR).List(ctx, metav1.ListOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, nil

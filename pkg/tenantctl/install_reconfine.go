@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/restmapper"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -56,7 +57,7 @@ func (c *Client) ReconfineTenantAdmission(ctx context.Context) (int, error) {
 			// and the failures reported together.
 			again, err := translate.New(t, translate.Options{}).Reconfine(rule.Resource, obj.Object)
 			if err == nil && again {
-				_, err = api.Update(ctx, obj, metav1.UpdateOptions{FieldManager: FieldManager})
+				_, err = api.Update(ctx, obj, metav1.UpdateOptions{FieldManager: tenantapi.FieldManager})
 			}
 			if err != nil {
 				if !apierrors.IsNotFound(err) { // else deleted meanwhile

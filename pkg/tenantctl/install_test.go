@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -24,7 +25,7 @@ func TestInstallObjects(t *testing.T) {
 		if i == 0 {
 			assert.Equal(t, "CustomResourceDefinition", u.GetKind(), "the CRD is applied first")
 		}
-		assert.Equal(t, ManagedByValue, u.GetLabels()[ManagedByLabel], u.GetName())
+		assert.Equal(t, tenantapi.ManagedByValue, u.GetLabels()[tenantapi.ManagedByLabel], u.GetName())
 		if u.GetKind() != "CustomResourceDefinition" {
 			assert.True(t, strings.HasPrefix(u.GetName(), "zoo-"), u.GetName())
 			_, _, isTenant := translate.SplitUpstreamName(u.GetName())

@@ -18,13 +18,14 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/tools/pager"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // TenantInfo is a tenant record with what was observed about it live.
 type TenantInfo struct {
 	// Tenant is the record.
-	Tenant *Tenant
+	Tenant *tenantapi.Tenant
 	// Namespaces are the tenant's namespaces now (upstream names).
 	Namespaces []string
 }
@@ -43,10 +44,10 @@ func (c *Client) ListTenants(ctx context.Context, chunkSize int64) ([]TenantInfo
 		return nil, nil, err
 	}
 	list := &unstructured.UnstructuredList{}
-	list.SetAPIVersion(TenantGVR.GroupVersion().String())
-	list.SetKind(TenantKind + "List")
+	list.SetAPIVersion(tenantapi.TenantGVR.GroupVersion().String())
+	list.SetKind(tenantapi.TenantKind + "List")
 	rv, err := listPaged(ctx, chunkSize, metav1.ListOptions{}, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-		return c.Dynamic.Resource(TenantGVR).List(ctx, opts)
+		return c.Dynamic.Resource(tenantapi.TenantGVR).List(ctx, opts)
 	}, func(obj runtime.Object) error {
 		u, ok := obj.(*unstructured.Unstructured)
 		if !ok {
@@ -78,7 +79,7 @@ func (c *Client) ListTenants(ctx context.Context, chunkSize int64) ([]TenantInfo
 	}
 	infos := make([]TenantInfo, 0, len(list.Items))
 	for i := range list.Items {
-		t, err := TenantFromUnstructured(&list.Items[i])
+		t, err := tenantapi.TenantFromUnstructured(&list.Items[i])
 		if err != nil {
 			return nil, nil, err
 		}
@@ -117,14 +118,14 @@ func (c *Client) GetTenant(ctx context.Context, name string) (TenantInfo, *unstr
 	if err := c.checkInstalled(ctx); err != nil {
 		return TenantInfo{}, nil, err
 	}
-	u, err := c.Dynamic.Resource(TenantGVR).Get(ctx, name, metav1.GetOptions{})
+	u, err := c.Dynamic.Resource(tenantapi.TenantGVR).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return TenantInfo{}, nil, fmt.Errorf("tenant %q not found", name)
 	}
 	if err != nil {
 		return TenantInfo{}, nil, fmt.Errorf("get tenant %q: %w", name, err)
 	}
-	tenant, err := TenantFromUnstructured(u)
+	tenant, err := tenantapi.TenantFromUnstructured(u)
 	if err != nil {
 		return TenantInfo{}, nil, err
 	}
@@ -147,7 +148,7 @@ func PrintTable(w io.Writer, infos []TenantInfo, now time.Time) error {
 	fmt.Fprintln(tw, "NAME\tNAMESPACES\tSTATUS\tSLEEP\tADMINS\tAGE")
 	for _, info := range infos {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", info.Tenant.Name, len(info.Namespaces), info.Tenant.Phase(),
-			info.Tenant.SleepSummary(metav1.NewTime(now)), strings.Join(info.Tenant.Spec.Admins, ","), age(info.Tenant.CreationTimestamp, now))
+			sleepSummary(info.Tenant, metav1.NewTime(now)), strings.Join(info.Tenant.Spec.Admins, ","), age(info.Tenant.CreationTimestamp, now))
 	}
 	return tw.Flush()
 }
@@ -166,7 +167,7 @@ func Describe(w io.Writer, info TenantInfo, now time.Time) error {
 		line("Display name", tn.Spec.DisplayName)
 	}
 	line("Status", tn.Phase())
-	line("Sleep", tn.SleepSummary(metav1.NewTime(now)))
+	line("Sleep", sleepSummary(tn, metav1.NewTime(now)))
 	line("Age", age(tn.CreationTimestamp, now))
 	line("Upstream prefix", t.Prefix())
 	line("Tenant group", t.TenantGroup())
@@ -192,4 +193,19 @@ func age(ts metav1.Time, now time.Time) string {
 		return "<unknown>"
 	}
 	return duration.HumanDuration(now.Sub(ts.Time))
+}
+
+// sleepSummary is the sleep state for `tenant list`: awake, asleep <age>,
+// falling asleep or waking.
+func sleepSummary(t *tenantapi.Tenant, now metav1.Time) string {
+	s := t.Status.Sleep
+	switch {
+	case s == nil || (s.State == tenantapi.SleepStateAwake && s.Converged):
+		return "awake"
+	case s.State == tenantapi.SleepStateAwake:
+		return "waking"
+	case !s.Converged:
+		return "falling asleep"
+	}
+	return "asleep " + age(s.Since, now.Time)
 }

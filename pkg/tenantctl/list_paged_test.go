@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -33,13 +34,13 @@ func (p *pagingUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var item func(i int) map[string]any
 	total := p.n
 	switch r.URL.Path {
-	case "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + TenantCRDName:
-		_ = json.NewEncoder(w).Encode(map[string]any{"kind": "CustomResourceDefinition", "apiVersion": "apiextensions.k8s.io/v1", "metadata": map[string]any{"name": TenantCRDName}})
+	case "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + tenantapi.TenantCRDName:
+		_ = json.NewEncoder(w).Encode(map[string]any{"kind": "CustomResourceDefinition", "apiVersion": "apiextensions.k8s.io/v1", "metadata": map[string]any{"name": tenantapi.TenantCRDName}})
 		return
-	case "/apis/" + TenantGVR.GroupVersion().String() + "/" + TenantResource:
-		kind, apiVersion = TenantKind+"List", TenantGVR.GroupVersion().String()
+	case "/apis/" + tenantapi.TenantGVR.GroupVersion().String() + "/" + tenantapi.TenantResource:
+		kind, apiVersion = tenantapi.TenantKind+"List", tenantapi.TenantGVR.GroupVersion().String()
 		item = func(i int) map[string]any {
-			return map[string]any{"kind": TenantKind, "apiVersion": apiVersion, "metadata": map[string]any{"name": name(i)}}
+			return map[string]any{"kind": tenantapi.TenantKind, "apiVersion": apiVersion, "metadata": map[string]any{"name": name(i)}}
 		}
 	case "/api/v1/namespaces":
 		p.mu.Lock()
@@ -98,10 +99,10 @@ func TestListTenantsPages(t *testing.T) {
 				assert.Equal(t, []string{fmt.Sprintf("t%d-ns0", i), fmt.Sprintf("t%d-ns1", i)}, info.Namespaces)
 			}
 			assert.Len(t, raw.Items, tenants)
-			assert.Equal(t, TenantKind+"List", raw.GetKind())
-			assert.Equal(t, TenantGVR.GroupVersion().String(), raw.GetAPIVersion())
+			assert.Equal(t, tenantapi.TenantKind+"List", raw.GetKind())
+			assert.Equal(t, tenantapi.TenantGVR.GroupVersion().String(), raw.GetAPIVersion())
 			assert.Equal(t, "77", raw.GetResourceVersion())
-			tenantLimits, nsLimits := up.limits["/apis/"+TenantGVR.GroupVersion().String()+"/"+TenantResource], up.limits["/api/v1/namespaces"]
+			tenantLimits, nsLimits := up.limits["/apis/"+tenantapi.TenantGVR.GroupVersion().String()+"/"+tenantapi.TenantResource], up.limits["/api/v1/namespaces"]
 			assert.Len(t, tenantLimits, tc.pages)
 			assert.Len(t, nsLimits, tc.nsPages)
 			for _, sel := range up.selectors {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,16 +13,16 @@ import (
 
 func TestPrintTableAndDescribe(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	ready := &Tenant{
+	ready := &tenantapi.Tenant{
 		ObjectMeta: metav1.ObjectMeta{Name: "acme", CreationTimestamp: metav1.NewTime(now.Add(-90 * time.Minute))},
-		Spec:       TenantSpec{Admins: []string{"alice", "bob"}, DisplayName: "ACME Corp"},
-		Status: TenantStatus{Conditions: []metav1.Condition{{
-			Type: ConditionReady, Status: metav1.ConditionTrue, Reason: "Reconciled", Message: "ok",
+		Spec:       tenantapi.TenantSpec{Admins: []string{"alice", "bob"}, DisplayName: "ACME Corp"},
+		Status: tenantapi.TenantStatus{Conditions: []metav1.Condition{{
+			Type: tenantapi.ConditionReady, Status: metav1.ConditionTrue, Reason: "Reconciled", Message: "ok",
 		}}},
 	}
-	deleting := &Tenant{ObjectMeta: metav1.ObjectMeta{Name: "beta", CreationTimestamp: metav1.NewTime(now.Add(-3 * 24 * time.Hour)),
+	deleting := &tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "beta", CreationTimestamp: metav1.NewTime(now.Add(-3 * 24 * time.Hour)),
 		DeletionTimestamp: &metav1.Time{Time: now}}}
-	fresh := &Tenant{ObjectMeta: metav1.ObjectMeta{Name: "gamma"}}
+	fresh := &tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "gamma"}}
 
 	var table bytes.Buffer
 	require.NoError(t, PrintTable(&table, []TenantInfo{
@@ -47,14 +48,14 @@ gamma   0            NotReady      awake               <unknown>
 }
 
 func TestTenantRoundTrip(t *testing.T) {
-	in := &Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme"}, Spec: TenantSpec{Admins: []string{"admin"}}, Status: TenantStatus{Namespaces: 4}}
+	in := &tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme"}, Spec: tenantapi.TenantSpec{Admins: []string{"admin"}}, Status: tenantapi.TenantStatus{Namespaces: 4}}
 	u, err := in.ToUnstructured()
 	require.NoError(t, err)
 	assert.Equal(t, "zoo.kubectl-zoo.io/v1alpha1", u.GetAPIVersion())
 	assert.Equal(t, "Tenant", u.GetKind())
 	_, found := u.Object["metadata"].(map[string]any)["creationTimestamp"]
 	assert.False(t, found, "no null creationTimestamp in what is applied")
-	out, err := TenantFromUnstructured(u)
+	out, err := tenantapi.TenantFromUnstructured(u)
 	require.NoError(t, err)
 	assert.Equal(t, in.Spec, out.Spec)
 	assert.Equal(t, int32(4), out.Status.Namespaces)

@@ -8,6 +8,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -16,8 +18,8 @@ import (
 // level changed, the old binding is replaced. It then removes the per-tenant
 // ClusterRole and ClusterRoleBindings that kubectl-zoo made before the
 // membership was a RoleBinding.
-func (c *Client) applyMembership(ctx context.Context, t translate.Tenant, tenant *Tenant) error {
-	rb, err := TenantRBAC(tenant)
+func (c *Client) applyMembership(ctx context.Context, t translate.Tenant, tenant *tenantapi.Tenant) error {
+	rb, err := platformobj.TenantRBAC(tenant)
 	if err != nil {
 		return err
 	}
@@ -46,12 +48,12 @@ func (c *Client) applyMembership(ctx context.Context, t translate.Tenant, tenant
 // every write of the tenant's zoo: identities. It reports whether anything
 // was there.
 func (c *Client) revokeMembership(ctx context.Context, t translate.Tenant, progress func(string, ...any)) (bool, error) {
-	found, err := c.deleteExact(ctx, "rolebinding", MembershipNamespace(t), MembershipRoleBinding, t)
+	found, err := c.deleteExact(ctx, "rolebinding", tenantapi.MembershipNamespace(t), tenantapi.MembershipRoleBinding, t)
 	if err != nil {
 		return false, err
 	}
 	if found {
-		progress("rolebinding.rbac.authorization.k8s.io/%s deleted (namespace %s)", MembershipRoleBinding, MembershipNamespace(t))
+		progress("rolebinding.rbac.authorization.k8s.io/%s deleted (namespace %s)", tenantapi.MembershipRoleBinding, tenantapi.MembershipNamespace(t))
 	}
 	grants, err := c.revokePolicyGrants(ctx, t, progress) // registry_grant.go
 	if err != nil {
@@ -99,3 +101,9 @@ func (c *Client) IsAdmin(ctx context.Context, tenant, user string) (bool, error)
 	}
 	return slices.Contains(rec.Spec.Admins, user), nil
 }
+
+// legacyBindingName and legacyAdminsBindingName name the per-tenant
+// ClusterRole and ClusterRoleBindings of kubectl-zoo before 0.3; `tenant
+// create` and `tenant delete` remove them where they are left.
+func legacyBindingName(t translate.Tenant) string       { return "zoo-tenant-" + t.Name() }
+func legacyAdminsBindingName(t translate.Tenant) string { return legacyBindingName(t) + "-admins" }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/discovery"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -83,7 +84,7 @@ func (c *Client) indexedNamespaces(ctx context.Context, t translate.Tenant) ([]c
 // are deleted on their own, kubectl-zoo's own objects by exact name.
 var skipSweep = sets.New(
 	schema.GroupResource{Resource: "namespaces"},
-	schema.GroupResource{Group: translate.APIGroup, Resource: TenantResource},
+	schema.GroupResource{Group: translate.APIGroup, Resource: tenantapi.TenantResource},
 )
 
 // sweepClusterScoped deletes the tenant's objects of every cluster-scoped

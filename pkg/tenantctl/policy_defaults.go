@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -28,7 +29,7 @@ const DefaultPolicyAnnotation = translate.APIGroup + "/default-policy"
 // --default-policy` stored, with every unset field from policy.Default().
 // `tenant create` copies it into a new tenant's record.
 func (c *Client) DefaultPolicy(ctx context.Context) (policy.Policy, error) {
-	crd, err := c.Dynamic.Resource(crdGVR).Get(ctx, TenantCRDName, metav1.GetOptions{})
+	crd, err := c.Dynamic.Resource(crdGVR).Get(ctx, tenantapi.TenantCRDName, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		return policy.Policy{}, ErrNotInstalled
@@ -41,7 +42,7 @@ func (c *Client) DefaultPolicy(ctx context.Context) (policy.Policy, error) {
 	}
 	p, err := policy.Parse([]byte(raw))
 	if err != nil {
-		return policy.Policy{}, fmt.Errorf("the default policy (annotation %s of CustomResourceDefinition %s): %w", DefaultPolicyAnnotation, TenantCRDName, err)
+		return policy.Policy{}, fmt.Errorf("the default policy (annotation %s of CustomResourceDefinition %s): %w", DefaultPolicyAnnotation, tenantapi.TenantCRDName, err)
 	}
 	return policy.Effective(p, policy.Default()), nil
 }
@@ -67,12 +68,12 @@ func AnnotateDefaultPolicy(objs []runtime.Object, p policy.Policy) error {
 		return err
 	}
 	for _, obj := range objs {
-		if crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition); ok && crd.Name == TenantCRDName {
+		if crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition); ok && crd.Name == tenantapi.TenantCRDName {
 			metav1.SetMetaDataAnnotation(&crd.ObjectMeta, DefaultPolicyAnnotation, value)
 			return nil
 		}
 	}
-	return fmt.Errorf("no CustomResourceDefinition %s to annotate", TenantCRDName)
+	return fmt.Errorf("no CustomResourceDefinition %s to annotate", tenantapi.TenantCRDName)
 }
 
 // SetDefaultPolicy stores p as the cluster's default tenant policy, with
@@ -90,7 +91,7 @@ func (c *Client) SetDefaultPolicy(ctx context.Context, p policy.Policy, dryRun b
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	if _, err := c.Dynamic.Resource(crdGVR).Patch(ctx, TenantCRDName, types.MergePatchType, patch, opts); err != nil {
+	if _, err := c.Dynamic.Resource(crdGVR).Patch(ctx, tenantapi.TenantCRDName, types.MergePatchType, patch, opts); err != nil {
 		return fmt.Errorf("store the default policy: %w", err)
 	}
 	return nil
@@ -109,7 +110,7 @@ func (c *Client) initialPolicy(ctx context.Context, tenant string, created bool)
 			return defaults, err
 		}
 	}
-	return c.changePolicy(ctx, tenant, func(rec *Tenant, cur policy.Policy) (policy.Policy, error) {
+	return c.changePolicy(ctx, tenant, func(rec *tenantapi.Tenant, cur policy.Policy) (policy.Policy, error) {
 		if rec.Spec.Policy != nil && len(rec.Spec.Policy.Raw) > 0 {
 			return cur, nil
 		}

@@ -13,7 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -44,19 +46,13 @@ const (
 // RoleBindings (applied by install).
 func NamespaceLimitClusterRoleObject() *rbacv1.ClusterRole {
 	return &rbacv1.ClusterRole{
-		TypeMeta:   clusterRoleType,
-		ObjectMeta: metav1.ObjectMeta{Name: NamespaceLimitClusterRole, Labels: managedLabels()},
+		TypeMeta:   platformobj.ClusterRoleType,
+		ObjectMeta: metav1.ObjectMeta{Name: NamespaceLimitClusterRole, Labels: tenantapi.ManagedLabels()},
 		Rules: []rbacv1.PolicyRule{{
 			APIGroups: []string{translate.APIGroup}, Resources: []string{NamespaceLimitResource},
 			ResourceNames: []string{NamespaceLimitReached}, Verbs: []string{"use"},
 		}},
 	}
-}
-
-// NamespaceLimitError is the refusal of a namespace that would exceed the
-// tenant's limit; its message is the same through the proxy and upstream.
-func NamespaceLimitError(tenant string, limit int32) string {
-	return fmt.Sprintf("tenant %s may have at most %d namespaces", tenant, limit)
 }
 
 // NamespaceCount is a tenant's limit (nil: none) and how many namespaces it
@@ -78,15 +74,15 @@ func (c *Client) CountNamespaces(ctx context.Context, tenant string) (NamespaceC
 	if err != nil {
 		return NamespaceCount{}, err
 	}
-	u, err := c.Dynamic.Resource(TenantGVR).Get(ctx, tenant, metav1.GetOptions{})
+	u, err := c.Dynamic.Resource(tenantapi.TenantGVR).Get(ctx, tenant, metav1.GetOptions{})
 	if err != nil {
 		return NamespaceCount{}, fmt.Errorf("get tenant %q: %w", tenant, err)
 	}
-	rec, err := TenantFromUnstructured(u)
+	rec, err := tenantapi.TenantFromUnstructured(u)
 	if err != nil {
 		return NamespaceCount{}, err
 	}
-	p, err := PolicyOf(rec)
+	p, err := tenantapi.PolicyOf(rec)
 	if err != nil {
 		return NamespaceCount{}, err
 	}
@@ -125,7 +121,7 @@ func (c *Client) SetNamespaceLimitReached(ctx context.Context, tenant string, n 
 	if err != nil {
 		return false, err
 	}
-	ns := MembershipNamespace(t)
+	ns := tenantapi.MembershipNamespace(t)
 	want := ""
 	if n.Reached() {
 		want = NamespaceLimitBindingPrefix + strconv.Itoa(int(*n.Limit))
@@ -153,14 +149,14 @@ func (c *Client) SetNamespaceLimitReached(ctx context.Context, tenant string, n 
 	if want == "" || have {
 		return lifted, nil
 	}
-	labels := tenantManagedLabels(t)
+	labels := tenantapi.TenantManagedLabels(t)
 	labels[NamespaceLimitLabel] = strconv.Itoa(int(*n.Limit))
 	rb := &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: want, Namespace: ns, Labels: labels},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: NamespaceLimitClusterRole},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: RegistryNamespace, Name: RegistryServiceAccount}},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: tenantapi.RegistryNamespace, Name: tenantapi.RegistryServiceAccount}},
 	}
-	if _, err := rbs.Create(ctx, rb, metav1.CreateOptions{FieldManager: FieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
+	if _, err := rbs.Create(ctx, rb, metav1.CreateOptions{FieldManager: tenantapi.FieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return lifted, fmt.Errorf("mark tenant %s at its namespace limit: %w", tenant, err)
 	}
 	return lifted, nil
@@ -176,9 +172,9 @@ func (c *Client) WaitNamespaceLimitLifted(ctx context.Context, tenant string, ti
 		return err
 	}
 	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-		User:   "system:serviceaccount:" + RegistryNamespace + ":" + RegistryServiceAccount,
-		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + RegistryNamespace, "system:authenticated"},
-		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: MembershipNamespace(t), Verb: "use",
+		User:   "system:serviceaccount:" + tenantapi.RegistryNamespace + ":" + tenantapi.RegistryServiceAccount,
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + tenantapi.RegistryNamespace, "system:authenticated"},
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: tenantapi.MembershipNamespace(t), Verb: "use",
 			Group: translate.APIGroup, Resource: NamespaceLimitResource, Name: NamespaceLimitReached},
 	}}
 	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -43,7 +44,7 @@ func (c *Client) ReconcilePolicy(ctx context.Context, tenant string) error {
 	if err != nil {
 		return err
 	}
-	p, err := EffectivePolicy(rec)
+	p, err := tenantapi.EffectivePolicy(rec)
 	if err != nil {
 		return err
 	}

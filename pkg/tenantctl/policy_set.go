@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -33,17 +34,17 @@ var policyRetry = wait.Backoff{Steps: 30, Duration: 10 * time.Millisecond, Facto
 // no update is lost. It also drops the legacy Pod Security annotation, whose
 // level is then in spec.policy. It returns the stored policy.
 func (c *Client) ChangePolicy(ctx context.Context, tenant string, change func(policy.Policy) (policy.Policy, error)) (policy.Policy, error) {
-	return c.changePolicy(ctx, tenant, func(_ *Tenant, cur policy.Policy) (policy.Policy, error) { return change(cur) })
+	return c.changePolicy(ctx, tenant, func(_ *tenantapi.Tenant, cur policy.Policy) (policy.Policy, error) { return change(cur) })
 }
 
 // changePolicy is ChangePolicy with a change that also sees the record.
-func (c *Client) changePolicy(ctx context.Context, tenant string, change func(*Tenant, policy.Policy) (policy.Policy, error)) (policy.Policy, error) {
+func (c *Client) changePolicy(ctx context.Context, tenant string, change func(*tenantapi.Tenant, policy.Policy) (policy.Policy, error)) (policy.Policy, error) {
 	if _, err := translate.NewTenant(tenant); err != nil {
 		return policy.Policy{}, err
 	}
 	var stored policy.Policy
 	err := retry.RetryOnConflict(policyRetry, func() error {
-		u, err := c.Dynamic.Resource(TenantGVR).Get(ctx, tenant, metav1.GetOptions{})
+		u, err := c.Dynamic.Resource(tenantapi.TenantGVR).Get(ctx, tenant, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
 			return fmt.Errorf("tenant %q does not exist", tenant)
@@ -52,11 +53,11 @@ func (c *Client) changePolicy(ctx context.Context, tenant string, change func(*T
 		case u.GetDeletionTimestamp() != nil:
 			return fmt.Errorf("tenant %q is being deleted", tenant)
 		}
-		rec, err := TenantFromUnstructured(u)
+		rec, err := tenantapi.TenantFromUnstructured(u)
 		if err != nil {
 			return err
 		}
-		cur, err := EffectivePolicy(rec)
+		cur, err := tenantapi.EffectivePolicy(rec)
 		if err != nil {
 			return err
 		}
@@ -77,7 +78,7 @@ func (c *Client) changePolicy(ctx context.Context, tenant string, change func(*T
 			delete(ann, translate.PodSecurityLevelAnnotation)
 			u.SetAnnotations(ann)
 		}
-		_, err = c.Dynamic.Resource(TenantGVR).Update(ctx, u, metav1.UpdateOptions{FieldManager: PolicyFieldManager})
+		_, err = c.Dynamic.Resource(tenantapi.TenantGVR).Update(ctx, u, metav1.UpdateOptions{FieldManager: PolicyFieldManager})
 		if err != nil && !apierrors.IsConflict(err) {
 			return fmt.Errorf("store the policy of tenant %q: %w", tenant, err)
 		}
@@ -133,5 +134,5 @@ func (c *Client) TenantPolicy(ctx context.Context, tenant string) (policy.Policy
 	case err != nil:
 		return policy.Policy{}, fmt.Errorf("read tenant %q: %w", tenant, err)
 	}
-	return EffectivePolicy(rec)
+	return tenantapi.EffectivePolicy(rec)
 }

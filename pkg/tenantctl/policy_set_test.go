@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -23,19 +24,19 @@ import (
 // the other write and this one both survive; the stored policy is whole
 // and the legacy annotation is gone.
 func TestChangePolicyRetriesOnConflict(t *testing.T) {
-	rec := &Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme", ResourceVersion: "1",
-		Annotations: map[string]string{translate.PodSecurityLevelAnnotation: "privileged"}}, Spec: TenantSpec{Admins: []string{"admin"}}}
+	rec := &tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme", ResourceVersion: "1",
+		Annotations: map[string]string{translate.PodSecurityLevelAnnotation: "privileged"}}, Spec: tenantapi.TenantSpec{Admins: []string{"admin"}}}
 	u, err := rec.ToUnstructured()
 	require.NoError(t, err)
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{TenantGVR: TenantKind + "List"}, u)
+		map[schema.GroupVersionResource]string{tenantapi.TenantGVR: tenantapi.TenantKind + "List"}, u)
 	conflicts := 1
 	updates := 0
-	dyn.PrependReactor("update", TenantResource, func(action k8stesting.Action) (bool, runtime.Object, error) {
+	dyn.PrependReactor("update", tenantapi.TenantResource, func(action k8stesting.Action) (bool, runtime.Object, error) {
 		updates++
 		if conflicts > 0 {
 			conflicts--
-			return true, nil, apierrors.NewConflict(TenantGVR.GroupResource(), "acme", nil)
+			return true, nil, apierrors.NewConflict(tenantapi.TenantGVR.GroupResource(), "acme", nil)
 		}
 		return false, nil, nil
 	})
@@ -52,12 +53,12 @@ func TestChangePolicyRetriesOnConflict(t *testing.T) {
 	want := policy.Policy{PodSecurity: "privileged", NetworkIsolation: policy.NetworkIsolationTenant, PriorityClasses: []string{"gold"}}
 	assert.Equal(t, want, stored)
 
-	got, err := dyn.Resource(TenantGVR).Get(context.Background(), "acme", metav1.GetOptions{})
+	got, err := dyn.Resource(tenantapi.TenantGVR).Get(context.Background(), "acme", metav1.GetOptions{})
 	require.NoError(t, err)
-	back, err := TenantFromUnstructured(got)
+	back, err := tenantapi.TenantFromUnstructured(got)
 	require.NoError(t, err)
 	assert.NotContains(t, back.Annotations, translate.PodSecurityLevelAnnotation, "moved into spec.policy")
-	p, err := PolicyOf(back)
+	p, err := tenantapi.PolicyOf(back)
 	require.NoError(t, err)
 	assert.Equal(t, want, p, "the record holds the whole policy")
 

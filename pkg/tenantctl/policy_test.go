@@ -1,8 +1,9 @@
 package tenantctl
 
 import (
-	rbacv1 "k8s.io/api/rbac/v1"
 	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -10,54 +11,55 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 func TestPolicyOfRoundTrips(t *testing.T) {
-	rec := &Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme"}}
-	p, err := PolicyOf(rec)
+	rec := &tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme"}}
+	p, err := tenantapi.PolicyOf(rec)
 	require.NoError(t, err)
 	assert.Equal(t, policy.Policy{}, p)
 
 	want := policy.Policy{PodSecurity: "restricted", RateLimit: &policy.RateLimit{QPS: 5, Burst: 10, MaxInflight: 2}}
-	require.NoError(t, SetPolicy(rec, want))
-	got, err := PolicyOf(rec)
+	require.NoError(t, tenantapi.SetPolicy(rec, want))
+	got, err := tenantapi.PolicyOf(rec)
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
 
 	rec.Spec.Policy = &apiextensionsv1.JSON{Raw: []byte(`{"podSecurity":"lax"}`)}
-	_, err = PolicyOf(rec)
+	_, err = tenantapi.PolicyOf(rec)
 	assert.ErrorContains(t, err, "tenant acme: spec.policy: podSecurity")
 }
 
 func TestEffectivePolicy(t *testing.T) {
 	for name, tc := range map[string]struct {
-		rec  Tenant
+		rec  tenantapi.Tenant
 		want policy.Policy
 	}{
-		"no policy, no annotation: the built-in default": {rec: Tenant{}, want: policy.Default()},
+		"no policy, no annotation: the built-in default": {rec: tenantapi.Tenant{}, want: policy.Default()},
 		"legacy annotation only": {
-			rec:  Tenant{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{translate.PodSecurityLevelAnnotation: "privileged"}}},
+			rec:  tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{translate.PodSecurityLevelAnnotation: "privileged"}}},
 			want: policy.Policy{PodSecurity: "privileged", NetworkIsolation: policy.NetworkIsolationTenant},
 		},
 		"spec.policy wins over the annotation": {
-			rec: Tenant{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{translate.PodSecurityLevelAnnotation: "privileged"}},
-				Spec: TenantSpec{Policy: &apiextensionsv1.JSON{Raw: []byte(`{"podSecurity":"restricted","priorityClasses":["gold"]}`)}}},
+			rec: tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{translate.PodSecurityLevelAnnotation: "privileged"}},
+				Spec: tenantapi.TenantSpec{Policy: &apiextensionsv1.JSON{Raw: []byte(`{"podSecurity":"restricted","priorityClasses":["gold"]}`)}}},
 			want: policy.Policy{PodSecurity: "restricted", NetworkIsolation: policy.NetworkIsolationTenant, PriorityClasses: []string{"gold"}},
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			tc.rec.Name = "acme"
-			got, err := EffectivePolicy(&tc.rec)
+			got, err := tenantapi.EffectivePolicy(&tc.rec)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
-			level, err := PodSecurityLevel(&tc.rec)
+			level, err := tenantapi.PodSecurityLevel(&tc.rec)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want.PodSecurity, level)
 		})
 	}
-	bad := &Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme", Annotations: map[string]string{translate.PodSecurityLevelAnnotation: "lax"}}}
-	_, err := EffectivePolicy(bad)
+	bad := &tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme", Annotations: map[string]string{translate.PodSecurityLevelAnnotation: "lax"}}}
+	_, err := tenantapi.EffectivePolicy(bad)
 	assert.ErrorContains(t, err, "annotation "+translate.PodSecurityLevelAnnotation)
 }
 
@@ -85,11 +87,11 @@ func TestRegistryGrants(t *testing.T) {
 			assert.Equal(t, []string{"gold", "silver"}, role.Rules[0].ResourceNames)
 			assert.Equal(t, []string{"use"}, role.Rules[0].Verbs)
 			assert.Equal(t, []string{tc.resource}, role.Rules[0].Resources)
-			assert.Equal(t, MembershipNamespace(acme), binding.Namespace)
+			assert.Equal(t, tenantapi.MembershipNamespace(acme), binding.Namespace)
 			assert.Equal(t, role.Name, binding.RoleRef.Name)
 			require.Len(t, binding.Subjects, 1)
-			assert.Equal(t, RegistryServiceAccount, binding.Subjects[0].Name)
-			assert.Equal(t, RegistryNamespace, binding.Subjects[0].Namespace)
+			assert.Equal(t, tenantapi.RegistryServiceAccount, binding.Subjects[0].Name)
+			assert.Equal(t, tenantapi.RegistryNamespace, binding.Subjects[0].Namespace)
 		})
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -21,7 +23,7 @@ import (
 // (apierrors) when it holds none.
 type PolicyCache struct {
 	// Tenant returns a tenant's record.
-	Tenant func(name string) (*Tenant, error)
+	Tenant func(name string) (*tenantapi.Tenant, error)
 	// Namespaces returns the namespaces labeled for tenant t (of which
 	// those named with t's prefix count, as upstream).
 	Namespaces func(t translate.Tenant) ([]corev1.Namespace, error)
@@ -60,7 +62,7 @@ func (io policyIO) resourceQuota(ctx context.Context, ns string) (*corev1.Resour
 	if io.cache != nil {
 		return io.cache.ResourceQuota(ns)
 	}
-	return io.c.Kube.CoreV1().ResourceQuotas(ns).Get(ctx, PolicyObjectName, metav1.GetOptions{})
+	return io.c.Kube.CoreV1().ResourceQuotas(ns).Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 }
 
 // apply applies objs upstream, or, in a dry run, reports drift if there is
@@ -130,7 +132,7 @@ func (c *Client) dryReconcilePolicyObjects(ctx context.Context, t translate.Tena
 	if rec.DeletionTimestamp != nil {
 		return nil
 	}
-	p, err := EffectivePolicy(rec)
+	p, err := tenantapi.EffectivePolicy(rec)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,9 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -35,12 +37,12 @@ type policyFakes struct {
 	applies int
 }
 
-func newPolicyFakes(t *testing.T, rec *Tenant, namespaces ...string) *policyFakes {
+func newPolicyFakes(t *testing.T, rec *tenantapi.Tenant, namespaces ...string) *policyFakes {
 	t.Helper()
 	u, err := rec.ToUnstructured()
 	require.NoError(t, err)
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{TenantGVR: TenantKind + "List"}, u)
+		map[schema.GroupVersionResource]string{tenantapi.TenantGVR: tenantapi.TenantKind + "List"}, u)
 	f := &policyFakes{kube: fake.NewClientset()}
 	for _, ns := range namespaces {
 		_, err := f.kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns,
@@ -80,35 +82,35 @@ func newPolicyFakes(t *testing.T, rec *Tenant, namespaces ...string) *policyFake
 
 // setPolicy stores policy p in the record, in the fake upstream and in rec
 // (the cache's).
-func (f *policyFakes) setPolicy(t *testing.T, rec *Tenant, p policy.Policy) {
+func (f *policyFakes) setPolicy(t *testing.T, rec *tenantapi.Tenant, p policy.Policy) {
 	t.Helper()
-	require.NoError(t, SetPolicy(rec, p))
+	require.NoError(t, tenantapi.SetPolicy(rec, p))
 	u, err := rec.ToUnstructured()
 	require.NoError(t, err)
-	_, err = f.dyn.Resource(TenantGVR).Update(context.Background(), u, metav1.UpdateOptions{})
+	_, err = f.dyn.Resource(tenantapi.TenantGVR).Update(context.Background(), u, metav1.UpdateOptions{})
 	require.NoError(t, err)
 }
 
 // cache is a PolicyCache that reads the fakes' current objects without a
 // request (as informers that are up to date would).
-func (f *policyFakes) cache(rec *Tenant) *PolicyCache {
+func (f *policyFakes) cache(rec *tenantapi.Tenant) *PolicyCache {
 	tracker := f.kube.Tracker()
 	core := func(resource string) schema.GroupVersionResource {
 		return schema.GroupVersionResource{Version: "v1", Resource: resource}
 	}
 	// The loop's informers hold only objects labeled as a policy's.
 	get := func(gvr schema.GroupVersionResource, ns string) (runtime.Object, error) {
-		obj, err := tracker.Get(gvr, ns, PolicyObjectName)
+		obj, err := tracker.Get(gvr, ns, platformobj.PolicyObjectName)
 		if err != nil {
 			return nil, err
 		}
 		if m, ok := obj.(metav1.Object); !ok || m.GetLabels()[translate.PropagatedFromLabel] != translate.PropagatedFromPolicy {
-			return nil, apierrors.NewNotFound(gvr.GroupResource(), PolicyObjectName)
+			return nil, apierrors.NewNotFound(gvr.GroupResource(), platformobj.PolicyObjectName)
 		}
 		return obj, nil
 	}
 	return &PolicyCache{
-		Tenant: func(string) (*Tenant, error) { return rec, nil },
+		Tenant: func(string) (*tenantapi.Tenant, error) { return rec, nil },
 		Namespaces: func(translate.Tenant) ([]corev1.Namespace, error) {
 			l, err := tracker.List(core("namespaces"), corev1.SchemeGroupVersion.WithKind("Namespace"), "")
 			if err != nil {
@@ -140,10 +142,10 @@ func (f *policyFakes) cache(rec *Tenant) *PolicyCache {
 	}
 }
 
-func tenantWithPolicy(t *testing.T, p policy.Policy) *Tenant {
+func tenantWithPolicy(t *testing.T, p policy.Policy) *tenantapi.Tenant {
 	t.Helper()
-	rec := &Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme", ResourceVersion: "1"}}
-	require.NoError(t, SetPolicy(rec, p))
+	rec := &tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme", ResourceVersion: "1"}}
+	require.NoError(t, tenantapi.SetPolicy(rec, p))
 	return rec
 }
 
@@ -159,70 +161,70 @@ func TestDryReconcileFindsExactlyTheDrift(t *testing.T) {
 	cases := []struct {
 		name   string
 		policy policy.Policy
-		change func(t *testing.T, f *policyFakes, rec *Tenant)
+		change func(t *testing.T, f *policyFakes, rec *tenantapi.Tenant)
 		drift  bool
 	}{
 		{name: "nothing changed", policy: withLimits},
 		{name: "no quota, no limits, no isolation", policy: policy.Policy{NetworkIsolation: policy.NetworkIsolationNone}},
-		{name: "a NetworkPolicy deleted", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *Tenant) {
-			require.NoError(t, f.kube.NetworkingV1().NetworkPolicies("acme-b").Delete(context.Background(), PolicyObjectName, metav1.DeleteOptions{}))
+		{name: "a NetworkPolicy deleted", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *tenantapi.Tenant) {
+			require.NoError(t, f.kube.NetworkingV1().NetworkPolicies("acme-b").Delete(context.Background(), platformobj.PolicyObjectName, metav1.DeleteOptions{}))
 		}},
-		{name: "a LimitRange changed", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *Tenant) {
-			lr, err := f.kube.CoreV1().LimitRanges("acme-a").Get(context.Background(), PolicyObjectName, metav1.GetOptions{})
+		{name: "a LimitRange changed", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *tenantapi.Tenant) {
+			lr, err := f.kube.CoreV1().LimitRanges("acme-a").Get(context.Background(), platformobj.PolicyObjectName, metav1.GetOptions{})
 			require.NoError(t, err)
 			lr.Annotations[policyHashAnnotation] = "other"
 			_, err = f.kube.CoreV1().LimitRanges("acme-a").Update(context.Background(), lr, metav1.UpdateOptions{})
 			require.NoError(t, err)
 		}},
-		{name: "a ResourceQuota raised", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *Tenant) {
-			rq, err := f.kube.CoreV1().ResourceQuotas("acme-a").Get(context.Background(), PolicyObjectName, metav1.GetOptions{})
+		{name: "a ResourceQuota raised", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *tenantapi.Tenant) {
+			rq, err := f.kube.CoreV1().ResourceQuotas("acme-a").Get(context.Background(), platformobj.PolicyObjectName, metav1.GetOptions{})
 			require.NoError(t, err)
 			rq.Spec.Hard[corev1.ResourcePods] = resource.MustParse("10")
 			_, err = f.kube.CoreV1().ResourceQuotas("acme-a").Update(context.Background(), rq, metav1.UpdateOptions{})
 			require.NoError(t, err)
 		}},
-		{name: "usage moved the split", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *Tenant) {
-			rq, err := f.kube.CoreV1().ResourceQuotas("acme-b").Get(context.Background(), PolicyObjectName, metav1.GetOptions{})
+		{name: "usage moved the split", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *tenantapi.Tenant) {
+			rq, err := f.kube.CoreV1().ResourceQuotas("acme-b").Get(context.Background(), platformobj.PolicyObjectName, metav1.GetOptions{})
 			require.NoError(t, err)
 			rq.Status.Used = corev1.ResourceList{corev1.ResourcePods: resource.MustParse("5")}
 			_, err = f.kube.CoreV1().ResourceQuotas("acme-b").Update(context.Background(), rq, metav1.UpdateOptions{})
 			require.NoError(t, err)
 		}},
-		{name: "a namespace without objects", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, rec *Tenant) {
+		{name: "a namespace without objects", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, rec *tenantapi.Tenant) {
 			_, err := f.kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "acme-c",
 				Labels: map[string]string{translate.TenantLabel: rec.Name}}}, metav1.CreateOptions{})
 			require.NoError(t, err)
 		}},
-		{name: "a namespace labeled for the tenant without its prefix", policy: withLimits, change: func(t *testing.T, f *policyFakes, rec *Tenant) {
+		{name: "a namespace labeled for the tenant without its prefix", policy: withLimits, change: func(t *testing.T, f *policyFakes, rec *tenantapi.Tenant) {
 			_, err := f.kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "beta-x",
 				Labels: map[string]string{translate.TenantLabel: rec.Name}}}, metav1.CreateOptions{})
 			require.NoError(t, err)
 		}},
-		{name: "an unlabeled object in the way of one", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *Tenant) {
+		{name: "an unlabeled object in the way of one", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *tenantapi.Tenant) {
 			ctx := context.Background()
-			require.NoError(t, f.kube.CoreV1().ResourceQuotas("acme-b").Delete(ctx, PolicyObjectName, metav1.DeleteOptions{}))
-			_, err := f.kube.CoreV1().ResourceQuotas("acme-b").Create(ctx, &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: PolicyObjectName},
+			require.NoError(t, f.kube.CoreV1().ResourceQuotas("acme-b").Delete(ctx, platformobj.PolicyObjectName, metav1.DeleteOptions{}))
+			_, err := f.kube.CoreV1().ResourceQuotas("acme-b").Create(ctx, &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: platformobj.PolicyObjectName},
 				Spec: corev1.ResourceQuotaSpec{Scopes: []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeBestEffort}}}, metav1.CreateOptions{})
 			require.NoError(t, err)
 		}},
-		{name: "a quota scope merged into the policy's quota", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *Tenant) {
+		{name: "a quota scope merged into the policy's quota", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *tenantapi.Tenant) {
 			ctx := context.Background()
-			rq, err := f.kube.CoreV1().ResourceQuotas("acme-a").Get(ctx, PolicyObjectName, metav1.GetOptions{})
+			rq, err := f.kube.CoreV1().ResourceQuotas("acme-a").Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 			require.NoError(t, err)
 			rq.Spec.Scopes = []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeBestEffort}
 			rq.Finalizers = []string{"example.com/keep"}
 			_, err = f.kube.CoreV1().ResourceQuotas("acme-a").Update(ctx, rq, metav1.UpdateOptions{})
 			require.NoError(t, err)
 		}},
-		{name: "a pod selector merged into the policy's NetworkPolicy", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *Tenant) {
+		{name: "a pod selector merged into the policy's NetworkPolicy", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, _ *tenantapi.Tenant) {
 			ctx := context.Background()
-			np, err := f.kube.NetworkingV1().NetworkPolicies("acme-b").Get(ctx, PolicyObjectName, metav1.GetOptions{})
+			np, err := f.kube.NetworkingV1().NetworkPolicies("acme-b").Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 			require.NoError(t, err)
 			np.Spec.PodSelector.MatchLabels = map[string]string{"none": "none"}
 			_, err = f.kube.NetworkingV1().NetworkPolicies("acme-b").Update(ctx, np, metav1.UpdateOptions{})
 			require.NoError(t, err)
 		}},
-		{name: "a namespace being deleted keeps its share", policy: withLimits, change: func(t *testing.T, f *policyFakes, _ *Tenant) {
+		{name: "a namespace being deleted keeps its share", policy: withLimits, change: func(t *testing.T, f *policyFakes, _ *tenantapi.Tenant) {
 			ctx := context.Background()
 			ns, err := f.kube.CoreV1().Namespaces().Get(ctx, "acme-b", metav1.GetOptions{})
 			require.NoError(t, err)
@@ -230,13 +232,13 @@ func TestDryReconcileFindsExactlyTheDrift(t *testing.T) {
 			_, err = f.kube.CoreV1().Namespaces().Update(ctx, ns, metav1.UpdateOptions{})
 			require.NoError(t, err)
 		}},
-		{name: "the policy changed", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, rec *Tenant) {
+		{name: "the policy changed", policy: withLimits, drift: true, change: func(t *testing.T, f *policyFakes, rec *tenantapi.Tenant) {
 			f.setPolicy(t, rec, policy.Policy{NetworkIsolation: policy.NetworkIsolationNone})
 		}},
 		{name: "an object the policy no longer implies", policy: policy.Policy{NetworkIsolation: policy.NetworkIsolationNone}, drift: true,
-			change: func(t *testing.T, f *policyFakes, rec *Tenant) {
+			change: func(t *testing.T, f *policyFakes, rec *tenantapi.Tenant) {
 				_, err := f.kube.NetworkingV1().NetworkPolicies("acme-a").Create(context.Background(),
-					PolicyNetworkPolicy(translate.MustTenant(rec.Name), "acme-a", withLimits), metav1.CreateOptions{})
+					platformobj.PolicyNetworkPolicy(translate.MustTenant(rec.Name), "acme-a", withLimits), metav1.CreateOptions{})
 				require.NoError(t, err)
 			}},
 	}
@@ -306,7 +308,7 @@ func TestReconcileOnDriftRetriesWhatTheCacheStillMisses(t *testing.T) {
 	cache := f.cache(rec)
 	frozen := *cache
 	frozen.NetworkPolicy = func(ns string) (*networkingv1.NetworkPolicy, error) {
-		return nil, apierrors.NewNotFound(networkingv1.Resource("networkpolicies"), PolicyObjectName)
+		return nil, apierrors.NewNotFound(networkingv1.Resource("networkpolicies"), platformobj.PolicyObjectName)
 	}
 	err := f.c.ReconcilePolicyObjectsOnDrift(ctx, "acme", &frozen)
 	require.ErrorIs(t, err, ErrPolicyStillDrifted)
@@ -326,13 +328,13 @@ func TestOneRefusedApplyHoldsBackNoOther(t *testing.T) {
 		if action.GetNamespace() != "acme-b" {
 			return false, nil, nil
 		}
-		return true, nil, apierrors.NewForbidden(corev1.Resource("resourcequotas"), PolicyObjectName, errors.New("exceeded quota: blocker"))
+		return true, nil, apierrors.NewForbidden(corev1.Resource("resourcequotas"), platformobj.PolicyObjectName, errors.New("exceeded quota: blocker"))
 	})
 	err := f.c.ReconcilePolicyObjects(ctx, "acme")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "exceeded quota")
 	for _, ns := range []string{"acme-a", "acme-c"} {
-		_, err := f.kube.CoreV1().ResourceQuotas(ns).Get(ctx, PolicyObjectName, metav1.GetOptions{})
+		_, err := f.kube.CoreV1().ResourceQuotas(ns).Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 		assert.NoError(t, err, "%s has its quota although acme-b's was refused", ns)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -59,7 +60,7 @@ func (c *Client) lockLease(ctx context.Context, t translate.Tenant, name, what s
 		cur, err := leases.Get(ctx, name, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
-			l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: tenantManagedLabels(t)}, Spec: spec}
+			l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: tenantapi.TenantManagedLabels(t)}, Spec: spec}
 			held, err = leases.Create(ctx, l, metav1.CreateOptions{})
 		case err != nil:
 			return false, err

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -44,7 +45,7 @@ func (io policyIO) withinLimit(ctx context.Context, t translate.Tenant, p policy
 	}
 	standard := func(ns string) bool {
 		local, _ := t.TenantNamespace(ns)
-		return slices.Contains(StandardNamespaces, local)
+		return slices.Contains(tenantapi.StandardNamespaces, local)
 	}
 	slots := int(*p.MaxNamespaces)
 	var waiting []corev1.Namespace

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -33,10 +34,10 @@ var limitRangeKind = policyKind{
 		if io.cache != nil {
 			return io.cache.LimitRange(ns)
 		}
-		return io.c.Kube.CoreV1().LimitRanges(ns).Get(ctx, PolicyObjectName, metav1.GetOptions{})
+		return io.c.Kube.CoreV1().LimitRanges(ns).Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 	},
 	build: func(t translate.Tenant, ns string, p policy.Policy) (runtime.Object, *metav1.ObjectMeta, any) {
-		if lr := PolicyLimitRange(t, ns, p); lr != nil {
+		if lr := platformobj.PolicyLimitRange(t, ns, p); lr != nil {
 			return lr, &lr.ObjectMeta, lr.Spec
 		}
 		return nil, nil, nil
@@ -53,10 +54,10 @@ var networkPolicyKind = policyKind{
 		if io.cache != nil {
 			return io.cache.NetworkPolicy(ns)
 		}
-		return io.c.Kube.NetworkingV1().NetworkPolicies(ns).Get(ctx, PolicyObjectName, metav1.GetOptions{})
+		return io.c.Kube.NetworkingV1().NetworkPolicies(ns).Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 	},
 	build: func(t translate.Tenant, ns string, p policy.Policy) (runtime.Object, *metav1.ObjectMeta, any) {
-		if np := PolicyNetworkPolicy(t, ns, p); np != nil {
+		if np := platformobj.PolicyNetworkPolicy(t, ns, p); np != nil {
 			return np, &np.ObjectMeta, np.Spec
 		}
 		return nil, nil, nil
@@ -148,8 +149,8 @@ func (io policyIO) reconcileKind(ctx context.Context, t translate.Tenant, p poli
 		if io.cache != nil {
 			return errPolicyDrift
 		}
-		if err := k.delete(ctx, io.c, ns, PolicyObjectName); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("delete the %s %s/%s the policy of tenant %s no longer implies: %w", k.kind, ns, PolicyObjectName, t, err)
+		if err := k.delete(ctx, io.c, ns, platformobj.PolicyObjectName); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete the %s %s/%s the policy of tenant %s no longer implies: %w", k.kind, ns, platformobj.PolicyObjectName, t, err)
 		}
 	}
 	return nil

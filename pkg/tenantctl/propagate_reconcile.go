@@ -18,7 +18,9 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -108,7 +110,7 @@ func (c *Client) livePolicy(ctx context.Context, t translate.Tenant) (policy.Pol
 	if rec.DeletionTimestamp != nil {
 		return policy.Policy{}, false, nil
 	}
-	p, err := EffectivePolicy(rec) // policy.go
+	p, err := tenantapi.EffectivePolicy(rec) // policy.go
 	return p, err == nil, err
 }
 
@@ -185,7 +187,7 @@ func (io policyIO) reconcileQuota(ctx context.Context, t translate.Tenant, p pol
 		}
 		h := lowered(s.Hard, want[s.Namespace])
 		if s.Hard == nil || !sameList(h, s.Hard) || s.Hosts != hosts {
-			lower = append(lower, PolicyResourceQuota(t, s.Namespace, h, p.IngressHosts))
+			lower = append(lower, platformobj.PolicyResourceQuota(t, s.Namespace, h, p.IngressHosts))
 		}
 	}
 	if err := io.apply(ctx, lower); err != nil {
@@ -205,7 +207,7 @@ func (io policyIO) reconcileQuota(ctx context.Context, t translate.Tenant, p pol
 	}
 	var raise []runtime.Object
 	for ns, hard := range raised(q, shares, want) {
-		raise = append(raise, PolicyResourceQuota(t, ns, hard, p.IngressHosts))
+		raise = append(raise, platformobj.PolicyResourceQuota(t, ns, hard, p.IngressHosts))
 	}
 	if err := io.apply(ctx, raise); err != nil {
 		return err

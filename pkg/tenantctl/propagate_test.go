@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -117,20 +118,20 @@ func TestPolicyObjects(t *testing.T) {
 	acme := translate.MustTenant("acme")
 	p := policy.Effective(policy.Policy{}, policy.Default())
 
-	rq := PolicyResourceQuota(acme, "acme-dev", nil, nil)
-	assert.Equal(t, PolicyObjectName, rq.Name)
+	rq := platformobj.PolicyResourceQuota(acme, "acme-dev", nil, nil)
+	assert.Equal(t, platformobj.PolicyObjectName, rq.Name)
 	assert.Equal(t, translate.PropagatedFromPolicy, rq.Labels[translate.PropagatedFromLabel])
 	assert.Equal(t, "acme", rq.Labels[translate.TenantLabel])
 	assert.NotNil(t, rq.Spec.Hard, "the quota exists, empty, without a tenant quota")
 
-	assert.Nil(t, PolicyLimitRange(acme, "acme-dev", p), "no limit range by default")
+	assert.Nil(t, platformobj.PolicyLimitRange(acme, "acme-dev", p), "no limit range by default")
 	p.LimitRange = &policy.LimitRange{Default: list("cpu", "200m"), Max: list("memory", "1Gi")}
-	lr := PolicyLimitRange(acme, "acme-dev", p)
+	lr := platformobj.PolicyLimitRange(acme, "acme-dev", p)
 	require.NotNil(t, lr)
 	require.Len(t, lr.Spec.Limits, 1)
 	assert.Equal(t, corev1.LimitTypeContainer, lr.Spec.Limits[0].Type)
 
-	np := PolicyNetworkPolicy(acme, "acme-dev", p)
+	np := platformobj.PolicyNetworkPolicy(acme, "acme-dev", p)
 	require.NotNil(t, np, "network isolation is on by default")
 	assert.Empty(t, np.Spec.PodSelector.MatchLabels, "every pod of the namespace")
 	assert.Equal(t, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress}, np.Spec.PolicyTypes)
@@ -148,5 +149,5 @@ func TestPolicyObjects(t *testing.T) {
 		}
 	}
 	p.NetworkIsolation = policy.NetworkIsolationNone
-	assert.Nil(t, PolicyNetworkPolicy(acme, "acme-dev", p))
+	assert.Nil(t, platformobj.PolicyNetworkPolicy(acme, "acme-dev", p))
 }

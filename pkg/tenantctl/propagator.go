@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantprop"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -24,8 +26,8 @@ const PropagatorName = "zoo-propagator"
 // and the events it records on a tenant's marked objects.
 func PropagatorClusterRole() *rbacv1.ClusterRole {
 	return &rbacv1.ClusterRole{
-		TypeMeta:   clusterRoleType,
-		ObjectMeta: metav1.ObjectMeta{Name: PropagatorName, Labels: managedLabels()},
+		TypeMeta:   platformobj.ClusterRoleType,
+		ObjectMeta: metav1.ObjectMeta{Name: PropagatorName, Labels: tenantapi.ManagedLabels()},
 		Rules: []rbacv1.PolicyRule{
 			{APIGroups: []string{""}, Resources: tenantprop.Kinds, Verbs: []string{"get", "list", "watch", "create", "update", "delete"}},
 			{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "list", "watch"}},
@@ -39,8 +41,8 @@ func PropagatorClusterRole() *rbacv1.ClusterRole {
 // cluster-wide).
 func PropagatorClusterRoleBinding() *rbacv1.ClusterRoleBinding {
 	return &rbacv1.ClusterRoleBinding{
-		TypeMeta:   clusterRoleBindingType,
-		ObjectMeta: metav1.ObjectMeta{Name: PropagatorName, Labels: managedLabels()},
+		TypeMeta:   platformobj.ClusterRoleBindingType,
+		ObjectMeta: metav1.ObjectMeta{Name: PropagatorName, Labels: tenantapi.ManagedLabels()},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: PropagatorName},
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: tenantprop.PropagatorNamespace,
 			Name: tenantprop.PropagatorServiceAccount}},
@@ -70,7 +72,7 @@ func propagatorPolicy() *admissionv1.ValidatingAdmissionPolicy {
 	}
 	return &admissionv1.ValidatingAdmissionPolicy{
 		TypeMeta:   policyType,
-		ObjectMeta: metav1.ObjectMeta{Name: PropagatorName, Labels: managedLabels()},
+		ObjectMeta: metav1.ObjectMeta{Name: PropagatorName, Labels: tenantapi.ManagedLabels()},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy:    ptr.To(admissionv1.Fail),
 			MatchConstraints: writes(),

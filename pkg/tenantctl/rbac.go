@@ -2,25 +2,15 @@ package tenantctl
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
-)
-
-var (
-	clusterRoleType        = metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"}
-	clusterRoleBindingType = metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRoleBinding"}
-	roleBindingType        = metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "RoleBinding"}
-)
-
-var (
-	readVerbs  = []string{"get", "list", "watch"}
-	writeVerbs = []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}
 )
 
 // InstallClusterRoles returns the ClusterRoles of the security model.
@@ -37,20 +27,20 @@ var (
 // MembershipRoleBinding grants the registry identity.
 func InstallClusterRoles() []*rbacv1.ClusterRole {
 	roles := []*rbacv1.ClusterRole{{
-		TypeMeta:   clusterRoleType,
-		ObjectMeta: metav1.ObjectMeta{Name: TenantAdminClusterRole, Labels: managedLabels()},
+		TypeMeta:   platformobj.ClusterRoleType,
+		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.TenantAdminClusterRole, Labels: tenantapi.ManagedLabels()},
 		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}}},
 	}, {
-		TypeMeta:   clusterRoleType,
-		ObjectMeta: metav1.ObjectMeta{Name: TenantClusterClusterRole, Labels: managedLabels()},
+		TypeMeta:   platformobj.ClusterRoleType,
+		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.TenantClusterClusterRole, Labels: tenantapi.ManagedLabels()},
 		Rules:      tenantClusterRules(),
 	}}
 	for _, level := range translate.PodSecurityLevels {
 		roles = append(roles, &rbacv1.ClusterRole{
-			TypeMeta:   clusterRoleType,
-			ObjectMeta: metav1.ObjectMeta{Name: MembershipClusterRole(level), Labels: managedLabels()},
+			TypeMeta:   platformobj.ClusterRoleType,
+			ObjectMeta: metav1.ObjectMeta{Name: tenantapi.MembershipClusterRole(level), Labels: tenantapi.ManagedLabels()},
 			Rules: []rbacv1.PolicyRule{{
-				APIGroups: []string{translate.APIGroup}, Resources: []string{TenantResource}, Verbs: []string{"get"},
+				APIGroups: []string{translate.APIGroup}, Resources: []string{tenantapi.TenantResource}, Verbs: []string{"get"},
 			}, {
 				APIGroups: []string{translate.APIGroup}, Resources: []string{PodSecurityLevelResource},
 				ResourceNames: []string{level}, Verbs: []string{"use"},
@@ -70,9 +60,9 @@ func InstallClusterRoles() []*rbacv1.ClusterRole {
 // constant: nothing per tenant is a ClusterRoleBinding.
 func InstallClusterRoleBindings() []*rbacv1.ClusterRoleBinding {
 	return []*rbacv1.ClusterRoleBinding{{
-		TypeMeta:   clusterRoleBindingType,
-		ObjectMeta: metav1.ObjectMeta{Name: TenantClusterClusterRole, Labels: managedLabels()},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: TenantClusterClusterRole},
+		TypeMeta:   platformobj.ClusterRoleBindingType,
+		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.TenantClusterClusterRole, Labels: tenantapi.ManagedLabels()},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantapi.TenantClusterClusterRole},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: translate.AdminsGroup}},
 	}, PropagatorClusterRoleBinding(), // propagator.go
 		SleepClusterRoleBinding()} // sleep_rbac.go
@@ -111,9 +101,9 @@ func tenantClusterRules() []rbacv1.PolicyRule {
 	})
 	rules := make([]rbacv1.PolicyRule, 0, len(keys)+4)
 	for _, k := range keys {
-		verbs := readVerbs
+		verbs := platformobj.ReadVerbs
 		if k.access == translate.AccessWrite {
-			verbs = writeVerbs
+			verbs = platformobj.WriteVerbs
 		}
 		res := resources[k]
 		slices.Sort(res)
@@ -164,112 +154,10 @@ func tenantStatusRules() []rbacv1.PolicyRule {
 	return rules
 }
 
-// TenantRBAC returns the one object that makes a tenant a member of the
-// cluster: the RoleBinding MembershipRoleBinding in the tenant's
-// MembershipNamespace, which binds the registry identity (the ServiceAccount
-// RegistryNamespace/RegistryServiceAccount, which need not exist) to
-// MembershipClusterRole of the tenant's Pod Security level. The admission
-// policies ask the authorizer, for one namespace, whether the registry
-// identity may get tenants there (the tenant exists) and use the level
-// (a namespace of the tenant may be created at it): RBAC answers from the
-// bindings of that one namespace, so the answer costs the same however many
-// tenants exist. A tenant can neither make such a binding (TenantPolicy: its
-// bindings name only its own subjects) nor delete it, nor delete the
-// namespace.
-func TenantRBAC(tenant *Tenant) (*rbacv1.RoleBinding, error) {
-	t, err := tenant.TenantOf()
-	if err != nil {
-		return nil, err
-	}
-	level, err := PodSecurityLevel(tenant)
-	if err != nil {
-		return nil, err
-	}
-	return &rbacv1.RoleBinding{
-		TypeMeta:   roleBindingType,
-		ObjectMeta: metav1.ObjectMeta{Name: MembershipRoleBinding, Namespace: MembershipNamespace(t), Labels: tenantManagedLabels(t)},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: MembershipClusterRole(level)},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: RegistryNamespace, Name: RegistryServiceAccount}},
-	}, nil
-}
-
-// NamespaceRBAC returns the RoleBinding(s) that give the tenant's admins
-// every right inside one of the tenant's namespaces (upstream name). The
-// proxy must create them right after it creates a namespace for the tenant,
-// impersonating the tenant admin who asked: TenantClusterClusterRole allows
-// exactly that (create rolebindings, bind ClusterRoles) and TenantPolicy
-// confines it to the tenant's namespaces.
-func NamespaceRBAC(tenant *Tenant, namespace string) ([]*rbacv1.RoleBinding, error) {
-	t, err := tenant.TenantOf()
-	if err != nil {
-		return nil, err
-	}
-	if !t.Owns(namespace) {
-		return nil, fmt.Errorf("namespace %q does not belong to tenant %q (it lacks the prefix %q)", namespace, t, t.Prefix())
-	}
-	return []*rbacv1.RoleBinding{{
-		TypeMeta:   roleBindingType,
-		ObjectMeta: metav1.ObjectMeta{Name: NamespaceAdminsRoleBinding, Namespace: namespace, Labels: tenantManagedLabels(t)},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: TenantAdminClusterRole},
-		Subjects:   adminSubjects(t, tenant.Spec.Admins),
-	}}, nil
-}
-
-// TenantClusterRoles returns the tenant's own copies of the standard
-// ClusterRoles (StandardClusterRoles), upstream "<tenant>-<name>", labeled as
-// the tenant's. clusterRole gives the cluster's role of that name (nil for
-// cluster-admin, which is always everything).
-//
-// admin, edit and view are aggregated, as the cluster's are: each collects
-// the tenant's ClusterRoles labeled, upstream,
-// translate.TenantAggregateLabelPrefix+name = "true" (in the tenant's view
-// rbac.authorization.k8s.io/aggregate-to-<name>, see translate.LabelKeyMapping),
-// never the cluster's; it carries the cluster's role's aggregation labels in
-// that form (edit aggregates into admin, view into edit). Its base rules, the
-// cluster role's (flattened: the cluster's aggregated rules included), are
-// in the tenant's "system:aggregate-to-<name>" (AggregateBaseClusterRole),
-// labeled to aggregate into it, as in a cluster of its own.
-func TenantClusterRoles(t translate.Tenant, clusterRole func(name string) *rbacv1.ClusterRole) []*rbacv1.ClusterRole {
-	out := make([]*rbacv1.ClusterRole, 0, 2*len(StandardClusterRoles))
-	for _, name := range StandardClusterRoles {
-		if name == "cluster-admin" {
-			out = append(out, &rbacv1.ClusterRole{
-				TypeMeta:   clusterRoleType,
-				ObjectMeta: metav1.ObjectMeta{Name: t.Prefix() + name, Labels: tenantManagedLabels(t)},
-				Rules: []rbacv1.PolicyRule{
-					{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}},
-					{NonResourceURLs: []string{"*"}, Verbs: []string{"*"}},
-				},
-			})
-			continue
-		}
-		std := clusterRole(name)
-		labels := tenantManagedLabels(t)
-		for k, v := range std.Labels {
-			if rest, ok := strings.CutPrefix(k, translate.AggregateLabelPrefix); ok {
-				labels[translate.TenantAggregateLabelPrefix+rest] = v
-			}
-		}
-		out = append(out, &rbacv1.ClusterRole{
-			TypeMeta:        clusterRoleType,
-			ObjectMeta:      metav1.ObjectMeta{Name: t.Prefix() + name, Labels: labels},
-			AggregationRule: StandardAggregationRule(t, name),
-		})
-		baseLabels := tenantManagedLabels(t)
-		baseLabels[translate.TenantAggregateLabelPrefix+name] = "true"
-		out = append(out, &rbacv1.ClusterRole{
-			TypeMeta:   clusterRoleType,
-			ObjectMeta: metav1.ObjectMeta{Name: t.Prefix() + AggregateBaseClusterRole(name), Labels: baseLabels},
-			Rules:      std.Rules,
-		})
-	}
-	return out
-}
-
 // waitStandardRoles waits until the tenant's aggregated standard roles
 // (TenantClusterRoles) hold the rules of their bases, so that a binding to
 // "admin" made right after create grants what it says. Create writes them
-// with those rules (settleAggregation), so this normally reads each once;
+// with those rules (SettleAggregation), so this normally reads each once;
 // it still waits for the cluster's aggregation controller should the roles
 // have been written otherwise.
 func (c *Client) waitStandardRoles(ctx context.Context, t translate.Tenant, roles []*rbacv1.ClusterRole) error {
@@ -277,8 +165,8 @@ func (c *Client) waitStandardRoles(ctx context.Context, t translate.Tenant, role
 	for _, r := range roles {
 		byName[r.Name] = r
 	}
-	for _, name := range StandardClusterRoles {
-		base, ok := byName[t.Prefix()+AggregateBaseClusterRole(name)]
+	for _, name := range tenantapi.StandardClusterRoles {
+		base, ok := byName[t.Prefix()+platformobj.AggregateBaseClusterRole(name)]
 		if !ok {
 			continue // cluster-admin
 		}
@@ -287,19 +175,4 @@ func (c *Client) waitStandardRoles(ctx context.Context, t translate.Tenant, role
 		}
 	}
 	return nil
-}
-
-// AggregateBaseClusterRole names, tenant-local, the ClusterRole that holds
-// the base rules of the tenant's aggregated standard role name
-// (TenantClusterRoles), as "system:aggregate-to-<name>" does in a cluster.
-func AggregateBaseClusterRole(name string) string { return "system:aggregate-to-" + name }
-
-func adminSubjects(t translate.Tenant, admins []string) []rbacv1.Subject {
-	admins = slices.Clone(admins)
-	slices.Sort(admins)
-	subjects := make([]rbacv1.Subject, 0, len(admins))
-	for _, a := range slices.Compact(admins) {
-		subjects = append(subjects, rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: t.UpstreamUser(a)})
-	}
-	return subjects
 }

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -30,7 +31,7 @@ func aggregationFixture(t *testing.T) (translate.Tenant, []*rbacv1.ClusterRole, 
 			Rules: []rbacv1.PolicyRule{rule("configmaps")}},
 	}
 	tenant := translate.MustTenant("acme")
-	roles := TenantClusterRoles(tenant, func(name string) *rbacv1.ClusterRole { return cluster[name] })
+	roles := platformobj.TenantClusterRoles(tenant, func(name string) *rbacv1.ClusterRole { return cluster[name] })
 	byName := map[string]*rbacv1.ClusterRole{}
 	for _, r := range roles {
 		byName[r.Name] = r
@@ -75,7 +76,7 @@ func TestSettleAggregation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, roles, byName := aggregationFixture(t)
-			settleAggregation(roles, tt.existing)
+			platformobj.SettleAggregation(roles, tt.existing)
 			for name, want := range tt.want {
 				var got []string
 				for _, r := range byName["acme-"+name].Rules {
@@ -115,13 +116,13 @@ func TestPlainUntilAggregated(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tenant, roles, byName := aggregationFixture(t)
-			settleAggregation(roles, tt.existing)
-			plainUntilAggregated(tenant, roles, tt.existing)
-			for _, name := range AggregatedStandardRoles {
+			platformobj.SettleAggregation(roles, tt.existing)
+			platformobj.PlainUntilAggregated(tenant, roles, tt.existing)
+			for _, name := range platformobj.AggregatedStandardRoles {
 				role := byName["acme-"+name]
 				require.NotEmpty(t, role.Rules, "%s holds its rules either way", name)
 				if tt.aggregated {
-					assert.Equal(t, StandardAggregationRule(tenant, name), role.AggregationRule, name)
+					assert.Equal(t, platformobj.StandardAggregationRule(tenant, name), role.AggregationRule, name)
 				} else {
 					assert.Nil(t, role.AggregationRule, name)
 				}

@@ -9,11 +9,13 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 func TestNamespaceRBAC(t *testing.T) {
-	tenant := &Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme"}, Spec: TenantSpec{Admins: []string{"bob", "alice", "bob"}}}
+	tenant := &tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme"}, Spec: tenantapi.TenantSpec{Admins: []string{"bob", "alice", "bob"}}}
 	for _, tc := range []struct {
 		namespace string
 		wantErr   bool
@@ -27,7 +29,7 @@ func TestNamespaceRBAC(t *testing.T) {
 		{"default", true},
 	} {
 		t.Run(tc.namespace, func(t *testing.T) {
-			rbs, err := NamespaceRBAC(tenant, tc.namespace)
+			rbs, err := platformobj.NamespaceRBAC(tenant, tc.namespace)
 			if tc.wantErr {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), "does not belong to tenant")
@@ -37,8 +39,8 @@ func TestNamespaceRBAC(t *testing.T) {
 			require.Len(t, rbs, 1)
 			rb := rbs[0]
 			assert.Equal(t, tc.namespace, rb.Namespace)
-			assert.Equal(t, NamespaceAdminsRoleBinding, rb.Name)
-			assert.Equal(t, rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: TenantAdminClusterRole}, rb.RoleRef)
+			assert.Equal(t, tenantapi.NamespaceAdminsRoleBinding, rb.Name)
+			assert.Equal(t, rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantapi.TenantAdminClusterRole}, rb.RoleRef)
 			assert.Equal(t, []rbacv1.Subject{
 				{APIGroup: rbacv1.GroupName, Kind: "User", Name: "zoo:acme:alice"},
 				{APIGroup: rbacv1.GroupName, Kind: "User", Name: "zoo:acme:bob"},
@@ -46,7 +48,7 @@ func TestNamespaceRBAC(t *testing.T) {
 			assert.Equal(t, "acme", rb.Labels[translate.TenantLabel])
 		})
 	}
-	_, err := NamespaceRBAC(&Tenant{ObjectMeta: metav1.ObjectMeta{Name: "kube"}}, "kube-system")
+	_, err := platformobj.NamespaceRBAC(&tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "kube"}}, "kube-system")
 	assert.ErrorContains(t, err, "reserved")
 }
 
@@ -56,14 +58,14 @@ func TestNamespaceRBAC(t *testing.T) {
 func TestTenantRBAC(t *testing.T) {
 	for _, level := range translate.PodSecurityLevels {
 		t.Run(level, func(t *testing.T) {
-			rec := &Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme", Annotations: map[string]string{translate.PodSecurityLevelAnnotation: level}},
-				Spec: TenantSpec{Admins: []string{"admin"}}}
-			rb, err := TenantRBAC(rec)
+			rec := &tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme", Annotations: map[string]string{translate.PodSecurityLevelAnnotation: level}},
+				Spec: tenantapi.TenantSpec{Admins: []string{"admin"}}}
+			rb, err := platformobj.TenantRBAC(rec)
 			require.NoError(t, err)
 			assert.Equal(t, "acme-kube-system", rb.Namespace)
-			assert.Equal(t, MembershipRoleBinding, rb.Name)
+			assert.Equal(t, tenantapi.MembershipRoleBinding, rb.Name)
 			assert.Equal(t, rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "zoo-tenant-member-" + level}, rb.RoleRef)
-			assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: RegistryNamespace, Name: RegistryServiceAccount}}, rb.Subjects)
+			assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: tenantapi.RegistryNamespace, Name: tenantapi.RegistryServiceAccount}}, rb.Subjects)
 			assert.Equal(t, "acme", rb.Labels[translate.TenantLabel])
 		})
 	}
@@ -79,7 +81,7 @@ func TestInstallRBACIsConstant(t *testing.T) {
 	require.Len(t, bindings, 3)
 	assert.Equal(t, SleepClusterRole, bindings[2].RoleRef.Name)
 	assert.Equal(t, []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: translate.SleepUser}}, bindings[2].Subjects)
-	assert.Equal(t, TenantClusterClusterRole, bindings[0].RoleRef.Name)
+	assert.Equal(t, tenantapi.TenantClusterClusterRole, bindings[0].RoleRef.Name)
 	assert.Equal(t, []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "Group", Name: translate.AdminsGroup}}, bindings[0].Subjects)
 	assert.Equal(t, PropagatorName, bindings[1].RoleRef.Name)
 	assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: "zoo-system", Name: "zoo-propagator"}}, bindings[1].Subjects)
@@ -88,10 +90,10 @@ func TestInstallRBACIsConstant(t *testing.T) {
 		members[r.Name] = r
 	}
 	for _, level := range translate.PodSecurityLevels {
-		r := members[MembershipClusterRole(level)]
+		r := members[tenantapi.MembershipClusterRole(level)]
 		require.NotNil(t, r, level)
 		require.Len(t, r.Rules, 2)
-		assert.Equal(t, []string{TenantResource}, r.Rules[0].Resources)
+		assert.Equal(t, []string{tenantapi.TenantResource}, r.Rules[0].Resources)
 		assert.Equal(t, []string{"get"}, r.Rules[0].Verbs)
 		assert.Equal(t, []string{PodSecurityLevelResource}, r.Rules[1].Resources)
 		assert.Equal(t, []string{level}, r.Rules[1].ResourceNames, "a member may create namespaces at its own level only")
@@ -111,7 +113,7 @@ func TestTenantClusterGrantsNoNamespacedReads(t *testing.T) {
 	}
 	var role *rbacv1.ClusterRole
 	for _, r := range InstallClusterRoles() {
-		if r.Name == TenantClusterClusterRole {
+		if r.Name == tenantapi.TenantClusterClusterRole {
 			role = r
 		}
 	}
@@ -146,7 +148,7 @@ func TestTenantClusterRoles(t *testing.T) {
 		"edit":  {ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-admin": "true", "kubernetes.io/bootstrapping": "rbac-defaults"}}, Rules: rules("pods")},
 		"view":  {ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-edit": "true"}}, Rules: rules("configmaps")},
 	}
-	roles := TenantClusterRoles(translate.MustTenant("acme"), func(name string) *rbacv1.ClusterRole { return cluster[name] })
+	roles := platformobj.TenantClusterRoles(translate.MustTenant("acme"), func(name string) *rbacv1.ClusterRole { return cluster[name] })
 	byName := map[string]*rbacv1.ClusterRole{}
 	var names []string
 	for _, r := range roles {
@@ -186,7 +188,7 @@ func TestTenantClusterRoles(t *testing.T) {
 func TestTenantClusterStatusRights(t *testing.T) {
 	var role *rbacv1.ClusterRole
 	for _, r := range InstallClusterRoles() {
-		if r.Name == TenantClusterClusterRole {
+		if r.Name == tenantapi.TenantClusterClusterRole {
 			role = r
 		}
 	}

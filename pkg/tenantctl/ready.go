@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -35,7 +36,7 @@ func (c *Client) waitEnforced(ctx context.Context, t translate.Tenant, admin, le
 		return fmt.Errorf("create impersonating client: %w", err)
 	}
 	probe := func(name string) error {
-		labels := OwnerLabels(t)
+		labels := tenantapi.OwnerLabels(t)
 		for k, v := range translate.PodSecurityLabels(level) { // MetadataPolicy asks for them
 			labels[k] = v
 		}
@@ -46,7 +47,7 @@ func (c *Client) waitEnforced(ctx context.Context, t translate.Tenant, admin, le
 		}
 		return err
 	}
-	denial := fmt.Sprintf("ValidatingAdmissionPolicy '%s'", TenantPolicy)
+	denial := fmt.Sprintf("ValidatingAdmissionPolicy '%s'", tenantapi.TenantPolicy)
 	tenantDenial := fmt.Sprintf("tenant %s may only write", t)
 	var last error
 	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, EnforcementTimeout, true, func(ctx context.Context) (bool, error) {
@@ -74,7 +75,7 @@ func (c *Client) waitEnforced(ctx context.Context, t translate.Tenant, admin, le
 }
 
 // setReady records in the tenant's status that it is ready.
-func (c *Client) setReady(ctx context.Context, tenant *Tenant, namespaces int32) error {
+func (c *Client) setReady(ctx context.Context, tenant *tenantapi.Tenant, namespaces int32) error {
 	cur, err := c.getTenant(ctx, tenant.Name)
 	if err != nil {
 		return err
@@ -84,20 +85,20 @@ func (c *Client) setReady(ctx context.Context, tenant *Tenant, namespaces int32)
 	status.Namespaces = namespaces
 	status.ObservedGeneration = cur.Generation
 	meta.SetStatusCondition(&status.Conditions, metav1.Condition{
-		Type: ConditionReady, Status: metav1.ConditionTrue, Reason: "Reconciled", ObservedGeneration: cur.Generation,
+		Type: tenantapi.ConditionReady, Status: metav1.ConditionTrue, Reason: "Reconciled", ObservedGeneration: cur.Generation,
 		Message: fmt.Sprintf("namespaces, RBAC and admission of tenant %s are in place", tenant.Name),
 	})
-	patch := &Tenant{ObjectMeta: metav1.ObjectMeta{Name: tenant.Name}, Status: status}
+	patch := &tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Name: tenant.Name}, Status: status}
 	u, err := patch.ToUnstructured()
 	if err != nil {
 		return err
 	}
 	delete(u.Object, "spec")
-	out, err := c.Dynamic.Resource(TenantGVR).ApplyStatus(ctx, tenant.Name, u, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
+	out, err := c.Dynamic.Resource(tenantapi.TenantGVR).ApplyStatus(ctx, tenant.Name, u, metav1.ApplyOptions{FieldManager: tenantapi.FieldManager, Force: true})
 	if err != nil {
 		return fmt.Errorf("record the status of tenant %q: %w", tenant.Name, err)
 	}
-	done, err := TenantFromUnstructured(out)
+	done, err := tenantapi.TenantFromUnstructured(out)
 	if err != nil {
 		return err
 	}
@@ -106,12 +107,12 @@ func (c *Client) setReady(ctx context.Context, tenant *Tenant, namespaces int32)
 }
 
 // getTenant reads a tenant record.
-func (c *Client) getTenant(ctx context.Context, name string) (*Tenant, error) {
-	u, err := c.Dynamic.Resource(TenantGVR).Get(ctx, name, metav1.GetOptions{})
+func (c *Client) getTenant(ctx context.Context, name string) (*tenantapi.Tenant, error) {
+	u, err := c.Dynamic.Resource(tenantapi.TenantGVR).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
-	return TenantFromUnstructured(u)
+	return tenantapi.TenantFromUnstructured(u)
 }
 
 // atNamespaceLimit reports whether err is the refusal of a tenant at its

@@ -10,7 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -46,20 +48,20 @@ func (g registryGrant) role(t translate.Tenant) string { return g.rolePrefix + t
 // objects returns the ClusterRole granting `use` of names, and its
 // RoleBinding to the registry identity in t's MembershipNamespace.
 func (g registryGrant) objects(t translate.Tenant, names []string) (*rbacv1.ClusterRole, *rbacv1.RoleBinding) {
-	labels := managedLabels()
+	labels := tenantapi.ManagedLabels()
 	labels[g.ownerLabel] = t.Name()
 	role := &rbacv1.ClusterRole{
-		TypeMeta:   clusterRoleType,
+		TypeMeta:   platformobj.ClusterRoleType,
 		ObjectMeta: metav1.ObjectMeta{Name: g.role(t), Labels: labels},
 		Rules: []rbacv1.PolicyRule{{
 			APIGroups: []string{translate.APIGroup}, Resources: []string{g.resource}, ResourceNames: names, Verbs: []string{"use"},
 		}},
 	}
 	binding := &rbacv1.RoleBinding{
-		TypeMeta:   roleBindingType,
-		ObjectMeta: metav1.ObjectMeta{Name: g.binding, Namespace: MembershipNamespace(t), Labels: tenantManagedLabels(t)},
+		TypeMeta:   platformobj.RoleBindingType,
+		ObjectMeta: metav1.ObjectMeta{Name: g.binding, Namespace: tenantapi.MembershipNamespace(t), Labels: tenantapi.TenantManagedLabels(t)},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: RegistryNamespace, Name: RegistryServiceAccount}},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: tenantapi.RegistryNamespace, Name: tenantapi.RegistryServiceAccount}},
 	}
 	return role, binding
 }
@@ -83,7 +85,7 @@ func (c *Client) applyGrant(ctx context.Context, g registryGrant, t translate.Te
 // anything was there. A role of an earlier version, labeled as the
 // tenant's, is deleted too.
 func (c *Client) revokeGrant(ctx context.Context, g registryGrant, t translate.Tenant) (bool, error) {
-	b, err := c.deleteExact(ctx, "rolebinding", MembershipNamespace(t), g.binding, t)
+	b, err := c.deleteExact(ctx, "rolebinding", tenantapi.MembershipNamespace(t), g.binding, t)
 	if err != nil {
 		return b, err
 	}
@@ -98,13 +100,13 @@ func (c *Client) revokeGrant(ctx context.Context, g registryGrant, t translate.T
 // every one of names in t's MembershipNamespace: RBAC picks up new bindings
 // asynchronously, and `policy set` should return only when they hold.
 func (c *Client) waitGrant(ctx context.Context, g registryGrant, t translate.Tenant, names []string) error {
-	user := "system:serviceaccount:" + RegistryNamespace + ":" + RegistryServiceAccount
-	groups := []string{"system:serviceaccounts", "system:serviceaccounts:" + RegistryNamespace, "system:authenticated"}
+	user := "system:serviceaccount:" + tenantapi.RegistryNamespace + ":" + tenantapi.RegistryServiceAccount
+	groups := []string{"system:serviceaccounts", "system:serviceaccounts:" + tenantapi.RegistryNamespace, "system:authenticated"}
 	for _, name := range names {
 		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 			User: user, Groups: groups,
 			ResourceAttributes: &authorizationv1.ResourceAttributes{
-				Namespace: MembershipNamespace(t), Verb: "use", Group: translate.APIGroup, Resource: g.resource, Name: name,
+				Namespace: tenantapi.MembershipNamespace(t), Verb: "use", Group: translate.APIGroup, Resource: g.resource, Name: name,
 			},
 		}}
 		var last string

@@ -11,54 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
-)
-
-// Names of what `kubectl zoo install --server` adds. The tenant name "zoo"
-// is reserved, so no tenant owns (or can create) anything named "zoo-...".
-const (
-	// ServerNamespace holds the server: its ServiceAccount, Deployment,
-	// Service and certificate. It is also the RegistryNamespace.
-	ServerNamespace = RegistryNamespace
-	// ServerName names the server's ServiceAccount, ClusterRole,
-	// ClusterRoleBinding, Deployment, PodDisruptionBudget and Service.
-	ServerName = "zoo-server"
-	// ServerBaseName names ServerBaseClusterRole, the server's fixed
-	// rights; it carries ServerAggregateLabel, so ServerClusterRole
-	// aggregates it.
-	ServerBaseName = "zoo-server-base"
-	// ServerAggregateLabel (value "true") marks the ClusterRoles whose rules
-	// the aggregated ServerClusterRole collects: ServerBaseClusterRole and
-	// one per cluster-scoped CRD of a tenant (CRDServerClusterRole), which
-	// TenantPolicy confines to the tenant's own API groups.
-	ServerAggregateLabel = translate.APIGroup + "/aggregate-to-server"
-	// ServerTLSSecret holds the serving certificate (tls.crt, tls.key) and
-	// the CA that issued it (ca.crt).
-	ServerTLSSecret = "zoo-server-tls"
-	// ServerCAConfigMap publishes the CA (key ca.crt) for clients.
-	ServerCAConfigMap = "zoo-server-ca"
-	// ServerCAKey is the key of the CA bundle in ServerTLSSecret and
-	// ServerCAConfigMap.
-	ServerCAKey = "ca.crt"
-	// ServerAuthenticationReader names the Role and RoleBinding in
-	// kube-system that let the server read ClientCAConfigMap.
-	ServerAuthenticationReader = "zoo-server-authentication-reader"
-	// ServerPolicyLocks names the Role and RoleBinding in kube-system that
-	// let the server take the tenants' policy locks.
-	ServerPolicyLocks = "zoo-server-policy-locks"
-	// ClientCAConfigMap is the ConfigMap in kube-system where the API
-	// server publishes its client CA.
-	ClientCAConfigMap = "extension-apiserver-authentication"
-	// ServerPort is the port the server listens on in its pod.
-	ServerPort = 8443
-	// ServerServicePort is the port of the Service in front of the
-	// replicas, which tenant pods are given.
-	ServerServicePort = 443
-	// ServerURL is where clients in the cluster reach the server.
-	ServerURL = "https://" + ServerName + "." + ServerNamespace + ".svc"
-	// DefaultServerImageRepository is the image goreleaser publishes
-	// (.goreleaser.yaml, dockers_v2); the tag is the binary's version.
-	DefaultServerImageRepository = "ghcr.io/kubectl-zoo/kubectl-zoo"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 )
 
 // Paths inside the server's pod.
@@ -120,11 +73,11 @@ func ServerObjects(opts ServerOptions) ([]runtime.Object, error) {
 	objs := []runtime.Object{
 		&corev1.Namespace{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-			ObjectMeta: metav1.ObjectMeta{Name: ServerNamespace, Labels: serverNamespaceLabels()},
+			ObjectMeta: metav1.ObjectMeta{Name: tenantapi.ServerNamespace, Labels: serverNamespaceLabels()},
 		},
 		&corev1.ServiceAccount{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
-			ObjectMeta: serverMeta(ServerName),
+			ObjectMeta: serverMeta(tenantapi.ServerName),
 			// Only a pod that asks for the token gets it (the server's do).
 			AutomountServiceAccountToken: ptr.To(false),
 		},
@@ -133,32 +86,32 @@ func ServerObjects(opts ServerOptions) ([]runtime.Object, error) {
 	objs = append(objs,
 		&corev1.Secret{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-			ObjectMeta: serverMeta(ServerTLSSecret),
+			ObjectMeta: serverMeta(tenantapi.ServerTLSSecret),
 			Type:       corev1.SecretTypeTLS,
 			Data: map[string][]byte{
-				corev1.TLSCertKey: tlsPair.CertPEM, corev1.TLSPrivateKeyKey: tlsPair.KeyPEM, ServerCAKey: tlsPair.CAPEM,
+				corev1.TLSCertKey: tlsPair.CertPEM, corev1.TLSPrivateKeyKey: tlsPair.KeyPEM, tenantapi.ServerCAKey: tlsPair.CAPEM,
 			},
 		},
 		&corev1.ConfigMap{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-			ObjectMeta: serverMeta(ServerCAConfigMap),
-			Data:       map[string]string{ServerCAKey: string(tlsPair.CAPEM)},
+			ObjectMeta: serverMeta(tenantapi.ServerCAConfigMap),
+			Data:       map[string]string{tenantapi.ServerCAKey: string(tlsPair.CAPEM)},
 		},
 		zooCASecret, zooCAConfigMap,
 		&corev1.Service{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-			ObjectMeta: serverMeta(ServerName),
+			ObjectMeta: serverMeta(tenantapi.ServerName),
 			Spec: corev1.ServiceSpec{
 				Selector: serverSelector(),
 				Ports: []corev1.ServicePort{{
-					Name: "https", Protocol: corev1.ProtocolTCP, Port: ServerServicePort, TargetPort: intstr.FromString("https"),
+					Name: "https", Protocol: corev1.ProtocolTCP, Port: tenantapi.ServerServicePort, TargetPort: intstr.FromString("https"),
 				}},
 			},
 		},
 		serverDeployment(opts, tlsPair),
 		&policyv1.PodDisruptionBudget{
 			TypeMeta:   metav1.TypeMeta{APIVersion: policyv1.SchemeGroupVersion.String(), Kind: "PodDisruptionBudget"},
-			ObjectMeta: serverMeta(ServerName),
+			ObjectMeta: serverMeta(tenantapi.ServerName),
 			Spec: policyv1.PodDisruptionBudgetSpec{
 				MinAvailable: ptr.To(intstr.FromInt32(1)),
 				Selector:     &metav1.LabelSelector{MatchLabels: serverSelector()},
@@ -183,7 +136,7 @@ func ServerRBAC() []runtime.Object {
 
 // serverLabels mark what install --server applies.
 func serverLabels() map[string]string {
-	l := managedLabels()
+	l := tenantapi.ManagedLabels()
 	l["app.kubernetes.io/part-of"] = "kubectl-zoo"
 	l["app.kubernetes.io/component"] = "server"
 	return l
@@ -199,9 +152,9 @@ func serverNamespaceLabels() map[string]string {
 
 // serverSelector selects the server's pods.
 func serverSelector() map[string]string {
-	return map[string]string{"app.kubernetes.io/name": ServerName}
+	return map[string]string{"app.kubernetes.io/name": tenantapi.ServerName}
 }
 
 func serverMeta(name string) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Name: name, Namespace: ServerNamespace, Labels: serverLabels()}
+	return metav1.ObjectMeta{Name: name, Namespace: tenantapi.ServerNamespace, Labels: serverLabels()}
 }

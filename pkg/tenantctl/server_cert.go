@@ -12,6 +12,7 @@ import (
 	"math/big"
 	"time"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	corev1 "k8s.io/api/core/v1"
 	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/keyutil"
@@ -34,8 +35,8 @@ type ServerTLS struct {
 // ServerDNSNames are the names of the server's Service, which its
 // certificate holds.
 func ServerDNSNames() []string {
-	svc := ServerName + "." + ServerNamespace
-	return []string{ServerName, svc, svc + ".svc", svc + ".svc.cluster.local"}
+	svc := tenantapi.ServerName + "." + tenantapi.ServerNamespace
+	return []string{tenantapi.ServerName, svc, svc + ".svc", svc + ".svc.cluster.local"}
 }
 
 // NewServerTLS issues a new CA and, from it, a serving certificate for
@@ -80,7 +81,7 @@ func signServing(ca *x509.Certificate, caKey crypto.Signer, pub crypto.PublicKey
 	now := time.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: ServerName + "." + ServerNamespace + ".svc"},
+		Subject:      pkix.Name{CommonName: tenantapi.ServerName + "." + tenantapi.ServerNamespace + ".svc"},
 		DNSNames:     ServerDNSNames(),
 		NotBefore:    now.Add(-5 * time.Minute).UTC(),
 		NotAfter:     now.Add(serverCertValidity).UTC(),
@@ -99,7 +100,7 @@ func signServing(ca *x509.Certificate, caKey crypto.Signer, pub crypto.PublicKey
 // as a serving certificate for every name of ServerDNSNames, and it is valid
 // for longer than the renewal margin. Otherwise it returns why not.
 func ServerTLSFromSecret(s *corev1.Secret, now time.Time) (*ServerTLS, error) {
-	t := &ServerTLS{CAPEM: s.Data[ServerCAKey], CertPEM: s.Data[corev1.TLSCertKey], KeyPEM: s.Data[corev1.TLSPrivateKeyKey]}
+	t := &ServerTLS{CAPEM: s.Data[tenantapi.ServerCAKey], CertPEM: s.Data[corev1.TLSCertKey], KeyPEM: s.Data[corev1.TLSPrivateKeyKey]}
 	pair, err := tls.X509KeyPair(t.CertPEM, t.KeyPEM)
 	if err != nil {
 		return nil, fmt.Errorf("certificate and key: %w", err)
@@ -113,7 +114,7 @@ func ServerTLSFromSecret(s *corev1.Secret, now time.Time) (*ServerTLS, error) {
 	}
 	cas, err := certutil.ParseCertsPEM(t.CAPEM)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ServerCAKey, err)
+		return nil, fmt.Errorf("%s: %w", tenantapi.ServerCAKey, err)
 	}
 	pool := x509.NewCertPool()
 	for _, ca := range cas {

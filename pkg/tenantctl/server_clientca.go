@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	certutil "k8s.io/client-go/util/cert"
@@ -98,6 +99,6 @@ func zooCAObjects(z *ZooCA) (*corev1.Secret, *corev1.ConfigMap) {
 		}, &corev1.ConfigMap{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 			ObjectMeta: serverMeta(ZooCAConfigMap),
-			Data:       map[string]string{ServerCAKey: string(z.CertPEM)},
+			Data:       map[string]string{tenantapi.ServerCAKey: string(z.CertPEM)},
 		}
 }

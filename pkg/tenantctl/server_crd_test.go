@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -20,25 +22,25 @@ func TestServerClusterRoleAggregates(t *testing.T) {
 	role := ServerClusterRole()
 	assert.Empty(t, role.Rules)
 	require.NotNil(t, role.AggregationRule)
-	assert.Equal(t, []metav1.LabelSelector{{MatchLabels: map[string]string{ServerAggregateLabel: "true"}}}, role.AggregationRule.ClusterRoleSelectors)
+	assert.Equal(t, []metav1.LabelSelector{{MatchLabels: map[string]string{tenantapi.ServerAggregateLabel: "true"}}}, role.AggregationRule.ClusterRoleSelectors)
 	base := ServerBaseClusterRole()
-	assert.Equal(t, "true", base.Labels[ServerAggregateLabel])
+	assert.Equal(t, "true", base.Labels[tenantapi.ServerAggregateLabel])
 	assert.Nil(t, base.AggregationRule)
-	assert.Equal(t, ServerName, ServerClusterRoleBinding().RoleRef.Name)
+	assert.Equal(t, tenantapi.ServerName, ServerClusterRoleBinding().RoleRef.Name)
 	rbac := ServerRBAC()
 	require.GreaterOrEqual(t, len(rbac), 3)
-	assert.Equal(t, ServerBaseName, rbac[0].(*rbacv1.ClusterRole).Name, "the fixed rights first")
-	assert.Equal(t, ServerName, rbac[1].(*rbacv1.ClusterRole).Name)
+	assert.Equal(t, tenantapi.ServerBaseName, rbac[0].(*rbacv1.ClusterRole).Name, "the fixed rights first")
+	assert.Equal(t, tenantapi.ServerName, rbac[1].(*rbacv1.ClusterRole).Name)
 }
 
 func TestCRDServerClusterRole(t *testing.T) {
 	acme := translate.MustTenant("acme")
-	good := ServedCRD{Name: "widgets.acme-x.io", UID: "u1", Group: "acme-x.io", Plural: "widgets", Subresources: []string{"status", "scale", "status"}}
-	role, err := CRDServerClusterRole(acme, good)
+	good := platformobj.ServedCRD{Name: "widgets.acme-x.io", UID: "u1", Group: "acme-x.io", Plural: "widgets", Subresources: []string{"status", "scale", "status"}}
+	role, err := platformobj.CRDServerClusterRole(acme, good)
 	require.NoError(t, err)
 	assert.Equal(t, "acme-zoo-crd-widgets.x.io", role.Name, "a name of the tenant's own, shown to it as zoo-crd-<CRD name>")
 	assert.Equal(t, "acme", role.Labels[translate.TenantLabel])
-	assert.Equal(t, "true", role.Labels[ServerAggregateLabel])
+	assert.Equal(t, "true", role.Labels[tenantapi.ServerAggregateLabel])
 	assert.Nil(t, role.AggregationRule)
 	assert.Equal(t, []rbacv1.PolicyRule{{APIGroups: []string{"acme-x.io"}, Resources: []string{"widgets", "widgets/scale", "widgets/status"},
 		Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}}}, role.Rules)
@@ -48,19 +50,19 @@ func TestCRDServerClusterRole(t *testing.T) {
 
 	for _, tc := range []struct {
 		name string
-		crd  ServedCRD
+		crd  platformobj.ServedCRD
 		want string
 	}{
-		{"another tenant's group", ServedCRD{Name: "widgets.beta-x.io", UID: "u", Group: "beta-x.io", Plural: "widgets"}, "does not belong to tenant"},
-		{"a group with the prefix only", ServedCRD{Name: "widgets.acme-", UID: "u", Group: "acme-", Plural: "widgets"}, "does not belong to tenant"},
-		{"a core group", ServedCRD{Name: "secrets", UID: "u", Group: "", Plural: "secrets"}, "does not belong to tenant"},
-		{"a wildcard", ServedCRD{Name: "x", UID: "u", Group: "*", Plural: "*"}, "does not belong to tenant"},
-		{"no plural", ServedCRD{Name: "x.acme-x.io", UID: "u", Group: "acme-x.io"}, "want a plural"},
-		{"a plural with a subresource", ServedCRD{Name: "x.acme-x.io", UID: "u", Group: "acme-x.io", Plural: "widgets/status"}, "want a plural"},
-		{"no uid", ServedCRD{Name: "x.acme-x.io", Group: "acme-x.io", Plural: "widgets"}, "want a plural and a uid"},
+		{"another tenant's group", platformobj.ServedCRD{Name: "widgets.beta-x.io", UID: "u", Group: "beta-x.io", Plural: "widgets"}, "does not belong to tenant"},
+		{"a group with the prefix only", platformobj.ServedCRD{Name: "widgets.acme-", UID: "u", Group: "acme-", Plural: "widgets"}, "does not belong to tenant"},
+		{"a core group", platformobj.ServedCRD{Name: "secrets", UID: "u", Group: "", Plural: "secrets"}, "does not belong to tenant"},
+		{"a wildcard", platformobj.ServedCRD{Name: "x", UID: "u", Group: "*", Plural: "*"}, "does not belong to tenant"},
+		{"no plural", platformobj.ServedCRD{Name: "x.acme-x.io", UID: "u", Group: "acme-x.io"}, "want a plural"},
+		{"a plural with a subresource", platformobj.ServedCRD{Name: "x.acme-x.io", UID: "u", Group: "acme-x.io", Plural: "widgets/status"}, "want a plural"},
+		{"no uid", platformobj.ServedCRD{Name: "x.acme-x.io", Group: "acme-x.io", Plural: "widgets"}, "want a plural and a uid"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := CRDServerClusterRole(acme, tc.crd)
+			_, err := platformobj.CRDServerClusterRole(acme, tc.crd)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 		})
@@ -77,7 +79,7 @@ func TestServerLabelValidations(t *testing.T) {
 	assert.NotRegexp(t, `\$[A-Z]+`, string(raw))
 	var found int
 	for _, v := range tenantPolicy().Spec.Validations {
-		if strings.Contains(v.Expression, ServerAggregateLabel) {
+		if strings.Contains(v.Expression, tenantapi.ServerAggregateLabel) {
 			found++
 			assert.True(t, strings.HasPrefix(v.Expression, "!variables.judged || "))
 		}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -35,12 +36,12 @@ const serverUID = 65532
 func ServerArgs() []string {
 	return []string{
 		"serve",
-		"--listen=:" + strconv.Itoa(ServerPort),
+		"--listen=:" + strconv.Itoa(tenantapi.ServerPort),
 		"--tls-cert-file=" + serverTLSDir + "/" + corev1.TLSCertKey,
 		"--tls-private-key-file=" + serverTLSDir + "/" + corev1.TLSPrivateKeyKey,
-		"--advertise-address=" + ServerName + "." + ServerNamespace + ".svc:" + strconv.Itoa(ServerServicePort),
-		"--advertise-ca-file=" + serverTLSDir + "/" + ServerCAKey,
-		"--client-ca-file=" + serverZooCADir + "/" + ServerCAKey,
+		"--advertise-address=" + tenantapi.ServerName + "." + tenantapi.ServerNamespace + ".svc:" + strconv.Itoa(tenantapi.ServerServicePort),
+		"--advertise-ca-file=" + serverTLSDir + "/" + tenantapi.ServerCAKey,
+		"--client-ca-file=" + serverZooCADir + "/" + tenantapi.ServerCAKey,
 	}
 }
 
@@ -62,7 +63,7 @@ func serverDeployment(opts ServerOptions, tlsPair *ServerTLS) *appsv1.Deployment
 	}
 	return &appsv1.Deployment{
 		TypeMeta:   metav1.TypeMeta{APIVersion: appsv1.SchemeGroupVersion.String(), Kind: "Deployment"},
-		ObjectMeta: serverMeta(ServerName),
+		ObjectMeta: serverMeta(tenantapi.ServerName),
 		Spec: appsv1.DeploymentSpec{
 			Replicas: ptr.To(opts.Replicas),
 			Selector: &metav1.LabelSelector{MatchLabels: serverSelector()},
@@ -83,7 +84,7 @@ func serverDeployment(opts ServerOptions, tlsPair *ServerTLS) *appsv1.Deployment
 
 func serverPodSpec(image string, probe func(path string) *corev1.Probe) corev1.PodSpec {
 	return corev1.PodSpec{
-		ServiceAccountName:           ServerName,
+		ServiceAccountName:           tenantapi.ServerName,
 		AutomountServiceAccountToken: ptr.To(true), // the server's upstream credential
 		Affinity: &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
 			PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
@@ -106,7 +107,7 @@ func serverPodSpec(image string, probe func(path string) *corev1.Probe) corev1.P
 			Image:          image,
 			Args:           ServerArgs(),
 			Env:            []corev1.EnvVar{{Name: "TMPDIR", Value: serverTmpDir}},
-			Ports:          []corev1.ContainerPort{{Name: "https", ContainerPort: ServerPort, Protocol: corev1.ProtocolTCP}},
+			Ports:          []corev1.ContainerPort{{Name: "https", ContainerPort: tenantapi.ServerPort, Protocol: corev1.ProtocolTCP}},
 			LivenessProbe:  probe("/livez"),
 			ReadinessProbe: probe("/readyz"),
 			Resources: corev1.ResourceRequirements{
@@ -128,13 +129,13 @@ func serverPodSpec(image string, probe func(path string) *corev1.Probe) corev1.P
 		}},
 		Volumes: []corev1.Volume{
 			{Name: "tls", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
-				SecretName: ServerTLSSecret, DefaultMode: ptr.To[int32](0o440),
+				SecretName: tenantapi.ServerTLSSecret, DefaultMode: ptr.To[int32](0o440),
 				Items: []corev1.KeyToPath{{Key: corev1.TLSCertKey, Path: corev1.TLSCertKey}, {Key: corev1.TLSPrivateKeyKey, Path: corev1.TLSPrivateKeyKey},
-					{Key: ServerCAKey, Path: ServerCAKey}},
+					{Key: tenantapi.ServerCAKey, Path: tenantapi.ServerCAKey}},
 			}}},
 			{Name: "zoo-ca", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 				LocalObjectReference: corev1.LocalObjectReference{Name: ZooCAConfigMap}, DefaultMode: ptr.To[int32](0o444),
-				Items: []corev1.KeyToPath{{Key: ServerCAKey, Path: ServerCAKey}},
+				Items: []corev1.KeyToPath{{Key: tenantapi.ServerCAKey, Path: tenantapi.ServerCAKey}},
 			}}},
 			{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("1Gi"))}}},
 		},

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -46,12 +47,12 @@ func (c *Client) InstallServer(ctx context.Context, opts ServerOptions, dryRun b
 	}
 	nsExists := true
 	if dryRun {
-		_, err := c.Kube.CoreV1().Namespaces().Get(ctx, ServerNamespace, metav1.GetOptions{})
+		_, err := c.Kube.CoreV1().Namespaces().Get(ctx, tenantapi.ServerNamespace, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
 			nsExists = false
 		case err != nil:
-			return nil, fmt.Errorf("get namespace %s: %w", ServerNamespace, err)
+			return nil, fmt.Errorf("get namespace %s: %w", tenantapi.ServerNamespace, err)
 		}
 	}
 	var out []*unstructured.Unstructured
@@ -60,8 +61,8 @@ func (c *Client) InstallServer(ctx context.Context, opts ServerOptions, dryRun b
 		if err != nil {
 			return out, err
 		}
-		if !nsExists && u.GetNamespace() == ServerNamespace {
-			progress("%s not checked by the dry run: namespace %s does not exist yet", kindName(u), ServerNamespace)
+		if !nsExists && u.GetNamespace() == tenantapi.ServerNamespace {
+			progress("%s not checked by the dry run: namespace %s does not exist yet", kindName(u), tenantapi.ServerNamespace)
 			continue
 		}
 		applied, err := c.apply(ctx, u, dryRun)
@@ -80,7 +81,7 @@ func (c *Client) InstallServer(ctx context.Context, opts ServerOptions, dryRun b
 // copied the rules of ServerBaseClusterRole into the aggregated
 // ServerClusterRole: until then the server could not even read tenants.
 func (c *Client) waitServerRights(ctx context.Context) error {
-	return c.waitAggregated(ctx, ServerName, ServerBaseName, ServerBaseClusterRole().Rules)
+	return c.waitAggregated(ctx, tenantapi.ServerName, tenantapi.ServerBaseName, ServerBaseClusterRole().Rules)
 }
 
 // waitAggregated waits until the aggregated ClusterRole name holds every
@@ -110,16 +111,16 @@ func (c *Client) waitAggregated(ctx context.Context, name, baseName string, base
 // currentServerTLS returns the certificate of ServerTLSSecret if it is still
 // good, nil if there is none or it is not.
 func (c *Client) currentServerTLS(ctx context.Context) (*ServerTLS, error) {
-	s, err := c.Kube.CoreV1().Secrets(ServerNamespace).Get(ctx, ServerTLSSecret, metav1.GetOptions{})
+	s, err := c.Kube.CoreV1().Secrets(tenantapi.ServerNamespace).Get(ctx, tenantapi.ServerTLSSecret, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("read the server certificate %s/%s: %w", ServerNamespace, ServerTLSSecret, err)
+		return nil, fmt.Errorf("read the server certificate %s/%s: %w", tenantapi.ServerNamespace, tenantapi.ServerTLSSecret, err)
 	}
 	t, err := ServerTLSFromSecret(s, time.Now())
 	if err != nil {
-		klog.InfoS("Issuing a new server certificate", "secret", ServerNamespace+"/"+ServerTLSSecret, "reason", err)
+		klog.InfoS("Issuing a new server certificate", "secret", tenantapi.ServerNamespace+"/"+tenantapi.ServerTLSSecret, "reason", err)
 		return nil, nil
 	}
 	return t, nil
@@ -129,16 +130,16 @@ func (c *Client) currentServerTLS(ctx context.Context) (*ServerTLS, error) {
 // if there is none or it is not: install keeps the CA, so that the
 // certificates it signed stay valid.
 func (c *Client) currentZooCA(ctx context.Context) (*ZooCA, error) {
-	s, err := c.Kube.CoreV1().Secrets(ServerNamespace).Get(ctx, ZooCASecret, metav1.GetOptions{})
+	s, err := c.Kube.CoreV1().Secrets(tenantapi.ServerNamespace).Get(ctx, ZooCASecret, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("read the zoo CA %s/%s: %w", ServerNamespace, ZooCASecret, err)
+		return nil, fmt.Errorf("read the zoo CA %s/%s: %w", tenantapi.ServerNamespace, ZooCASecret, err)
 	}
 	z, err := ZooCAFromSecret(s, time.Now())
 	if err != nil {
-		klog.InfoS("Issuing a new zoo CA", "secret", ServerNamespace+"/"+ZooCASecret, "reason", err)
+		klog.InfoS("Issuing a new zoo CA", "secret", tenantapi.ServerNamespace+"/"+ZooCASecret, "reason", err)
 		return nil, nil
 	}
 	return z, nil
@@ -177,14 +178,14 @@ func (c *Client) UninstallServer(ctx context.Context, progress func(format strin
 		progress("%s deleted", kindName(u))
 	}
 	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		_, err := c.Kube.CoreV1().Namespaces().Get(ctx, ServerNamespace, metav1.GetOptions{})
+		_, err := c.Kube.CoreV1().Namespaces().Get(ctx, tenantapi.ServerNamespace, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return true, nil
 		}
 		return false, err
 	})
 	if err != nil {
-		return removed, fmt.Errorf("wait for namespace %s to be gone: %w", ServerNamespace, err)
+		return removed, fmt.Errorf("wait for namespace %s to be gone: %w", tenantapi.ServerNamespace, err)
 	}
 	return removed, nil
 }

@@ -7,6 +7,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -22,10 +24,10 @@ var roleType = metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), K
 // ClusterRoleBinding each; aggregation keeps one binding.
 func ServerClusterRole() *rbacv1.ClusterRole {
 	return &rbacv1.ClusterRole{
-		TypeMeta:   clusterRoleType,
-		ObjectMeta: metav1.ObjectMeta{Name: ServerName, Labels: serverLabels()},
+		TypeMeta:   platformobj.ClusterRoleType,
+		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.ServerName, Labels: serverLabels()},
 		AggregationRule: &rbacv1.AggregationRule{ClusterRoleSelectors: []metav1.LabelSelector{{
-			MatchLabels: map[string]string{ServerAggregateLabel: "true"},
+			MatchLabels: map[string]string{tenantapi.ServerAggregateLabel: "true"},
 		}}},
 	}
 }
@@ -59,13 +61,13 @@ func ServerBaseClusterRole() *rbacv1.ClusterRole {
 		// proxy's read of the caller's tenant (tenant_record.go) and its
 		// list of the other tenants, left out of lists of shared kinds
 		// (shared_tenants.go).
-		{APIGroups: []string{translate.APIGroup}, Resources: []string{TenantResource}, Verbs: readVerbs},
+		{APIGroups: []string{translate.APIGroup}, Resources: []string{tenantapi.TenantResource}, Verbs: platformobj.ReadVerbs},
 		// The tenant's namespaces: listed and watched by label for the
 		// fan-out of all-namespaces lists and watches (namespaces.go,
 		// fanout_watch.go), read one by one for the priority classes a
 		// namespace may use (platform.go). A tenant user who is not an
 		// admin may not list namespaces upstream.
-		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: readVerbs},
+		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: platformobj.ReadVerbs},
 		// The tenant's stored ClusterRoleBindings, read by name and listed
 		// by the tenant label when they are granted in a namespace
 		// (crbstore.Grants.Own; the writes impersonate the tenant).
@@ -116,10 +118,10 @@ func ServerBaseClusterRole() *rbacv1.ClusterRole {
 	// the server does not rely on that default.
 	rules = append(rules, rbacv1.PolicyRule{NonResourceURLs: []string{"/api", "/api/*", "/apis", "/apis/*"}, Verbs: []string{"get"}})
 	labels := serverLabels()
-	labels[ServerAggregateLabel] = "true"
+	labels[tenantapi.ServerAggregateLabel] = "true"
 	return &rbacv1.ClusterRole{
-		TypeMeta:   clusterRoleType,
-		ObjectMeta: metav1.ObjectMeta{Name: ServerBaseName, Labels: labels},
+		TypeMeta:   platformobj.ClusterRoleType,
+		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.ServerBaseName, Labels: labels},
 		Rules:      rules,
 	}
 }
@@ -170,7 +172,7 @@ func confinedKindRules() []rbacv1.PolicyRule {
 	for _, g := range groups {
 		res := byGroup[g]
 		slices.Sort(res)
-		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: res, Verbs: writeVerbs})
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: res, Verbs: platformobj.WriteVerbs})
 	}
 	return rules
 }
@@ -179,9 +181,9 @@ func confinedKindRules() []rbacv1.PolicyRule {
 // ServiceAccount.
 func ServerClusterRoleBinding() *rbacv1.ClusterRoleBinding {
 	return &rbacv1.ClusterRoleBinding{
-		TypeMeta:   clusterRoleBindingType,
-		ObjectMeta: metav1.ObjectMeta{Name: ServerName, Labels: serverLabels()},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: ServerName},
+		TypeMeta:   platformobj.ClusterRoleBindingType,
+		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.ServerName, Labels: serverLabels()},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantapi.ServerName},
 		Subjects:   []rbacv1.Subject{serverSubject()},
 	}
 }
@@ -193,10 +195,10 @@ func ServerClusterRoleBinding() *rbacv1.ClusterRoleBinding {
 func ServerAuthenticationRole() *rbacv1.Role {
 	return &rbacv1.Role{
 		TypeMeta:   roleType,
-		ObjectMeta: metav1.ObjectMeta{Name: ServerAuthenticationReader, Namespace: metav1.NamespaceSystem, Labels: serverLabels()},
+		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.ServerAuthenticationReader, Namespace: metav1.NamespaceSystem, Labels: serverLabels()},
 		Rules: []rbacv1.PolicyRule{{
 			APIGroups: []string{""}, Resources: []string{"configmaps"},
-			ResourceNames: []string{ClientCAConfigMap}, Verbs: readVerbs,
+			ResourceNames: []string{tenantapi.ClientCAConfigMap}, Verbs: platformobj.ReadVerbs,
 		}},
 	}
 }
@@ -205,9 +207,9 @@ func ServerAuthenticationRole() *rbacv1.Role {
 // server's ServiceAccount.
 func ServerAuthenticationRoleBinding() *rbacv1.RoleBinding {
 	return &rbacv1.RoleBinding{
-		TypeMeta:   roleBindingType,
-		ObjectMeta: metav1.ObjectMeta{Name: ServerAuthenticationReader, Namespace: metav1.NamespaceSystem, Labels: serverLabels()},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: ServerAuthenticationReader},
+		TypeMeta:   platformobj.RoleBindingType,
+		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.ServerAuthenticationReader, Namespace: metav1.NamespaceSystem, Labels: serverLabels()},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: tenantapi.ServerAuthenticationReader},
 		Subjects:   []rbacv1.Subject{serverSubject()},
 	}
 }
@@ -224,7 +226,7 @@ var policyObjectVerbs = []string{"get", "list", "watch", "create", "patch", "del
 func ServerPolicyLockRole() *rbacv1.Role {
 	return &rbacv1.Role{
 		TypeMeta:   roleType,
-		ObjectMeta: metav1.ObjectMeta{Name: ServerPolicyLocks, Namespace: policyLockNamespace, Labels: serverLabels()},
+		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.ServerPolicyLocks, Namespace: policyLockNamespace, Labels: serverLabels()},
 		Rules: []rbacv1.PolicyRule{{
 			APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "create", "update"},
 		}},
@@ -235,13 +237,13 @@ func ServerPolicyLockRole() *rbacv1.Role {
 // ServiceAccount.
 func ServerPolicyLockRoleBinding() *rbacv1.RoleBinding {
 	return &rbacv1.RoleBinding{
-		TypeMeta:   roleBindingType,
-		ObjectMeta: metav1.ObjectMeta{Name: ServerPolicyLocks, Namespace: policyLockNamespace, Labels: serverLabels()},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: ServerPolicyLocks},
+		TypeMeta:   platformobj.RoleBindingType,
+		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.ServerPolicyLocks, Namespace: policyLockNamespace, Labels: serverLabels()},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: tenantapi.ServerPolicyLocks},
 		Subjects:   []rbacv1.Subject{serverSubject()},
 	}
 }
 
 func serverSubject() rbacv1.Subject {
-	return rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: ServerNamespace, Name: ServerName}
+	return rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: tenantapi.ServerNamespace, Name: tenantapi.ServerName}
 }

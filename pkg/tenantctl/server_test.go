@@ -15,6 +15,7 @@ import (
 	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -31,10 +32,10 @@ func TestServerObjects(t *testing.T) {
 		kinds = append(kinds, u.GetKind())
 		_, err = gvrOf(u)
 		require.NoError(t, err, "install must know the resource of %s", u.GetKind())
-		assert.Equal(t, ManagedByValue, u.GetLabels()[ManagedByLabel], u.GetName())
+		assert.Equal(t, tenantapi.ManagedByValue, u.GetLabels()[tenantapi.ManagedByLabel], u.GetName())
 		assert.True(t, strings.HasPrefix(u.GetName(), "zoo-"), u.GetName())
 		if ns := u.GetNamespace(); ns != "" {
-			assert.Contains(t, []string{ServerNamespace, "kube-system"}, ns, u.GetName())
+			assert.Contains(t, []string{tenantapi.ServerNamespace, "kube-system"}, ns, u.GetName())
 		}
 		if d, ok := obj.(*appsv1.Deployment); ok {
 			deploy = d
@@ -46,7 +47,7 @@ func TestServerObjects(t *testing.T) {
 	require.NotNil(t, deploy)
 	assert.Equal(t, int32(3), *deploy.Spec.Replicas)
 	pod := deploy.Spec.Template.Spec
-	assert.Equal(t, ServerName, pod.ServiceAccountName)
+	assert.Equal(t, tenantapi.ServerName, pod.ServiceAccountName)
 	require.Len(t, pod.Containers, 1)
 	c := pod.Containers[0]
 	assert.Equal(t, "example.com/zoo:v1", c.Image)
@@ -129,7 +130,7 @@ func TestServerClusterRole(t *testing.T) {
 	for _, tc := range []struct{ group, resource, verb string }{
 		{"", "users", "impersonate"}, {"", "groups", "impersonate"}, {"", "serviceaccounts", "impersonate"},
 		{"authentication.k8s.io", "tokenreviews", "create"}, {"authorization.k8s.io", "subjectaccessreviews", "create"},
-		{translate.APIGroup, TenantResource, "watch"}, {"", "namespaces", "list"}, {"", "namespaces", "watch"},
+		{translate.APIGroup, tenantapi.TenantResource, "watch"}, {"", "namespaces", "list"}, {"", "namespaces", "watch"},
 		{"rbac.authorization.k8s.io", "clusterrolebindings", "list"}, {"", "configmaps", "create"},
 	} {
 		assert.True(t, allows(rules, tc.group, tc.resource, tc.verb), "%s %s.%s", tc.verb, tc.resource, tc.group)
@@ -143,7 +144,7 @@ func TestServerClusterRole(t *testing.T) {
 	assert.False(t, allows(rules, "", "configmaps", "delete"))
 	for _, tc := range []struct{ group, resource, verb string }{
 		{"", "secrets", "get"}, {"", "secrets", "list"}, {"", "configmaps", "get"}, {"", "pods", "create"},
-		{"", "namespaces", "create"}, {"", "namespaces", "delete"}, {translate.APIGroup, TenantResource, "update"},
+		{"", "namespaces", "create"}, {"", "namespaces", "delete"}, {translate.APIGroup, tenantapi.TenantResource, "update"},
 		{"rbac.authorization.k8s.io", "clusterrolebindings", "create"}, {"rbac.authorization.k8s.io", "clusterroles", "escalate"},
 		{"rbac.authorization.k8s.io", "clusterroles", "bind"}, {"certificates.k8s.io", "certificatesigningrequests", "create"},
 		{"authentication.k8s.io", "selfsubjectreviews", "create"},
@@ -154,7 +155,7 @@ func TestServerClusterRole(t *testing.T) {
 	}
 	role := ServerAuthenticationRole()
 	require.Len(t, role.Rules, 1)
-	assert.Equal(t, []string{ClientCAConfigMap}, role.Rules[0].ResourceNames)
+	assert.Equal(t, []string{tenantapi.ClientCAConfigMap}, role.Rules[0].ResourceNames)
 	assert.Equal(t, "kube-system", role.Namespace)
 }
 

@@ -15,6 +15,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -59,7 +60,9 @@ func (c *Client) SleepTenant(ctx context.Context, name string, opts SleepOptions
 	if opts.Now != nil {
 		now = metav1.NewTime(opts.Now())
 	}
-	res, err := c.changeSleep(ctx, name, true, func(s *SleepState, inv inventory) SleepState { return s.sleepWith(inv.Workloads, now, opts.By) })
+	res, err := c.changeSleep(ctx, name, true, func(s *tenantapi.SleepState, inv inventory) tenantapi.SleepState {
+		return s.SleepWith(inv.Workloads, now, opts.By)
+	})
 	if err != nil {
 		return res, err
 	}
@@ -77,21 +80,21 @@ func (c *Client) WakeTenant(ctx context.Context, name string) (SleepResult, erro
 		return SleepResult{}, nil // the common case of a request that finds its tenant woken: one GET
 	}
 	now := metav1.Now()
-	return c.changeSleep(ctx, name, false, func(s *SleepState, _ inventory) SleepState {
+	return c.changeSleep(ctx, name, false, func(s *tenantapi.SleepState, _ inventory) tenantapi.SleepState {
 		if s == nil {
-			return SleepState{State: SleepStateAwake, Converged: true, Since: now}
+			return tenantapi.SleepState{State: tenantapi.SleepStateAwake, Converged: true, Since: now}
 		}
-		if s.State == SleepStateAwake {
+		if s.State == tenantapi.SleepStateAwake {
 			return *s
 		}
-		return s.wake(now)
+		return s.Wake(now)
 	})
 }
 
 // wakeNeeded reports whether a record is not yet awake and converged.
-func wakeNeeded(rec *Tenant) bool {
+func wakeNeeded(rec *tenantapi.Tenant) bool {
 	s := rec.Status.Sleep
-	return s != nil && !(s.State == SleepStateAwake && s.Converged)
+	return s != nil && !(s.State == tenantapi.SleepStateAwake && s.Converged)
 }
 
 // SleepLockName is the name of tenant t's sleep Lease in kube-system.
@@ -103,7 +106,7 @@ func SleepLockName(t translate.Tenant) string { return "zoo-sleep-" + t.Name() }
 // holds the tenant's sleep Lease throughout: one writer at a time (a user,
 // the server's replicas) scales the tenant's workloads, so that none
 // scales them to a state another has since replaced.
-func (c *Client) changeSleep(ctx context.Context, name string, withInventory bool, next func(*SleepState, inventory) SleepState) (SleepResult, error) {
+func (c *Client) changeSleep(ctx context.Context, name string, withInventory bool, next func(*tenantapi.SleepState, inventory) tenantapi.SleepState) (SleepResult, error) {
 	t, err := translate.NewTenant(name)
 	if err != nil {
 		return SleepResult{}, err
@@ -120,7 +123,7 @@ func (c *Client) changeSleep(ctx context.Context, name string, withInventory boo
 	if err != nil {
 		return SleepResult{}, err
 	}
-	var rec *Tenant
+	var rec *tenantapi.Tenant
 	err = retry.RetryOnConflict(policyRetry, func() error {
 		if rec, err = sc.readRecord(ctx, name); err != nil {
 			return err
@@ -149,7 +152,7 @@ func (c *Client) changeSleep(ctx context.Context, name string, withInventory boo
 // with rec's resourceVersion. When another writer changed the record
 // meanwhile, it brings the workloads to that writer's state instead and
 // tries again: the last state written is the one that holds.
-func (c *Client) settle(ctx context.Context, t translate.Tenant, rec *Tenant) (SleepResult, error) {
+func (c *Client) settle(ctx context.Context, t translate.Tenant, rec *tenantapi.Tenant) (SleepResult, error) {
 	var res SleepResult
 	for {
 		changed, err := c.converge(ctx, t, *rec.Status.Sleep)
@@ -174,13 +177,13 @@ func (c *Client) settle(ctx context.Context, t translate.Tenant, rec *Tenant) (S
 
 // equalState reports whether storing b over a would change nothing but
 // Converged and Since: then a converged a stays as it is.
-func equalState(a, b SleepState) bool {
+func equalState(a, b tenantapi.SleepState) bool {
 	if a.State != b.State || a.By != b.By || len(a.Workloads) != len(b.Workloads) {
 		return false
 	}
 	for i := range a.Workloads {
 		if a.Workloads[i].Key() != b.Workloads[i].Key() || a.Workloads[i].UID != b.Workloads[i].UID ||
-			a.Workloads[i].patch() != b.Workloads[i].patch() {
+			a.Workloads[i].Patch() != b.Workloads[i].Patch() {
 			return false
 		}
 	}
@@ -188,7 +191,7 @@ func equalState(a, b SleepState) bool {
 }
 
 // readRecord reads a tenant's record, refusing one being deleted.
-func (c *Client) readRecord(ctx context.Context, name string) (*Tenant, error) {
+func (c *Client) readRecord(ctx context.Context, name string) (*tenantapi.Tenant, error) {
 	rec, err := c.getTenant(ctx, name)
 	switch {
 	case apierrors.IsNotFound(err):
@@ -203,24 +206,24 @@ func (c *Client) readRecord(ctx context.Context, name string) (*Tenant, error) {
 
 // storeSleep updates the record's status with its resourceVersion (a
 // Conflict is returned as is, for the caller to retry).
-func (c *Client) storeSleep(ctx context.Context, rec *Tenant) (*Tenant, error) {
+func (c *Client) storeSleep(ctx context.Context, rec *tenantapi.Tenant) (*tenantapi.Tenant, error) {
 	u, err := rec.ToUnstructured()
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.Dynamic.Resource(TenantGVR).UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: SleepFieldManager})
+	out, err := c.Dynamic.Resource(tenantapi.TenantGVR).UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: SleepFieldManager})
 	if err != nil {
 		if apierrors.IsConflict(err) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("record the sleep state of tenant %q: %w", rec.Name, err)
 	}
-	return TenantFromUnstructured(out)
+	return tenantapi.TenantFromUnstructured(out)
 }
 
 // converge brings every recorded workload that still exists with its UID
 // to what state asks, and returns those it changed.
-func (c *Client) converge(ctx context.Context, t translate.Tenant, state SleepState) ([]string, error) {
+func (c *Client) converge(ctx context.Context, t translate.Tenant, state tenantapi.SleepState) ([]string, error) {
 	inv, err := c.takeInventory(ctx, t, false)
 	if err != nil {
 		return nil, err
@@ -230,8 +233,8 @@ func (c *Client) converge(ctx context.Context, t translate.Tenant, state SleepSt
 	var errs []error
 	for _, w := range state.Workloads {
 		cur, ok := live[w.Key()]
-		want := w.target(state.State)
-		if !ok || cur.UID != w.UID || want.matches(cur) {
+		want := w.Target(state.State)
+		if !ok || cur.UID != w.UID || want.Matches(cur) {
 			continue
 		}
 		if err := c.setWorkload(ctx, want); err != nil {
@@ -245,15 +248,15 @@ func (c *Client) converge(ctx context.Context, t translate.Tenant, state SleepSt
 
 // setWorkload sets a workload's replicas (through its scale subresource)
 // or a CronJob's suspend flag.
-func (c *Client) setWorkload(ctx context.Context, w SleptWorkload) error {
+func (c *Client) setWorkload(ctx context.Context, w tenantapi.SleptWorkload) error {
 	var sub []string
 	if w.Replicas != nil {
 		sub = []string{"scale"}
 	}
 	_, err := c.Dynamic.Resource(sleepResources[w.Resource]).Namespace(w.Namespace).Patch(ctx, w.Name, types.MergePatchType,
-		[]byte(w.patch()), metav1.PatchOptions{FieldManager: SleepFieldManager}, sub...)
+		[]byte(w.Patch()), metav1.PatchOptions{FieldManager: SleepFieldManager}, sub...)
 	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("set %s %s/%s to %s: %w", w.Resource, w.Namespace, w.Name, strings.TrimPrefix(w.patch(), `{"spec":`), err)
+		return fmt.Errorf("set %s %s/%s to %s: %w", w.Resource, w.Namespace, w.Name, strings.TrimPrefix(w.Patch(), `{"spec":`), err)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -34,7 +35,7 @@ var (
 type inventory struct {
 	// Workloads are the scalable workloads (ReplicaSets a Deployment
 	// controls left out: the Deployment scales them) and CronJobs.
-	Workloads []SleptWorkload
+	Workloads []tenantapi.SleptWorkload
 	// Pods are bare pods (no controller) as namespace/name.
 	Pods []string
 	// Jobs are Jobs not finished, as namespace/name.
@@ -42,8 +43,8 @@ type inventory struct {
 }
 
 // byKey indexes the workloads by SleptWorkload.Key.
-func (inv inventory) byKey() map[string]SleptWorkload {
-	out := make(map[string]SleptWorkload, len(inv.Workloads))
+func (inv inventory) byKey() map[string]tenantapi.SleptWorkload {
+	out := make(map[string]tenantapi.SleptWorkload, len(inv.Workloads))
 	for _, w := range inv.Workloads {
 		out[w.Key()] = w
 	}
@@ -114,8 +115,8 @@ func (c *Client) listIn(ctx context.Context, gvr schema.GroupVersionResource, ns
 
 // sleptWorkload reads a workload's replicas or suspend flag; ok is false
 // for a ReplicaSet a Deployment controls.
-func sleptWorkload(res string, u *unstructured.Unstructured) (SleptWorkload, bool) {
-	w := SleptWorkload{Resource: res, Namespace: u.GetNamespace(), Name: u.GetName(), UID: u.GetUID()}
+func sleptWorkload(res string, u *unstructured.Unstructured) (tenantapi.SleptWorkload, bool) {
+	w := tenantapi.SleptWorkload{Resource: res, Namespace: u.GetNamespace(), Name: u.GetName(), UID: u.GetUID()}
 	if res == "cronjobs" {
 		suspend, _, _ := unstructured.NestedBool(u.Object, "spec", "suspend")
 		w.Suspend = ptr.To(suspend)

@@ -8,6 +8,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -23,11 +25,11 @@ const SleepClusterRole = "zoo-sleep"
 // platform may impersonate that user.
 func SleepClusterRoleObject() *rbacv1.ClusterRole {
 	return &rbacv1.ClusterRole{
-		TypeMeta:   clusterRoleType,
-		ObjectMeta: metav1.ObjectMeta{Name: SleepClusterRole, Labels: managedLabels()},
+		TypeMeta:   platformobj.ClusterRoleType,
+		ObjectMeta: metav1.ObjectMeta{Name: SleepClusterRole, Labels: tenantapi.ManagedLabels()},
 		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{translate.APIGroup}, Resources: []string{TenantResource}, Verbs: []string{"get"}},
-			{APIGroups: []string{translate.APIGroup}, Resources: []string{TenantResource + "/status"}, Verbs: []string{"get", "update"}},
+			{APIGroups: []string{translate.APIGroup}, Resources: []string{tenantapi.TenantResource}, Verbs: []string{"get"}},
+			{APIGroups: []string{translate.APIGroup}, Resources: []string{tenantapi.TenantResource + "/status"}, Verbs: []string{"get", "update"}},
 			{APIGroups: []string{"apps"}, Resources: []string{"deployments", "statefulsets", "replicasets"}, Verbs: []string{"list"}},
 			{APIGroups: []string{"apps"}, Resources: []string{"deployments/scale", "statefulsets/scale", "replicasets/scale"}, Verbs: []string{"patch"}},
 			{APIGroups: []string{""}, Resources: []string{"replicationcontrollers"}, Verbs: []string{"list"}},
@@ -41,8 +43,8 @@ func SleepClusterRoleObject() *rbacv1.ClusterRole {
 // translate.SleepUser: one ClusterRoleBinding, not one per tenant.
 func SleepClusterRoleBinding() *rbacv1.ClusterRoleBinding {
 	return &rbacv1.ClusterRoleBinding{
-		TypeMeta:   clusterRoleBindingType,
-		ObjectMeta: metav1.ObjectMeta{Name: SleepClusterRole, Labels: managedLabels()},
+		TypeMeta:   platformobj.ClusterRoleBindingType,
+		ObjectMeta: metav1.ObjectMeta{Name: SleepClusterRole, Labels: tenantapi.ManagedLabels()},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: SleepClusterRole},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: translate.SleepUser}},
 	}
@@ -55,7 +57,7 @@ func SleepClusterRoleBinding() *rbacv1.ClusterRoleBinding {
 // pods and Jobs alone (SleepOptions.NoPods).
 func sleepRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{
-		{APIGroups: []string{translate.APIGroup}, Resources: []string{TenantResource + "/status"}, Verbs: []string{"get", "update", "patch"}},
+		{APIGroups: []string{translate.APIGroup}, Resources: []string{tenantapi.TenantResource + "/status"}, Verbs: []string{"get", "update", "patch"}},
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,12 +13,12 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-func deploy(name string, uid string, replicas int32) SleptWorkload {
-	return SleptWorkload{Resource: "deployments", Namespace: "acme-default", Name: name, UID: k8stypes.UID(uid), Replicas: ptr.To(replicas)}
+func deploy(name string, uid string, replicas int32) tenantapi.SleptWorkload {
+	return tenantapi.SleptWorkload{Resource: "deployments", Namespace: "acme-default", Name: name, UID: k8stypes.UID(uid), Replicas: ptr.To(replicas)}
 }
 
-func cron(name string, suspend bool) SleptWorkload {
-	return SleptWorkload{Resource: "cronjobs", Namespace: "acme-default", Name: name, UID: k8stypes.UID("c-" + name), Suspend: ptr.To(suspend)}
+func cron(name string, suspend bool) tenantapi.SleptWorkload {
+	return tenantapi.SleptWorkload{Resource: "cronjobs", Namespace: "acme-default", Name: name, UID: k8stypes.UID("c-" + name), Suspend: ptr.To(suspend)}
 }
 
 func TestSleepWith(t *testing.T) {
@@ -25,44 +26,44 @@ func TestSleepWith(t *testing.T) {
 	t1 := metav1.NewTime(t0.Add(time.Hour))
 	for _, tc := range []struct {
 		name      string
-		cur       *SleepState
-		live      []SleptWorkload
-		want      []SleptWorkload
+		cur       *tenantapi.SleepState
+		live      []tenantapi.SleptWorkload
+		want      []tenantapi.SleptWorkload
 		wantSince metav1.Time
 	}{{
 		name: "first sleep records what runs, not what is already stopped",
-		live: []SleptWorkload{deploy("web", "1", 3), deploy("idle", "2", 0), cron("nightly", false), cron("off", true)},
-		want: []SleptWorkload{cron("nightly", false), deploy("web", "1", 3)}, wantSince: t1,
+		live: []tenantapi.SleptWorkload{deploy("web", "1", 3), deploy("idle", "2", 0), cron("nightly", false), cron("off", true)},
+		want: []tenantapi.SleptWorkload{cron("nightly", false), deploy("web", "1", 3)}, wantSince: t1,
 	}, {
 		name: "asleep: a record is kept over the 0 live shows, a new workload is added",
-		cur:  &SleepState{State: SleepStateAsleep, Converged: true, Since: t0, Workloads: []SleptWorkload{deploy("web", "1", 3)}},
-		live: []SleptWorkload{deploy("web", "1", 0), deploy("new", "3", 2)},
-		want: []SleptWorkload{deploy("new", "3", 2), deploy("web", "1", 3)}, wantSince: t0,
+		cur:  &tenantapi.SleepState{State: tenantapi.SleepStateAsleep, Converged: true, Since: t0, Workloads: []tenantapi.SleptWorkload{deploy("web", "1", 3)}},
+		live: []tenantapi.SleptWorkload{deploy("web", "1", 0), deploy("new", "3", 2)},
+		want: []tenantapi.SleptWorkload{deploy("new", "3", 2), deploy("web", "1", 3)}, wantSince: t0,
 	}, {
 		name: "asleep: a count the tenant raised meanwhile does not replace the record",
-		cur:  &SleepState{State: SleepStateAsleep, Converged: true, Since: t0, Workloads: []SleptWorkload{deploy("web", "1", 3)}},
-		live: []SleptWorkload{deploy("web", "1", 50)},
-		want: []SleptWorkload{deploy("web", "1", 3)}, wantSince: t0,
+		cur:  &tenantapi.SleepState{State: tenantapi.SleepStateAsleep, Converged: true, Since: t0, Workloads: []tenantapi.SleptWorkload{deploy("web", "1", 3)}},
+		live: []tenantapi.SleptWorkload{deploy("web", "1", 50)},
+		want: []tenantapi.SleptWorkload{deploy("web", "1", 3)}, wantSince: t0,
 	}, {
 		name: "a wake not yet converged: the records still hold",
-		cur:  &SleepState{State: SleepStateAwake, Since: t0, Workloads: []SleptWorkload{deploy("web", "1", 3)}},
-		live: []SleptWorkload{deploy("web", "1", 0)},
-		want: []SleptWorkload{deploy("web", "1", 3)}, wantSince: t1,
+		cur:  &tenantapi.SleepState{State: tenantapi.SleepStateAwake, Since: t0, Workloads: []tenantapi.SleptWorkload{deploy("web", "1", 3)}},
+		live: []tenantapi.SleptWorkload{deploy("web", "1", 0)},
+		want: []tenantapi.SleptWorkload{deploy("web", "1", 3)}, wantSince: t1,
 	}, {
 		name: "awake and converged: live is the truth",
-		cur:  &SleepState{State: SleepStateAwake, Converged: true, Since: t0, Workloads: []SleptWorkload{deploy("web", "1", 3)}},
-		live: []SleptWorkload{deploy("web", "1", 5)},
-		want: []SleptWorkload{deploy("web", "1", 5)}, wantSince: t1,
+		cur:  &tenantapi.SleepState{State: tenantapi.SleepStateAwake, Converged: true, Since: t0, Workloads: []tenantapi.SleptWorkload{deploy("web", "1", 3)}},
+		live: []tenantapi.SleptWorkload{deploy("web", "1", 5)},
+		want: []tenantapi.SleptWorkload{deploy("web", "1", 5)}, wantSince: t1,
 	}, {
 		name: "a workload recreated under its name is recorded anew",
-		cur:  &SleepState{State: SleepStateAsleep, Since: t0, Workloads: []SleptWorkload{deploy("web", "1", 3), deploy("gone", "4", 1)}},
-		live: []SleptWorkload{deploy("web", "9", 0)},
-		want: []SleptWorkload{deploy("gone", "4", 1)}, wantSince: t0,
+		cur:  &tenantapi.SleepState{State: tenantapi.SleepStateAsleep, Since: t0, Workloads: []tenantapi.SleptWorkload{deploy("web", "1", 3), deploy("gone", "4", 1)}},
+		live: []tenantapi.SleptWorkload{deploy("web", "9", 0)},
+		want: []tenantapi.SleptWorkload{deploy("gone", "4", 1)}, wantSince: t0,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := tc.cur.sleepWith(tc.live, t1, SleptByServer)
-			assert.Equal(t, SleptByServer, got.By)
-			assert.Equal(t, SleepStateAsleep, got.State)
+			got := tc.cur.SleepWith(tc.live, t1, tenantapi.SleptByServer)
+			assert.Equal(t, tenantapi.SleptByServer, got.By)
+			assert.Equal(t, tenantapi.SleepStateAsleep, got.State)
 			assert.False(t, got.Converged)
 			assert.Equal(t, tc.wantSince, got.Since)
 			assert.Equal(t, tc.want, got.Workloads)
@@ -73,24 +74,24 @@ func TestSleepWith(t *testing.T) {
 func TestSleepTargets(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		w      SleptWorkload
+		w      tenantapi.SleptWorkload
 		state  string
 		patch  string
-		live   SleptWorkload
+		live   tenantapi.SleptWorkload
 		equals bool
 	}{
-		{"asleep scales to 0", deploy("web", "1", 3), SleepStateAsleep, `{"spec":{"replicas":0}}`, deploy("web", "1", 3), false},
-		{"asleep and already 0", deploy("web", "1", 3), SleepStateAsleep, `{"spec":{"replicas":0}}`, deploy("web", "1", 0), true},
-		{"awake restores", deploy("web", "1", 3), SleepStateAwake, `{"spec":{"replicas":3}}`, deploy("web", "1", 0), false},
-		{"asleep suspends", cron("nightly", false), SleepStateAsleep, `{"spec":{"suspend":true}}`, cron("nightly", false), false},
-		{"awake unsuspends", cron("nightly", false), SleepStateAwake, `{"spec":{"suspend":false}}`, cron("nightly", false), true},
+		{"asleep scales to 0", deploy("web", "1", 3), tenantapi.SleepStateAsleep, `{"spec":{"replicas":0}}`, deploy("web", "1", 3), false},
+		{"asleep and already 0", deploy("web", "1", 3), tenantapi.SleepStateAsleep, `{"spec":{"replicas":0}}`, deploy("web", "1", 0), true},
+		{"awake restores", deploy("web", "1", 3), tenantapi.SleepStateAwake, `{"spec":{"replicas":3}}`, deploy("web", "1", 0), false},
+		{"asleep suspends", cron("nightly", false), tenantapi.SleepStateAsleep, `{"spec":{"suspend":true}}`, cron("nightly", false), false},
+		{"awake unsuspends", cron("nightly", false), tenantapi.SleepStateAwake, `{"spec":{"suspend":false}}`, cron("nightly", false), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			before := tc.w.patch()
-			want := tc.w.target(tc.state)
-			assert.Equal(t, tc.patch, want.patch())
-			assert.Equal(t, tc.equals, want.matches(tc.live))
-			assert.Equal(t, before, tc.w.patch(), "the record is not changed")
+			before := tc.w.Patch()
+			want := tc.w.Target(tc.state)
+			assert.Equal(t, tc.patch, want.Patch())
+			assert.Equal(t, tc.equals, want.Matches(tc.live))
+			assert.Equal(t, before, tc.w.Patch(), "the record is not changed")
 		})
 	}
 }
@@ -98,19 +99,19 @@ func TestSleepTargets(t *testing.T) {
 func TestSleepSummary(t *testing.T) {
 	now := metav1.NewTime(time.Date(2026, 1, 1, 2, 0, 0, 0, time.UTC))
 	for _, tc := range []struct {
-		state *SleepState
+		state *tenantapi.SleepState
 		want  string
 	}{
 		{nil, "awake"},
-		{&SleepState{State: SleepStateAwake, Converged: true}, "awake"},
-		{&SleepState{State: SleepStateAwake}, "waking"},
-		{&SleepState{State: SleepStateAsleep}, "falling asleep"},
-		{&SleepState{State: SleepStateAsleep, Converged: true, Since: metav1.NewTime(now.Add(-90 * time.Minute))}, "asleep 90m"},
+		{&tenantapi.SleepState{State: tenantapi.SleepStateAwake, Converged: true}, "awake"},
+		{&tenantapi.SleepState{State: tenantapi.SleepStateAwake}, "waking"},
+		{&tenantapi.SleepState{State: tenantapi.SleepStateAsleep}, "falling asleep"},
+		{&tenantapi.SleepState{State: tenantapi.SleepStateAsleep, Converged: true, Since: metav1.NewTime(now.Add(-90 * time.Minute))}, "asleep 90m"},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
-			rec := &Tenant{Status: TenantStatus{Sleep: tc.state}}
-			assert.Equal(t, tc.want, rec.SleepSummary(now))
-			assert.Equal(t, tc.state != nil && tc.state.State == SleepStateAsleep, rec.Asleep())
+			rec := &tenantapi.Tenant{Status: tenantapi.TenantStatus{Sleep: tc.state}}
+			assert.Equal(t, tc.want, sleepSummary(rec, now))
+			assert.Equal(t, tc.state != nil && tc.state.State == tenantapi.SleepStateAsleep, rec.Asleep())
 		})
 	}
 }
@@ -129,15 +130,15 @@ func TestSleptWorkload(t *testing.T) {
 		res  string
 		u    *unstructured.Unstructured
 		ok   bool
-		want SleptWorkload
+		want tenantapi.SleptWorkload
 	}{
 		{"deployment", "deployments", obj("Deployment", map[string]any{"replicas": int64(2)}, ""), true,
-			SleptWorkload{Resource: "deployments", Namespace: "acme-default", Name: "x", UID: "u", Replicas: ptr.To[int32](2)}},
-		{"a ReplicaSet of a Deployment is left to it", "replicasets", obj("ReplicaSet", map[string]any{"replicas": int64(2)}, "Deployment"), false, SleptWorkload{}},
+			tenantapi.SleptWorkload{Resource: "deployments", Namespace: "acme-default", Name: "x", UID: "u", Replicas: ptr.To[int32](2)}},
+		{"a ReplicaSet of a Deployment is left to it", "replicasets", obj("ReplicaSet", map[string]any{"replicas": int64(2)}, "Deployment"), false, tenantapi.SleptWorkload{}},
 		{"a ReplicaSet of something else is scaled", "replicasets", obj("ReplicaSet", map[string]any{}, "Other"), true,
-			SleptWorkload{Resource: "replicasets", Namespace: "acme-default", Name: "x", UID: "u", Replicas: ptr.To[int32](1)}},
+			tenantapi.SleptWorkload{Resource: "replicasets", Namespace: "acme-default", Name: "x", UID: "u", Replicas: ptr.To[int32](1)}},
 		{"cronjob", "cronjobs", obj("CronJob", map[string]any{"suspend": true}, ""), true,
-			SleptWorkload{Resource: "cronjobs", Namespace: "acme-default", Name: "x", UID: "u", Suspend: ptr.To(true)}},
+			tenantapi.SleptWorkload{Resource: "cronjobs", Namespace: "acme-default", Name: "x", UID: "u", Suspend: ptr.To(true)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, ok := sleptWorkload(tc.res, tc.u)

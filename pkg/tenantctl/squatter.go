@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -61,20 +62,20 @@ func (c *Client) replaceSquatter(ctx context.Context, kind, ns string) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("read the %s %s/%s in the way of the policy's: %w", kind, ns, PolicyObjectName, err)
+		return fmt.Errorf("read the %s %s/%s in the way of the policy's: %w", kind, ns, platformobj.PolicyObjectName, err)
 	}
 	uid := obj.GetUID()
 	if len(obj.GetFinalizers()) > 0 {
 		patch := fmt.Sprintf(`{"metadata":{"uid":%q,"finalizers":null}}`, uid)
 		if err := ops.patch(ctx, []byte(patch)); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("clear the finalizers of the %s %s/%s in the way of the policy's: %w", kind, ns, PolicyObjectName, err)
+			return fmt.Errorf("clear the finalizers of the %s %s/%s in the way of the policy's: %w", kind, ns, platformobj.PolicyObjectName, err)
 		}
 	}
 	err = ops.del(ctx, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-		return fmt.Errorf("delete the %s %s/%s in the way of the policy's: %w", kind, ns, PolicyObjectName, err)
+		return fmt.Errorf("delete the %s %s/%s in the way of the policy's: %w", kind, ns, platformobj.PolicyObjectName, err)
 	}
-	klog.InfoS("deleted an object in the way of the policy's", "kind", kind, "namespace", ns, "name", PolicyObjectName, "uid", uid)
+	klog.InfoS("deleted an object in the way of the policy's", "kind", kind, "namespace", ns, "name", platformobj.PolicyObjectName, "uid", uid)
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, squatterWait, true, func(ctx context.Context) (bool, error) {
 		cur, err := ops.get(ctx)
 		if apierrors.IsNotFound(err) {
@@ -83,7 +84,7 @@ func (c *Client) replaceSquatter(ctx context.Context, kind, ns string) error {
 		return err == nil && cur.GetUID() != uid, err
 	})
 	if err != nil {
-		return fmt.Errorf("the %s %s/%s in the way of the policy's is not gone: %w", kind, ns, PolicyObjectName, err)
+		return fmt.Errorf("the %s %s/%s in the way of the policy's is not gone: %w", kind, ns, platformobj.PolicyObjectName, err)
 	}
 	return nil
 }
@@ -119,15 +120,15 @@ type namespacedAPI[T metav1.Object] interface {
 func opsOf[T metav1.Object](api namespacedAPI[T]) policyObjectOps {
 	return policyObjectOps{
 		get: func(ctx context.Context) (metav1.Object, error) {
-			obj, err := api.Get(ctx, PolicyObjectName, metav1.GetOptions{})
+			obj, err := api.Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 			return obj, err
 		},
 		patch: func(ctx context.Context, merge []byte) error {
-			_, err := api.Patch(ctx, PolicyObjectName, types.MergePatchType, merge, metav1.PatchOptions{})
+			_, err := api.Patch(ctx, platformobj.PolicyObjectName, types.MergePatchType, merge, metav1.PatchOptions{})
 			return err
 		},
 		del: func(ctx context.Context, opts metav1.DeleteOptions) error {
-			return api.Delete(ctx, PolicyObjectName, opts)
+			return api.Delete(ctx, platformobj.PolicyObjectName, opts)
 		},
 	}
 }

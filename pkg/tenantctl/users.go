@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -100,20 +102,20 @@ func UserGrantRBAC(g UserGrant, owner metav1.OwnerReference) (*rbacv1.ClusterRol
 	name := UserGrantName(t, g.UpstreamUser)
 	meta := metav1.ObjectMeta{
 		Name:            name,
-		Labels:          map[string]string{ManagedByLabel: ManagedByValue, UserGrantTenantLabel: t.Name()},
+		Labels:          map[string]string{tenantapi.ManagedByLabel: tenantapi.ManagedByValue, UserGrantTenantLabel: t.Name()},
 		Annotations:     map[string]string{UpstreamUserAnnotation: g.UpstreamUser, TenantUserAnnotation: g.User},
 		OwnerReferences: []metav1.OwnerReference{owner},
 	}
 	role := &rbacv1.ClusterRole{
-		TypeMeta:   clusterRoleType,
+		TypeMeta:   platformobj.ClusterRoleType,
 		ObjectMeta: *meta.DeepCopy(),
 		Rules: append(impersonationRules(t.UpstreamUser(g.User), []string{t.TenantGroup()}), rbacv1.PolicyRule{
-			APIGroups: []string{translate.APIGroup}, Resources: []string{TenantResource}, Verbs: []string{"get"},
+			APIGroups: []string{translate.APIGroup}, Resources: []string{tenantapi.TenantResource}, Verbs: []string{"get"},
 			ResourceNames: []string{t.Name()},
 		}),
 	}
 	binding := &rbacv1.ClusterRoleBinding{
-		TypeMeta:   clusterRoleBindingType,
+		TypeMeta:   platformobj.ClusterRoleBindingType,
 		ObjectMeta: meta,
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: g.UpstreamUser}},
@@ -125,7 +127,7 @@ func UserGrantRBAC(g UserGrant, owner metav1.OwnerReference) (*rbacv1.ClusterRol
 // tenant's record.
 func tenantOwnerRef(name string, uid types.UID) metav1.OwnerReference {
 	return metav1.OwnerReference{
-		APIVersion: TenantGVR.GroupVersion().String(), Kind: TenantKind, Name: name, UID: uid,
+		APIVersion: tenantapi.TenantGVR.GroupVersion().String(), Kind: tenantapi.TenantKind, Name: name, UID: uid,
 	}
 }
 

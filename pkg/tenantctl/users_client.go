@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -21,7 +22,7 @@ func ValidateUserGrant(g UserGrant) error {
 	if err := ValidateUpstreamUser(g.UpstreamUser); err != nil {
 		return err
 	}
-	return ValidateLocalUser("--as", g.User)
+	return tenantapi.ValidateLocalUser("--as", g.User)
 }
 
 // AddUserGrant lets g.UpstreamUser act as the tenant identity
@@ -192,7 +193,7 @@ func (c *Client) deleteUserGrantObjects(ctx context.Context, name string) error 
 
 // liveTenant reads a tenant's record, with a one-line error when it is not
 // there or is being deleted.
-func (c *Client) liveTenant(ctx context.Context, name string) (*Tenant, error) {
+func (c *Client) liveTenant(ctx context.Context, name string) (*tenantapi.Tenant, error) {
 	rec, err := c.getTenant(ctx, name)
 	switch {
 	case apierrors.IsNotFound(err):

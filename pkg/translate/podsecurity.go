@@ -22,7 +22,7 @@ const (
 	DefaultPodSecurityLevel = "baseline"
 	// PodSecurityLevelAnnotation on a Tenant record named the Pod Security
 	// level of the tenant's namespaces before spec.policy did; it is read
-	// only when spec.policy names no level (tenantctl.EffectivePolicy).
+	// only when spec.policy names no level (tenantapi.EffectivePolicy).
 	// Only the platform writes Tenant records.
 	PodSecurityLevelAnnotation = APIGroup + "/pod-security"
 	// PriorityClassesAnnotation on a tenant namespace lists, comma-separated,

@@ -12,8 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -98,7 +98,7 @@ type subresourceTarget struct {
 // a node of the platform's.
 var subresourceTargets = map[schema.GroupResource]subresourceTarget{
 	grServices:                           {name: func(t *Target) string { return t.Service }, scratch: true},
-	{Resource: "resourcequotas"}:         {name: func(*Target) string { return tenantctl.PolicyObjectName }},
+	{Resource: "resourcequotas"}:         {name: func(*Target) string { return platformobj.PolicyObjectName }},
 	{Resource: "persistentvolumeclaims"}: {name: func(*Target) string { return ScratchObject }, scratch: true},
 	{Resource: "namespaces"}:             {name: func(t *Target) string { return t.Namespace }, clusterScoped: true},
 	{Resource: "nodes"}:                  {name: func(t *Target) string { return t.Node }, clusterScoped: true},

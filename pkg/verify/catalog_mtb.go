@@ -9,8 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
 // ClassMTB is the class of the Multi-Tenancy Benchmarks' checks.
@@ -49,7 +49,7 @@ func mtbChecks() []Check {
 			}},
 		{ID: "MTB-PL1-CC-TI-1", Class: ClassMTB, Title: "Block modification of resource quotas (raise the policy's quota)",
 			Attempt: func(ctx context.Context, t *Target) error {
-				_, err := t.Dynamic.Resource(gvrQuota).Namespace(t.Namespace).Patch(ctx, tenantctl.PolicyObjectName, types.MergePatchType,
+				_, err := t.Dynamic.Resource(gvrQuota).Namespace(t.Namespace).Patch(ctx, platformobj.PolicyObjectName, types.MergePatchType,
 					[]byte(`{"spec":{"hard":{"pods":"1000000"}}}`), patchDryRun)
 				return err
 			}},
@@ -65,7 +65,7 @@ func mtbChecks() []Check {
 				return err
 			},
 			Attempt: func(ctx context.Context, t *Target) error {
-				_, err := t.Dynamic.Resource(gvrNetworkPolicy).Namespace(t.Namespace).Patch(ctx, tenantctl.PolicyObjectName, types.MergePatchType, annotateProbe, patchDryRun)
+				_, err := t.Dynamic.Resource(gvrNetworkPolicy).Namespace(t.Namespace).Patch(ctx, platformobj.PolicyObjectName, types.MergePatchType, annotateProbe, patchDryRun)
 				return err
 			}},
 	}

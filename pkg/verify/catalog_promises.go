@@ -13,8 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
 // The Multi-Tenancy Benchmarks' checks that are promises rather than
@@ -76,7 +76,7 @@ func quotaCheck(id, title string, category quotaCategory, what string) Check {
 			return ""
 		},
 		Attempt: func(ctx context.Context, t *Target) error {
-			q, err := readObject(ctx, t, gvrQuota, upstreamNamespace(t), tenantctl.PolicyObjectName)
+			q, err := readObject(ctx, t, gvrQuota, upstreamNamespace(t), platformobj.PolicyObjectName)
 			if err != nil {
 				return err
 			}
@@ -88,7 +88,7 @@ func quotaCheck(id, title string, category quotaCategory, what string) Check {
 				}
 			}
 			if len(missing) > 0 {
-				return fmt.Errorf("%w: the %s ResourceQuota of %s limits none of %v, which the policy sets", errBroken, tenantctl.PolicyObjectName, upstreamNamespace(t), missing)
+				return fmt.Errorf("%w: the %s ResourceQuota of %s limits none of %v, which the policy sets", errBroken, platformobj.PolicyObjectName, upstreamNamespace(t), missing)
 			}
 			return nil
 		}}

@@ -16,8 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -45,7 +45,7 @@ func TestQuotaCheck(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ResourceQuota",
-				"metadata": map[string]any{"name": tenantctl.PolicyObjectName, "namespace": "zooverify1-default"}, "spec": map[string]any{"hard": tc.hard}}}
+				"metadata": map[string]any{"name": platformobj.PolicyObjectName, "namespace": "zooverify1-default"}, "spec": map[string]any{"hard": tc.hard}}}
 			dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
 				map[schema.GroupVersionResource]string{gvrQuota: "ResourceQuotaList"}, q)
 			tgt := &Target{Path: PathIdentity, Upstream: dyn, Attacker: translate.MustTenant("zooverify1")}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -25,7 +26,7 @@ func runExisting(ctx context.Context, client *tenantctl.Client, upstream *rest.C
 	if err != nil {
 		return nil, err
 	}
-	pol, err := tenantctl.EffectivePolicy(info.Tenant)
+	pol, err := tenantapi.EffectivePolicy(info.Tenant)
 	if err != nil {
 		return nil, err
 	}

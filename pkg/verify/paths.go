@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -95,7 +95,7 @@ func serviceAccountConfig(ctx context.Context, admin kubernetes.Interface, upstr
 	}
 	rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: ScratchObject},
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: ScratchObject, Namespace: ns}},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantctl.TenantAdminClusterRole}}
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantapi.TenantAdminClusterRole}}
 	if _, err := admin.RbacV1().RoleBindings(ns).Create(ctx, rb, metav1.CreateOptions{}); err != nil {
 		return nil, fmt.Errorf("bind the ServiceAccount: %w", err)
 	}
@@ -137,7 +137,7 @@ func firstNode(ctx context.Context, admin kubernetes.Interface) (string, error) 
 // of each kind a pod spec or a claim names (ScratchObject, in its prefix and
 // labeled for it): the objects the attempts at shared references name.
 func setUpVictimClasses(ctx context.Context, admin kubernetes.Interface, victim translate.Tenant) error {
-	meta := metav1.ObjectMeta{Name: victim.Prefix() + ScratchObject, Labels: tenantctl.OwnerLabels(victim)}
+	meta := metav1.ObjectMeta{Name: victim.Prefix() + ScratchObject, Labels: tenantapi.OwnerLabels(victim)}
 	var errs []error
 	_, err := admin.SchedulingV1().PriorityClasses().Create(ctx, &schedulingv1.PriorityClass{ObjectMeta: meta, Value: 0,
 		PreemptionPolicy: ptr.To(corev1.PreemptNever)}, metav1.CreateOptions{})

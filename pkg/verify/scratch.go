@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -71,7 +72,7 @@ func (s *scratch) create(ctx context.Context, name string) (*tenantctl.CreateRes
 		return nil, err
 	}
 	patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:%q}}}`, ScratchLabel, ScratchValue)
-	if _, err := s.client.Dynamic.Resource(tenantctl.TenantGVR).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+	if _, err := s.client.Dynamic.Resource(tenantapi.TenantGVR).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		return nil, fmt.Errorf("label scratch tenant %s: %w", name, err)
 	}
 	return res, nil

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/certs"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -22,7 +23,7 @@ import (
 // --server`).
 type ServerEndpoint struct {
 	// URL is the server's; "" is its Service's in-cluster URL
-	// (tenantctl.ServerURL), when the Service exists.
+	// (tenantapi.ServerURL), when the Service exists.
 	URL string
 	// CAPEM verifies the server; nil is the CA of the ConfigMap
 	// zoo-system/zoo-server-ca that install writes.
@@ -86,26 +87,26 @@ func serverConfigs(ctx context.Context, c *tenantctl.Client, ep ServerEndpoint, 
 // CA install wrote; why says the server is not installed.
 func resolveServer(ctx context.Context, c *tenantctl.Client, ep ServerEndpoint) (ServerEndpoint, string, error) {
 	if ep.URL == "" {
-		_, err := c.Kube.CoreV1().Services(tenantctl.ServerNamespace).Get(ctx, tenantctl.ServerName, metav1.GetOptions{})
+		_, err := c.Kube.CoreV1().Services(tenantapi.ServerNamespace).Get(ctx, tenantapi.ServerName, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			return ep, fmt.Sprintf("the zoo server is not installed (no Service %s/%s; `kubectl zoo install --server` makes it)", tenantctl.ServerNamespace, tenantctl.ServerName), nil
+			return ep, fmt.Sprintf("the zoo server is not installed (no Service %s/%s; `kubectl zoo install --server` makes it)", tenantapi.ServerNamespace, tenantapi.ServerName), nil
 		}
 		if err != nil {
 			return ep, "", fmt.Errorf("read the zoo server's Service: %w", err)
 		}
-		ep.URL = tenantctl.ServerURL
+		ep.URL = tenantapi.ServerURL
 	}
 	if ep.CAPEM != nil {
 		return ep, "", nil
 	}
-	cm, err := c.Kube.CoreV1().ConfigMaps(tenantctl.ServerNamespace).Get(ctx, tenantctl.ServerCAConfigMap, metav1.GetOptions{})
+	cm, err := c.Kube.CoreV1().ConfigMaps(tenantapi.ServerNamespace).Get(ctx, tenantapi.ServerCAConfigMap, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return ep, fmt.Sprintf("the zoo server is not installed (no ConfigMap %s/%s); pass --server-ca for a server of your own", tenantctl.ServerNamespace, tenantctl.ServerCAConfigMap), nil
+		return ep, fmt.Sprintf("the zoo server is not installed (no ConfigMap %s/%s); pass --server-ca for a server of your own", tenantapi.ServerNamespace, tenantapi.ServerCAConfigMap), nil
 	}
 	if err != nil {
 		return ep, "", fmt.Errorf("read the zoo server's CA: %w", err)
 	}
-	ep.CAPEM = []byte(cm.Data[tenantctl.ServerCAKey])
+	ep.CAPEM = []byte(cm.Data[tenantapi.ServerCAKey])
 	return ep, "", nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
@@ -19,9 +20,9 @@ import (
 // a CA to verify it by) the server paths do not apply, and the reason says
 // so.
 func TestResolveServer(t *testing.T) {
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: tenantctl.ServerNamespace, Name: tenantctl.ServerName}}
-	ca := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: tenantctl.ServerNamespace, Name: tenantctl.ServerCAConfigMap},
-		Data: map[string]string{tenantctl.ServerCAKey: "the install's CA"}}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: tenantapi.ServerNamespace, Name: tenantapi.ServerName}}
+	ca := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: tenantapi.ServerNamespace, Name: tenantapi.ServerCAConfigMap},
+		Data: map[string]string{tenantapi.ServerCAKey: "the install's CA"}}
 	for _, tc := range []struct {
 		name    string
 		objects []runtime.Object
@@ -30,12 +31,12 @@ func TestResolveServer(t *testing.T) {
 		why     string
 	}{
 		{"not installed", nil, ServerEndpoint{}, ServerEndpoint{}, "the zoo server is not installed (no Service zoo-system/zoo-server"},
-		{"installed", []runtime.Object{svc, ca}, ServerEndpoint{}, ServerEndpoint{URL: tenantctl.ServerURL, CAPEM: []byte("the install's CA")}, ""},
+		{"installed", []runtime.Object{svc, ca}, ServerEndpoint{}, ServerEndpoint{URL: tenantapi.ServerURL, CAPEM: []byte("the install's CA")}, ""},
 		{"a URL of the caller's", []runtime.Object{ca}, ServerEndpoint{URL: "https://zoo.example.com"},
 			ServerEndpoint{URL: "https://zoo.example.com", CAPEM: []byte("the install's CA")}, ""},
 		{"a URL and CA of the caller's", nil, ServerEndpoint{URL: "https://127.0.0.1:8443", CAPEM: []byte("mine")},
 			ServerEndpoint{URL: "https://127.0.0.1:8443", CAPEM: []byte("mine")}, ""},
-		{"no CA to verify it by", []runtime.Object{svc}, ServerEndpoint{}, ServerEndpoint{URL: tenantctl.ServerURL}, "pass --server-ca"},
+		{"no CA to verify it by", []runtime.Object{svc}, ServerEndpoint{}, ServerEndpoint{URL: tenantapi.ServerURL}, "pass --server-ca"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &tenantctl.Client{Kube: fake.NewClientset(tc.objects...)}

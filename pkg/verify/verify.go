@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -126,7 +127,7 @@ func setUp(ctx context.Context, s *scratch, upstream *rest.Config, opts Options)
 		return nil, stop, err
 	}
 	set := &setup{}
-	if set.policy, err = tenantctl.EffectivePolicy(attacker.Tenant); err != nil {
+	if set.policy, err = tenantapi.EffectivePolicy(attacker.Tenant); err != nil {
 		return nil, stop, err
 	}
 	a, v := translate.MustTenant(opts.Names[0]), translate.MustTenant(opts.Names[1])
@@ -187,7 +188,7 @@ func newTargets(cfgs map[Path]*rest.Config, sc scene, timeout time.Duration) ([]
 			return nil, err
 		}
 		t.Namespace, t.VictimNamespace, t.Attacker, t.Victim, t.Upstream = sc.namespace, sc.victim.Prefix()+"default", sc.attacker, sc.victim, sc.admin
-		t.Prefix, t.Owner, t.Node, t.Existing = sc.attacker.Prefix(), tenantctl.OwnerLabels(sc.attacker), sc.node, sc.existing
+		t.Prefix, t.Owner, t.Node, t.Existing = sc.attacker.Prefix(), tenantapi.OwnerLabels(sc.attacker), sc.node, sc.existing
 		if p.proxied() { // the view names the attacker's own without its prefix
 			t.Namespace, t.Prefix, t.Owner = strings.TrimPrefix(sc.namespace, sc.attacker.Prefix()), "", nil
 		}

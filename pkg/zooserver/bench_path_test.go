@@ -26,7 +26,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/localproxy"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 )
 
 // pathConfigMap is the ConfigMap the request-path benchmarks' upstream
@@ -77,7 +77,7 @@ func pathUpstream(b *testing.B) (*httptest.Server, *rest.Config) {
 // chain of ServeHTTP with a token caller, audit log included.
 func benchServer(b *testing.B, upstream *rest.Config) *Server {
 	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{tenantctl.TenantGVR: tenantctl.TenantKind + "List"}, tenantRecord("acme", "admin"))
+		map[schema.GroupVersionResource]string{tenantapi.TenantGVR: tenantapi.TenantKind + "List"}, tenantRecord("acme", "admin"))
 	reviews := fake.NewClientset()
 	reviews.PrependReactor("create", "tokenreviews", func(action k8stesting.Action) (bool, runtime.Object, error) {
 		return true, &authenticationv1.TokenReview{Status: authenticationv1.TokenReviewStatus{Authenticated: true,

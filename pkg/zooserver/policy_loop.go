@@ -19,6 +19,8 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -135,16 +137,16 @@ func newPolicyLoop(client kubernetes.Interface, reconciler policyReconciler, ten
 		soon(newObj)
 	}})
 	l.cache = &tenantctl.PolicyCache{
-		Tenant: func(name string) (*tenantctl.Tenant, error) {
+		Tenant: func(name string) (*tenantapi.Tenant, error) {
 			obj, ok, err := tenants.GetStore().GetByKey(name)
 			if err != nil {
 				return nil, err
 			}
 			u, isU := obj.(*unstructured.Unstructured)
 			if !ok || !isU {
-				return nil, apierrors.NewNotFound(tenantctl.TenantGVR.GroupResource(), name)
+				return nil, apierrors.NewNotFound(tenantapi.TenantGVR.GroupResource(), name)
 			}
-			return tenantctl.TenantFromUnstructured(u)
+			return tenantapi.TenantFromUnstructured(u)
 		},
 		Namespaces: func(t translate.Tenant) ([]corev1.Namespace, error) {
 			objs, err := nsInformer.GetIndexer().ByIndex(byTenantIndex, t.Name())
@@ -160,13 +162,13 @@ func newPolicyLoop(client kubernetes.Interface, reconciler policyReconciler, ten
 			return out, nil
 		},
 		ResourceQuota: func(ns string) (*corev1.ResourceQuota, error) {
-			return rqs.Lister().ResourceQuotas(ns).Get(tenantctl.PolicyObjectName)
+			return rqs.Lister().ResourceQuotas(ns).Get(platformobj.PolicyObjectName)
 		},
 		LimitRange: func(ns string) (*corev1.LimitRange, error) {
-			return lr.Lister().LimitRanges(ns).Get(tenantctl.PolicyObjectName)
+			return lr.Lister().LimitRanges(ns).Get(platformobj.PolicyObjectName)
 		},
 		NetworkPolicy: func(ns string) (*networkingv1.NetworkPolicy, error) {
-			return np.Lister().NetworkPolicies(ns).Get(tenantctl.PolicyObjectName)
+			return np.Lister().NetworkPolicies(ns).Get(platformobj.PolicyObjectName)
 		},
 	}
 	return l, nil

@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -40,19 +42,19 @@ func (r *recordingReconciler) ReconcilePolicyObjectsOnDrift(_ context.Context, t
 // at the start.
 func TestPolicyLoopCacheReadsItsInformers(t *testing.T) {
 	acme := translate.MustTenant("acme")
-	policyLabels := tenantctl.PolicyObjectLabels(acme)
+	policyLabels := platformobj.PolicyObjectLabels(acme)
 	kube := fake.NewClientset(
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "acme-a", Labels: map[string]string{translate.TenantLabel: "acme"}}},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "beta-a", Labels: map[string]string{translate.TenantLabel: "beta"}}},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "plain"}},
-		&corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: tenantctl.PolicyObjectName, Namespace: "acme-a", Labels: policyLabels}},
-		&corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: tenantctl.PolicyObjectName, Namespace: "acme-a"}}, // a squatter: unlabeled
+		&corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: platformobj.PolicyObjectName, Namespace: "acme-a", Labels: policyLabels}},
+		&corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: platformobj.PolicyObjectName, Namespace: "acme-a"}}, // a squatter: unlabeled
 	)
-	rec := &tenantctl.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme"}}
+	rec := &tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme"}}
 	u, err := rec.ToUnstructured()
 	require.NoError(t, err)
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{tenantctl.TenantGVR: tenantctl.TenantKind + "List"}, u)
+		map[schema.GroupVersionResource]string{tenantapi.TenantGVR: tenantapi.TenantKind + "List"}, u)
 	tenants := newTenantIndex(dyn).informer
 	r := &recordingReconciler{tenants: make(chan string, 10), cache: make(chan *tenantctl.PolicyCache, 10)}
 	l, err := newPolicyLoop(kube, r, tenants)

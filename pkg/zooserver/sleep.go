@@ -11,6 +11,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/localproxy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
@@ -74,7 +75,7 @@ func (s *idleSleeper) tick(ctx context.Context) {
 		if !ok {
 			continue
 		}
-		rec, err := tenantctl.TenantFromUnstructured(u)
+		rec, err := tenantapi.TenantFromUnstructured(u)
 		if err != nil || rec.DeletionTimestamp != nil {
 			continue
 		}
@@ -87,7 +88,7 @@ func (s *idleSleeper) tick(ctx context.Context) {
 				klog.ErrorS(err, "recording a tenant's last activity", "tenant", rec.Name)
 			}
 		case actionSleep:
-			res, err := s.client.SleepTenant(ctx, rec.Name, tenantctl.SleepOptions{By: tenantctl.SleptByServer, NoPods: true})
+			res, err := s.client.SleepTenant(ctx, rec.Name, tenantctl.SleepOptions{By: tenantapi.SleptByServer, NoPods: true})
 			if err != nil {
 				klog.ErrorS(err, "putting an idle tenant to sleep", "tenant", rec.Name)
 				continue
@@ -109,8 +110,8 @@ const (
 // tenant. Its sleepAfter is read from the record's policy; the tenant's
 // last activity is the latest of what this replica saw, the shared time,
 // its creation and its last wake.
-func idleAction(rec *tenantctl.Tenant, seen, now time.Time) int {
-	pol, err := tenantctl.PolicyOf(rec)
+func idleAction(rec *tenantapi.Tenant, seen, now time.Time) int {
+	pol, err := tenantapi.PolicyOf(rec)
 	if err != nil || pol.SleepAfter == nil {
 		return actionNone
 	}
@@ -124,7 +125,7 @@ func idleAction(rec *tenantctl.Tenant, seen, now time.Time) int {
 		return actionShare
 	}
 	if sl := rec.Status.Sleep; sl != nil {
-		if sl.State == tenantctl.SleepStateAsleep {
+		if sl.State == tenantapi.SleepStateAsleep {
 			return actionNone
 		}
 		if sl.Since.After(last) {
@@ -156,7 +157,7 @@ func (s *Server) wakeIdle(w http.ResponseWriter, r *http.Request, tenant string,
 	u, _ := obj.(*unstructured.Unstructured)
 	state, _, _ := unstructured.NestedString(u.Object, "status", "sleep", "state")
 	by, _, _ := unstructured.NestedString(u.Object, "status", "sleep", "by")
-	if state != tenantctl.SleepStateAsleep || by != tenantctl.SleptByServer {
+	if state != tenantapi.SleepStateAsleep || by != tenantapi.SleptByServer {
 		return true
 	}
 	if err := p.Wake(r.Context()); err != nil {

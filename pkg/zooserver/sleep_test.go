@@ -12,19 +12,20 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
 // idleRecord is a tenant created at t0 with a sleepAfter of 1h (none when
 // after is 0), its shared last activity and sleep state.
-func idleRecord(t *testing.T, t0 time.Time, after time.Duration, shared *time.Time, sleep *tenantctl.SleepState) *tenantctl.Tenant {
+func idleRecord(t *testing.T, t0 time.Time, after time.Duration, shared *time.Time, sleep *tenantapi.SleepState) *tenantapi.Tenant {
 	t.Helper()
-	rec := &tenantctl.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme", CreationTimestamp: metav1.NewTime(t0)}}
+	rec := &tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme", CreationTimestamp: metav1.NewTime(t0)}}
 	p := policy.Policy{}
 	if after > 0 {
 		p.SleepAfter = &metav1.Duration{Duration: after}
 	}
-	require.NoError(t, tenantctl.SetPolicy(rec, p))
+	require.NoError(t, tenantapi.SetPolicy(rec, p))
 	if shared != nil {
 		rec.Status.LastActivity = &metav1.Time{Time: *shared}
 	}
@@ -40,7 +41,7 @@ func TestIdleAction(t *testing.T) {
 		name   string
 		after  time.Duration
 		shared *time.Time
-		sleep  *tenantctl.SleepState
+		sleep  *tenantapi.SleepState
 		seen   time.Time
 		now    time.Time
 		want   int
@@ -53,9 +54,9 @@ func TestIdleAction(t *testing.T) {
 		{name: "another replica shared a recent request", after: time.Hour, shared: at(2 * time.Hour), now: t0.Add(3 * time.Hour), want: actionNone},
 		{name: "the shared request is too old", after: time.Hour, shared: at(2 * time.Hour), now: t0.Add(3*time.Hour + flush + time.Second), want: actionSleep},
 		{name: "already asleep", after: time.Hour, now: t0.Add(10 * time.Hour),
-			sleep: &tenantctl.SleepState{State: tenantctl.SleepStateAsleep}, want: actionNone},
+			sleep: &tenantapi.SleepState{State: tenantapi.SleepStateAsleep}, want: actionNone},
 		{name: "woken lately", after: time.Hour, now: t0.Add(10 * time.Hour),
-			sleep: &tenantctl.SleepState{State: tenantctl.SleepStateAwake, Since: metav1.NewTime(t0.Add(9 * time.Hour))}, want: actionNone},
+			sleep: &tenantapi.SleepState{State: tenantapi.SleepStateAwake, Since: metav1.NewTime(t0.Add(9 * time.Hour))}, want: actionNone},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := idleRecord(t, t0, tc.after, tc.shared, tc.sleep)
@@ -74,7 +75,7 @@ type fakeSleeper struct {
 func (f *fakeSleeper) SleepTenant(_ context.Context, name string, opts tenantctl.SleepOptions) (tenantctl.SleepResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if opts.By == tenantctl.SleptByServer && opts.NoPods {
+	if opts.By == tenantapi.SleptByServer && opts.NoPods {
 		f.slept = append(f.slept, name)
 	}
 	return tenantctl.SleepResult{}, nil
@@ -94,7 +95,7 @@ func TestIdleSleeperTick(t *testing.T) {
 	idle := idleRecord(t, t0, time.Hour, nil, nil)
 	idle.Name = "idle"
 	var objs []any
-	for _, rec := range []*tenantctl.Tenant{busy, idle} {
+	for _, rec := range []*tenantapi.Tenant{busy, idle} {
 		u, err := rec.ToUnstructured()
 		require.NoError(t, err)
 		objs = append(objs, u, "not a record", &unstructured.Unstructured{Object: map[string]any{"spec": "bad"}})

@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/certs"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 )
 
 // tenantResync is the informer's resync period: none, the watch is the
@@ -29,7 +29,7 @@ type tenantIndex struct {
 }
 
 func newTenantIndex(client dynamic.Interface) *tenantIndex {
-	inf := dynamicinformer.NewFilteredDynamicInformer(client, tenantctl.TenantGVR, "", tenantResync, cache.Indexers{}, nil)
+	inf := dynamicinformer.NewFilteredDynamicInformer(client, tenantapi.TenantGVR, "", tenantResync, cache.Indexers{}, nil)
 	informer := inf.Informer()
 	// Only the name, deletion, spec.admins and the revoked serials are read:
 	// keep no managed fields, and the certificate records only as the set of

@@ -8,7 +8,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/fairshare"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 )
 
 // rateLimitField is where the transform keeps a record's effective fair
@@ -29,9 +29,9 @@ func keepRateLimit(u *unstructured.Unstructured) {
 	if err != nil {
 		return
 	}
-	t := &tenantctl.Tenant{Spec: tenantctl.TenantSpec{Policy: &apiextensionsv1.JSON{Raw: b}}}
+	t := &tenantapi.Tenant{Spec: tenantapi.TenantSpec{Policy: &apiextensionsv1.JSON{Raw: b}}}
 	t.Name = u.GetName()
-	p, err := tenantctl.PolicyOf(t)
+	p, err := tenantapi.PolicyOf(t)
 	if err != nil {
 		// A record edited by hand: what can be enforced of its rate
 		// limit still is (fairshare.LimitsOf).

@@ -14,13 +14,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 )
 
 func tenantRecord(name string, admins ...any) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"admins": admins}}}
-	u.SetAPIVersion(tenantctl.TenantGVR.GroupVersion().String())
-	u.SetKind(tenantctl.TenantKind)
+	u.SetAPIVersion(tenantapi.TenantGVR.GroupVersion().String())
+	u.SetKind(tenantapi.TenantKind)
 	u.SetName(name)
 	return u
 }
@@ -29,7 +29,7 @@ func tenantRecord(name string, admins ...any) *unstructured.Unstructured {
 // deleted, revokes what its callers were served as; other changes do not.
 func TestTenantIndexRevokes(t *testing.T) {
 	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{tenantctl.TenantGVR: tenantctl.TenantKind + "List"}, tenantRecord("acme", "admin"), tenantRecord("beta", "admin"))
+		map[schema.GroupVersionResource]string{tenantapi.TenantGVR: tenantapi.TenantKind + "List"}, tenantRecord("acme", "admin"), tenantRecord("beta", "admin"))
 	idx := newTenantIndex(client)
 	var mu sync.Mutex
 	var revoked []string
@@ -47,7 +47,7 @@ func TestTenantIndexRevokes(t *testing.T) {
 		defer mu.Unlock()
 		return append([]string(nil), revoked...)
 	}
-	records := client.Resource(tenantctl.TenantGVR)
+	records := client.Resource(tenantapi.TenantGVR)
 
 	labelled := tenantRecord("beta", "admin")
 	labelled.SetLabels(map[string]string{"x": "y"})

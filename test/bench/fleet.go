@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -183,7 +183,7 @@ func (f *fleet) warm(ctx context.Context, c config) (map[string]float64, error) 
 // fleetWatchOf is the kind and tenant-local namespace of the k-th watch of
 // a tenant: the kinds in turn, then the next namespace.
 func fleetWatchOf(k int) (kind, ns string) {
-	return fleetKinds[k%len(fleetKinds)], tenantctl.StandardNamespaces[(k/len(fleetKinds))%len(tenantctl.StandardNamespaces)]
+	return fleetKinds[k%len(fleetKinds)], tenantapi.StandardNamespaces[(k/len(fleetKinds))%len(tenantapi.StandardNamespaces)]
 }
 
 // fleetShare is how many of w watches tenant i of n holds: w/n, one more

@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -81,7 +81,7 @@ func (s *side) prepareReads(ctx context.Context) error {
 		return err
 	}
 	never := corev1.PreemptNever // what serve sets on a tenant's PriorityClass
-	pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: t.Prefix() + "scale", Labels: tenantctl.OwnerLabels(t)}, PreemptionPolicy: &never}
+	pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: t.Prefix() + "scale", Labels: tenantapi.OwnerLabels(t)}, PreemptionPolicy: &never}
 	if _, err := other.SchedulingV1().PriorityClasses().Create(ctx, pc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("%s: PriorityClass of tenant %s: %w", s.name, otherTenant, err)
 	}

@@ -19,7 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 )
 
 // floodTenant is tenant A of the flood workload, with floodLimit;
@@ -129,7 +129,7 @@ func setUpFlood(ctx context.Context, c config, e *env) error {
 	if err != nil {
 		return err
 	}
-	if _, err := dyn.Resource(tenantctl.TenantGVR).Patch(ctx, floodTenant, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+	if _, err := dyn.Resource(tenantapi.TenantGVR).Patch(ctx, floodTenant, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		return fmt.Errorf("tenant %s's rate limit: %w", floodTenant, err)
 	}
 	for _, tenant := range []string{benchTenant, floodTenant, unlimitedTenant} {

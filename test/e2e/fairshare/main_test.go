@@ -22,7 +22,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
@@ -37,7 +37,7 @@ func setRateLimit(t *testing.T, tenant string, r policy.RateLimit) {
 	require.NoError(t, err)
 	client, err := dynamic.NewForConfig(framework.Cluster().Config)
 	require.NoError(t, err)
-	_, err = client.Resource(tenantctl.TenantGVR).Patch(t.Context(), tenant, types.MergePatchType, patch, metav1.PatchOptions{})
+	_, err = client.Resource(tenantapi.TenantGVR).Patch(t.Context(), tenant, types.MergePatchType, patch, metav1.PatchOptions{})
 	require.NoError(t, err)
 }
 

@@ -26,7 +26,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kubectl-zoo/kubectl-zoo/internal/kubecluster"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 )
 
 // Replica is one running `kubectl zoo serve --listen`, the multi-tenant
@@ -221,7 +221,7 @@ func ServerKubeconfig(t testing.TB) string {
 			return
 		}
 		var tok *authenticationv1.TokenRequest
-		tok, upstreamErr = AdminClient(t).CoreV1().ServiceAccounts(tenantctl.ServerNamespace).CreateToken(ctx, tenantctl.ServerName,
+		tok, upstreamErr = AdminClient(t).CoreV1().ServiceAccounts(tenantapi.ServerNamespace).CreateToken(ctx, tenantapi.ServerName,
 			&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: new(int64(3600))}}, metav1.CreateOptions{})
 		if upstreamErr != nil {
 			return
@@ -246,8 +246,8 @@ func ServerMay(t *testing.T, verb, group, resource string) bool {
 	t.Helper()
 	r, err := AdminClient(t).AuthorizationV1().SubjectAccessReviews().Create(t.Context(), &authorizationv1.SubjectAccessReview{
 		Spec: authorizationv1.SubjectAccessReviewSpec{
-			User:               "system:serviceaccount:" + tenantctl.ServerNamespace + ":" + tenantctl.ServerName,
-			Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + tenantctl.ServerNamespace, "system:authenticated"},
+			User:               "system:serviceaccount:" + tenantapi.ServerNamespace + ":" + tenantapi.ServerName,
+			Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + tenantapi.ServerNamespace, "system:authenticated"},
 			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: verb, Group: group, Resource: resource},
 		}}, metav1.CreateOptions{})
 	require.NoError(t, err)

@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
@@ -69,7 +69,7 @@ func TestTenantAdmissionLeavesThePolicyObjectsAlone(t *testing.T) {
 	admin := framework.AdminClient(t)
 	var total resource.Quantity
 	for _, ns := range tenantNamespaces(t, "padm") {
-		rq, err := admin.CoreV1().ResourceQuotas(ns).Get(ctx, tenantctl.PolicyObjectName, metav1.GetOptions{})
+		rq, err := admin.CoreV1().ResourceQuotas(ns).Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 		require.NoError(t, err)
 		total.Add(rq.Spec.Hard[corev1.ResourcePods])
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -74,7 +75,7 @@ func TestNamespaceLimitHoldsForWhatNamespacesHold(t *testing.T) {
 		rawNamespace(t, "plns", "plns-two") // the limit's mark is not there yet
 		require.NoError(t, zooClient(t).ReconcilePolicyObjects(ctx, "plns"))
 		requirePolicyObjects(t, "plns", "plns-one", true, false)
-		_, err := framework.AdminClient(t).CoreV1().ResourceQuotas("plns-two").Get(ctx, tenantctl.PolicyObjectName, metav1.GetOptions{})
+		_, err := framework.AdminClient(t).CoreV1().ResourceQuotas("plns-two").Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 		require.Error(t, err, "the namespace beyond the limit gets no quota")
 		_, err = tenant.RbacV1().RoleBindings("plns-two").Create(ctx, adminsBinding("plns"), metav1.CreateOptions{})
 		gatedBy(t, err, tenantctl.PolicyObjectsPolicy)

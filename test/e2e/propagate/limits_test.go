@@ -15,7 +15,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
@@ -41,7 +43,7 @@ func quotasKnown(t *testing.T, tenant string) {
 	admin := framework.AdminClient(t)
 	require.Eventually(t, func() bool {
 		for _, ns := range tenantNamespaces(t, tenant) {
-			rq, err := admin.CoreV1().ResourceQuotas(ns).Get(t.Context(), tenantctl.PolicyObjectName, metav1.GetOptions{})
+			rq, err := admin.CoreV1().ResourceQuotas(ns).Get(t.Context(), platformobj.PolicyObjectName, metav1.GetOptions{})
 			if err != nil || rq.Status.Used == nil {
 				return false
 			}
@@ -91,7 +93,7 @@ func fillUntilQuota(t *testing.T, create func(i int) error) error {
 func byQuota(t *testing.T, err error) {
 	t.Helper()
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "exceeded quota: "+tenantctl.PolicyObjectName, "the namespace's share refuses")
+	assert.Contains(t, err.Error(), "exceeded quota: "+platformobj.PolicyObjectName, "the namespace's share refuses")
 }
 
 // gatedBy asserts that err is zoo-tenant-policy-objects' refusal with
@@ -139,7 +141,7 @@ func adminsBinding(tenant string) *rbacv1.RoleBinding {
 	return &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "admins"},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "zoo:" + tenant + ":admin"}},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantctl.TenantAdminClusterRole},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantapi.TenantAdminClusterRole},
 	}
 }
 
@@ -247,7 +249,7 @@ func TestTenantWideQuotaHoldsInANamespaceMadeDirectlyUpstream(t *testing.T) {
 			}
 		}
 		require.Error(t, res.Err, "the quota refuses through the proxy")
-		assert.Contains(t, res.Stderr, "exceeded quota: "+tenantctl.PolicyObjectName)
+		assert.Contains(t, res.Stderr, "exceeded quota: "+platformobj.PolicyObjectName)
 		assert.NotContains(t, res.Stderr, "plim-", "in the tenant's names")
 		assert.LessOrEqual(t, configMapsOf(t, "plim"), configMapQuota)
 	})

@@ -28,7 +28,9 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
@@ -65,15 +67,15 @@ func createTenant(t *testing.T, name string) {
 func storePolicy(t *testing.T, tenant string, p policy.Policy) {
 	t.Helper()
 	c := zooClient(t)
-	u, err := c.Dynamic.Resource(tenantctl.TenantGVR).Get(t.Context(), tenant, metav1.GetOptions{})
+	u, err := c.Dynamic.Resource(tenantapi.TenantGVR).Get(t.Context(), tenant, metav1.GetOptions{})
 	require.NoError(t, err)
-	var rec tenantctl.Tenant
+	var rec tenantapi.Tenant
 	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &rec))
-	require.NoError(t, tenantctl.SetPolicy(&rec, p))
+	require.NoError(t, tenantapi.SetPolicy(&rec, p))
 	out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&rec)
 	require.NoError(t, err)
 	u.Object["spec"] = out["spec"]
-	_, err = c.Dynamic.Resource(tenantctl.TenantGVR).Update(t.Context(), u, metav1.UpdateOptions{})
+	_, err = c.Dynamic.Resource(tenantapi.TenantGVR).Update(t.Context(), u, metav1.UpdateOptions{})
 	require.NoError(t, err)
 }
 
@@ -117,17 +119,17 @@ func requirePolicyObjects(t *testing.T, tenant, ns string, netpol, limits bool) 
 	t.Helper()
 	admin := framework.AdminClient(t)
 	want := map[string]string{translate.PropagatedFromLabel: translate.PropagatedFromPolicy, translate.TenantLabel: tenant}
-	rq, err := admin.CoreV1().ResourceQuotas(ns).Get(t.Context(), tenantctl.PolicyObjectName, metav1.GetOptions{})
+	rq, err := admin.CoreV1().ResourceQuotas(ns).Get(t.Context(), platformobj.PolicyObjectName, metav1.GetOptions{})
 	require.NoError(t, err, "the quota of %s", ns)
 	assertLabels(t, want, rq.Labels)
-	np, err := admin.NetworkingV1().NetworkPolicies(ns).Get(t.Context(), tenantctl.PolicyObjectName, metav1.GetOptions{})
+	np, err := admin.NetworkingV1().NetworkPolicies(ns).Get(t.Context(), platformobj.PolicyObjectName, metav1.GetOptions{})
 	if netpol {
 		require.NoError(t, err, "the network policy of %s", ns)
 		assertLabels(t, want, np.Labels)
 	} else {
 		require.Error(t, err, "no network policy in %s", ns)
 	}
-	lr, err := admin.CoreV1().LimitRanges(ns).Get(t.Context(), tenantctl.PolicyObjectName, metav1.GetOptions{})
+	lr, err := admin.CoreV1().LimitRanges(ns).Get(t.Context(), platformobj.PolicyObjectName, metav1.GetOptions{})
 	if limits {
 		require.NoError(t, err, "the limit range of %s", ns)
 		assertLabels(t, want, lr.Labels)

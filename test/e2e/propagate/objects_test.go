@@ -14,7 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
@@ -45,7 +47,7 @@ func TestPolicyObjectsInANamespaceMadeThroughServe(t *testing.T) {
 	}
 
 	// In the tenant's view the peer is "every namespace" (of its cluster).
-	res = kubectl(t.Context(), s.kubeconfig, "", "get", "networkpolicy", tenantctl.PolicyObjectName, "-n", "team", "-o", "jsonpath={.spec.ingress[0].from[0]}")
+	res = kubectl(t.Context(), s.kubeconfig, "", "get", "networkpolicy", platformobj.PolicyObjectName, "-n", "team", "-o", "jsonpath={.spec.ingress[0].from[0]}")
 	require.NoError(t, res.Err, res.Stderr)
 	assert.JSONEq(t, `{"namespaceSelector":{}}`, res.Stdout)
 
@@ -53,13 +55,13 @@ func TestPolicyObjectsInANamespaceMadeThroughServe(t *testing.T) {
 	var total resource.Quantity
 	for _, ns := range tenantNamespaces(t, "pserve") {
 		requirePolicyObjects(t, "pserve", ns, true, true)
-		rq, err := admin.CoreV1().ResourceQuotas(ns).Get(t.Context(), tenantctl.PolicyObjectName, metav1.GetOptions{})
+		rq, err := admin.CoreV1().ResourceQuotas(ns).Get(t.Context(), platformobj.PolicyObjectName, metav1.GetOptions{})
 		require.NoError(t, err)
 		total.Add(rq.Spec.Hard[corev1.ResourcePods])
 	}
 	assert.Equal(t, int64(20), total.Value(), "the namespaces' shares add up to the tenant-wide quota")
 
-	np, err := admin.NetworkingV1().NetworkPolicies("pserve-team").Get(t.Context(), tenantctl.PolicyObjectName, metav1.GetOptions{})
+	np, err := admin.NetworkingV1().NetworkPolicies("pserve-team").Get(t.Context(), platformobj.PolicyObjectName, metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Empty(t, np.Spec.PodSelector.MatchLabels)
 	assert.ElementsMatch(t, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress}, np.Spec.PolicyTypes)
@@ -90,7 +92,7 @@ func TestPolicyObjectsInANamespaceMadeThroughServe(t *testing.T) {
 	assert.True(t, own, "egress to the tenant's namespaces")
 	assert.True(t, dns, "egress to the cluster DNS")
 
-	lr, err := admin.CoreV1().LimitRanges("pserve-team").Get(t.Context(), tenantctl.PolicyObjectName, metav1.GetOptions{})
+	lr, err := admin.CoreV1().LimitRanges("pserve-team").Get(t.Context(), platformobj.PolicyObjectName, metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Len(t, lr.Spec.Limits, 1)
 	assert.Equal(t, "200m", lr.Spec.Limits[0].Default.Cpu().String())
@@ -138,7 +140,7 @@ func TestNamespaceMadeDirectlyUpstreamAdmitsNoPodUntilItsPolicyObjectsExist(t *t
 	admins := &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "admins"},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "zoo:praw:admin"}},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantctl.TenantAdminClusterRole},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantapi.TenantAdminClusterRole},
 	}
 	_, err = tenant.RbacV1().RoleBindings("praw-raw").Create(t.Context(), admins, metav1.CreateOptions{})
 	gated(err)
@@ -153,7 +155,7 @@ func TestNamespaceMadeDirectlyUpstreamAdmitsNoPodUntilItsPolicyObjectsExist(t *t
 
 	// A stand-in labeled as the policy's (only kubectl-zoo and the admin
 	// may make one) opens the gate, so that the squatters can be placed.
-	standin := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "standin", Labels: tenantctl.PolicyObjectLabels(translate.MustTenant("praw"))}}
+	standin := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "standin", Labels: platformobj.PolicyObjectLabels(translate.MustTenant("praw"))}}
 	_, err = admin.CoreV1().ResourceQuotas("praw-raw").Create(t.Context(), standin, metav1.CreateOptions{})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
@@ -164,7 +166,7 @@ func TestNamespaceMadeDirectlyUpstreamAdmitsNoPodUntilItsPolicyObjectsExist(t *t
 		_, err = tenant.CoreV1().ConfigMaps("praw-raw").Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, metav1.CreateOptions{})
 		return err == nil
 	}, 30*time.Second, 200*time.Millisecond, "the tenant may write in its namespace: %v", err)
-	squat := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: tenantctl.PolicyObjectName},
+	squat := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: platformobj.PolicyObjectName},
 		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("1000")},
 			Scopes: []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeBestEffort}}}
 	_, err = tenant.CoreV1().ResourceQuotas("praw-raw").Create(t.Context(), squat, metav1.CreateOptions{})
@@ -183,7 +185,7 @@ func TestNamespaceMadeDirectlyUpstreamAdmitsNoPodUntilItsPolicyObjectsExist(t *t
 
 	setPolicy(t, "praw", policy.Policy{Quota: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("10")}})
 	requirePolicyObjects(t, "praw", "praw-raw", true, false)
-	rq, err := admin.CoreV1().ResourceQuotas("praw-raw").Get(t.Context(), tenantctl.PolicyObjectName, metav1.GetOptions{})
+	rq, err := admin.CoreV1().ResourceQuotas("praw-raw").Get(t.Context(), platformobj.PolicyObjectName, metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Empty(t, rq.Spec.Scopes, "the squatter was replaced, not merged into")
 	require.Eventually(t, func() bool {
@@ -215,35 +217,35 @@ func TestPolicyObjectsInTheWayAreMadeAnew(t *testing.T) {
 	// A squatter with a finalizer in pnew-default, where no quota labeled as
 	// the policy's would admit it: a stand-in so labeled opens the gate
 	// (zoo-tenant-policy-objects) while it is made, as an upgrade finds it.
-	standin := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "standin", Labels: tenantctl.PolicyObjectLabels(tn)}}
+	standin := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "standin", Labels: platformobj.PolicyObjectLabels(tn)}}
 	_, err := admin.CoreV1().ResourceQuotas("pnew-default").Create(ctx, standin, metav1.CreateOptions{})
 	require.NoError(t, err)
 	gateOpen(t, "pnew-default")
 	replace("pnew-default", func() error {
-		return admin.CoreV1().ResourceQuotas("pnew-default").Delete(ctx, tenantctl.PolicyObjectName, metav1.DeleteOptions{})
+		return admin.CoreV1().ResourceQuotas("pnew-default").Delete(ctx, platformobj.PolicyObjectName, metav1.DeleteOptions{})
 	}, func() error {
 		_, err := admin.CoreV1().ResourceQuotas("pnew-default").Create(ctx, &corev1.ResourceQuota{
-			ObjectMeta: metav1.ObjectMeta{Name: tenantctl.PolicyObjectName, Finalizers: keep}, Spec: scoped}, metav1.CreateOptions{})
+			ObjectMeta: metav1.ObjectMeta{Name: platformobj.PolicyObjectName, Finalizers: keep}, Spec: scoped}, metav1.CreateOptions{})
 		return err
 	})
 	require.NoError(t, admin.CoreV1().ResourceQuotas("pnew-default").Delete(ctx, "standin", metav1.DeleteOptions{}))
 	// A labeled quota with a scope in pnew-kube-public.
 	replace("pnew-kube-public", func() error {
-		return admin.CoreV1().ResourceQuotas("pnew-kube-public").Delete(ctx, tenantctl.PolicyObjectName, metav1.DeleteOptions{})
+		return admin.CoreV1().ResourceQuotas("pnew-kube-public").Delete(ctx, platformobj.PolicyObjectName, metav1.DeleteOptions{})
 	}, func() error {
 		_, err := admin.CoreV1().ResourceQuotas("pnew-kube-public").Create(ctx, &corev1.ResourceQuota{
-			ObjectMeta: metav1.ObjectMeta{Name: tenantctl.PolicyObjectName, Labels: tenantctl.PolicyObjectLabels(tn)}, Spec: scoped}, metav1.CreateOptions{})
+			ObjectMeta: metav1.ObjectMeta{Name: platformobj.PolicyObjectName, Labels: platformobj.PolicyObjectLabels(tn)}, Spec: scoped}, metav1.CreateOptions{})
 		return err
 	})
 	// A labeled NetworkPolicy that selects no pod, with a finalizer, in
 	// pnew-kube-system.
-	np, err := admin.NetworkingV1().NetworkPolicies("pnew-kube-system").Get(ctx, tenantctl.PolicyObjectName, metav1.GetOptions{})
+	np, err := admin.NetworkingV1().NetworkPolicies("pnew-kube-system").Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 	require.NoError(t, err)
 	bad := np.DeepCopy()
 	bad.ObjectMeta = metav1.ObjectMeta{Name: np.Name, Labels: np.Labels, Annotations: np.Annotations, Finalizers: keep}
 	bad.Spec.PodSelector = metav1.LabelSelector{MatchLabels: map[string]string{"none": "none"}}
 	replace("pnew-kube-system", func() error {
-		return admin.NetworkingV1().NetworkPolicies("pnew-kube-system").Delete(ctx, tenantctl.PolicyObjectName, metav1.DeleteOptions{})
+		return admin.NetworkingV1().NetworkPolicies("pnew-kube-system").Delete(ctx, platformobj.PolicyObjectName, metav1.DeleteOptions{})
 	}, func() error {
 		_, err := admin.NetworkingV1().NetworkPolicies("pnew-kube-system").Create(ctx, bad, metav1.CreateOptions{})
 		return err
@@ -253,14 +255,14 @@ func TestPolicyObjectsInTheWayAreMadeAnew(t *testing.T) {
 		Quota: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("8")}})
 	for _, ns := range []string{"pnew-default", "pnew-kube-public"} {
 		requirePolicyObjects(t, "pnew", ns, true, false)
-		rq, err := admin.CoreV1().ResourceQuotas(ns).Get(ctx, tenantctl.PolicyObjectName, metav1.GetOptions{})
+		rq, err := admin.CoreV1().ResourceQuotas(ns).Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 		require.NoError(t, err)
 		assert.Empty(t, rq.Spec.Scopes, "%s: the quota was made anew, not merged into", ns)
 		assert.Empty(t, rq.Finalizers, ns)
 		assert.Nil(t, rq.DeletionTimestamp, ns)
 	}
 	requirePolicyObjects(t, "pnew", "pnew-kube-system", true, false)
-	np, err = admin.NetworkingV1().NetworkPolicies("pnew-kube-system").Get(ctx, tenantctl.PolicyObjectName, metav1.GetOptions{})
+	np, err = admin.NetworkingV1().NetworkPolicies("pnew-kube-system").Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Empty(t, np.Spec.PodSelector.MatchLabels, "the NetworkPolicy selects every pod again")
 	assert.Empty(t, np.Finalizers)

@@ -12,8 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
@@ -37,7 +37,7 @@ func TestTenantWideQuotaHolds(t *testing.T) {
 	admin := framework.AdminClient(t)
 	require.Eventually(t, func() bool {
 		for _, ns := range tenantNamespaces(t, "pq") {
-			rq, err := admin.CoreV1().ResourceQuotas(ns).Get(t.Context(), tenantctl.PolicyObjectName, metav1.GetOptions{})
+			rq, err := admin.CoreV1().ResourceQuotas(ns).Get(t.Context(), platformobj.PolicyObjectName, metav1.GetOptions{})
 			if err != nil || rq.Status.Hard == nil {
 				return false
 			}
@@ -59,7 +59,7 @@ func TestTenantWideQuotaHolds(t *testing.T) {
 	}
 	assert.Equal(t, 6, admitted, "the tenant-wide quota, summed over its namespaces")
 	assert.Contains(t, refusal, "Forbidden")
-	assert.Contains(t, refusal, "exceeded quota: "+tenantctl.PolicyObjectName)
+	assert.Contains(t, refusal, "exceeded quota: "+platformobj.PolicyObjectName)
 	assert.NotContains(t, refusal, "pq-", "the refusal speaks the tenant's names")
 
 	res := kubectl(t.Context(), s.kubeconfig, "", "create", "deployment", "web", "-n", "default", "--image=registry.k8s.io/pause:3.10", "--replicas=2")

@@ -17,7 +17,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
@@ -46,13 +47,13 @@ func TestPolicyObjectsAreReadOnlyForTheTenant(t *testing.T) {
 		assert.NotContains(t, res.Stderr, "pro-default", "kubectl %v: tenant names", args)
 	}
 	t.Run("through the proxy", func(t *testing.T) {
-		refused("delete", "resourcequota", tenantctl.PolicyObjectName, "-n", "default")
-		refused("delete", "networkpolicy", tenantctl.PolicyObjectName, "-n", "default")
+		refused("delete", "resourcequota", platformobj.PolicyObjectName, "-n", "default")
+		refused("delete", "networkpolicy", platformobj.PolicyObjectName, "-n", "default")
 		refused("delete", "resourcequotas", "--all", "-n", "default")
-		refused("patch", "resourcequota", tenantctl.PolicyObjectName, "-n", "default", "--type", "merge", "-p", `{"spec":{"hard":{"pods":"1000"}}}`)
-		refused("patch", "networkpolicy", tenantctl.PolicyObjectName, "-n", "default", "--type", "merge", "-p", `{"spec":{"ingress":[{}]}}`)
-		refused("label", "resourcequota", tenantctl.PolicyObjectName, "-n", "default", translate.PropagatedFromLabel+"-")
-		refused("label", "networkpolicy", tenantctl.PolicyObjectName, "-n", "default", "x=y")
+		refused("patch", "resourcequota", platformobj.PolicyObjectName, "-n", "default", "--type", "merge", "-p", `{"spec":{"hard":{"pods":"1000"}}}`)
+		refused("patch", "networkpolicy", platformobj.PolicyObjectName, "-n", "default", "--type", "merge", "-p", `{"spec":{"ingress":[{}]}}`)
+		refused("label", "resourcequota", platformobj.PolicyObjectName, "-n", "default", translate.PropagatedFromLabel+"-")
+		refused("label", "networkpolicy", platformobj.PolicyObjectName, "-n", "default", "x=y")
 
 		forged := `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"forged","labels":{"` + translate.PropagatedFromLabel + `":"policy"}},"spec":{}}`
 		res := kubectl(t.Context(), s.kubeconfig, forged, "create", "-n", "default", "-f", "-")
@@ -88,10 +89,10 @@ func TestPolicyObjectsAreReadOnlyForTheTenant(t *testing.T) {
 	attack := func(t *testing.T, c kubernetes.Interface) {
 		t.Helper()
 		ctx := t.Context()
-		forbidden(c.CoreV1().ResourceQuotas(ns).Delete(ctx, tenantctl.PolicyObjectName, metav1.DeleteOptions{}), "delete the quota")
-		forbidden(c.NetworkingV1().NetworkPolicies(ns).Delete(ctx, tenantctl.PolicyObjectName, metav1.DeleteOptions{}), "delete the network policy")
+		forbidden(c.CoreV1().ResourceQuotas(ns).Delete(ctx, platformobj.PolicyObjectName, metav1.DeleteOptions{}), "delete the quota")
+		forbidden(c.NetworkingV1().NetworkPolicies(ns).Delete(ctx, platformobj.PolicyObjectName, metav1.DeleteOptions{}), "delete the network policy")
 		forbidden(c.CoreV1().ResourceQuotas(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}), "delete every quota")
-		np, err := c.NetworkingV1().NetworkPolicies(ns).Get(ctx, tenantctl.PolicyObjectName, metav1.GetOptions{})
+		np, err := c.NetworkingV1().NetworkPolicies(ns).Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 		require.NoError(t, err, "the tenant reads its policy objects")
 		np.Spec.Ingress = append(np.Spec.Ingress, np.Spec.Ingress[0])
 		np.Spec.Ingress[1].From = nil // from everywhere
@@ -117,7 +118,7 @@ func tenantBot(t *testing.T, ns string) kubernetes.Interface {
 	require.NoError(t, err)
 	_, err = admin.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "bot"},
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "bot", Namespace: ns}},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantctl.TenantAdminClusterRole}}, metav1.CreateOptions{})
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantapi.TenantAdminClusterRole}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	tok, err := admin.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "bot", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
 	require.NoError(t, err)
@@ -156,13 +157,13 @@ func TestPolicyObjectNameIsReservedFromTheTenant(t *testing.T) {
 	admin := framework.AdminClient(t)
 	ctx := t.Context()
 	// Where the policy's are missing, a create (or apply) would be a create.
-	require.NoError(t, admin.NetworkingV1().NetworkPolicies(ns).Delete(ctx, tenantctl.PolicyObjectName, metav1.DeleteOptions{}))
-	require.NoError(t, admin.CoreV1().ResourceQuotas(ns).Delete(ctx, tenantctl.PolicyObjectName, metav1.DeleteOptions{}))
+	require.NoError(t, admin.NetworkingV1().NetworkPolicies(ns).Delete(ctx, platformobj.PolicyObjectName, metav1.DeleteOptions{}))
+	require.NoError(t, admin.CoreV1().ResourceQuotas(ns).Delete(ctx, platformobj.PolicyObjectName, metav1.DeleteOptions{}))
 	// Without a quota labeled as the policy's the namespace admits no create
 	// at all (zoo-tenant-policy-objects): a stand-in so labeled keeps it
 	// open, so that the refusals below are zoo-tenant's own.
 	_, err := admin.CoreV1().ResourceQuotas(ns).Create(ctx, &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "standin",
-		Labels: tenantctl.PolicyObjectLabels(translate.MustTenant("prs"))}}, metav1.CreateOptions{})
+		Labels: platformobj.PolicyObjectLabels(translate.MustTenant("prs"))}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	gateOpen(t, ns)
 
@@ -196,7 +197,7 @@ func TestPolicyObjectNameIsReservedFromTheTenant(t *testing.T) {
 
 	attack := func(t *testing.T, c kubernetes.Interface) {
 		t.Helper()
-		meta := metav1.ObjectMeta{Name: tenantctl.PolicyObjectName}
+		meta := metav1.ObjectMeta{Name: platformobj.PolicyObjectName}
 		_, err := c.CoreV1().ResourceQuotas(ns).Create(ctx, &corev1.ResourceQuota{ObjectMeta: meta,
 			Spec: corev1.ResourceQuotaSpec{Scopes: []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeBestEffort}}}, metav1.CreateOptions{})
 		reservedRefusal(t, err, "ResourceQuota")
@@ -232,6 +233,6 @@ func TestPolicyObjectNameIsReservedFromTheTenant(t *testing.T) {
 
 func reservedRefusal(t *testing.T, err error, kind string) {
 	t.Helper()
-	require.True(t, apierrors.IsForbidden(err), "%s named %s: %v", kind, tenantctl.PolicyObjectName, err)
+	require.True(t, apierrors.IsForbidden(err), "%s named %s: %v", kind, platformobj.PolicyObjectName, err)
 	assert.Contains(t, err.Error(), reserved, kind)
 }

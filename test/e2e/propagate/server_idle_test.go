@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
@@ -59,7 +60,7 @@ func TestServerLoopLeavesUndriftedTenantsAlone(t *testing.T) {
 	_, err := admin.CoreV1().Namespaces().Patch(ctx, tenant+"-one", types.MergePatchType,
 		[]byte(`{"metadata":{"labels":{"example.com/team":"blue"}}}`), metav1.PatchOptions{})
 	require.NoError(t, err)
-	_, err = admin.CoreV1().ResourceQuotas(tenant+"-two").Patch(ctx, tenantctl.PolicyObjectName, types.MergePatchType,
+	_, err = admin.CoreV1().ResourceQuotas(tenant+"-two").Patch(ctx, platformobj.PolicyObjectName, types.MergePatchType,
 		[]byte(`{"metadata":{"annotations":{"example.com/seen":"yes"}}}`), metav1.PatchOptions{})
 	require.NoError(t, err)
 	r2 := framework.StartReplica(t, "-v=3")
@@ -70,9 +71,9 @@ func TestServerLoopLeavesUndriftedTenantsAlone(t *testing.T) {
 		"no drift: the loop neither locks nor writes")
 
 	// Drift: the loop repairs it, under the lock.
-	require.NoError(t, admin.NetworkingV1().NetworkPolicies(tenant+"-one").Delete(ctx, tenantctl.PolicyObjectName, metav1.DeleteOptions{}))
+	require.NoError(t, admin.NetworkingV1().NetworkPolicies(tenant+"-one").Delete(ctx, platformobj.PolicyObjectName, metav1.DeleteOptions{}))
 	require.Eventually(t, func() bool {
-		_, err := admin.NetworkingV1().NetworkPolicies(tenant+"-one").Get(ctx, tenantctl.PolicyObjectName, metav1.GetOptions{})
+		_, err := admin.NetworkingV1().NetworkPolicies(tenant+"-one").Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 		return err == nil
 	}, 60*time.Second, 250*time.Millisecond, "the loop repairs the deleted NetworkPolicy")
 	assert.NotEqual(t, before, leaseVersion(), "the repair took the lock")

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -39,11 +40,11 @@ func TestServerMakesAndRepairsPolicyObjects(t *testing.T) {
 		t.Helper()
 		require.Eventually(t, ok, 60*time.Second, 250*time.Millisecond, what)
 	}
-	require.NoError(t, admin.CoreV1().ResourceQuotas("psrv-srv").Delete(ctx, tenantctl.PolicyObjectName, metav1.DeleteOptions{}))
-	require.NoError(t, admin.NetworkingV1().NetworkPolicies("psrv-srv").Delete(ctx, tenantctl.PolicyObjectName, metav1.DeleteOptions{}))
+	require.NoError(t, admin.CoreV1().ResourceQuotas("psrv-srv").Delete(ctx, platformobj.PolicyObjectName, metav1.DeleteOptions{}))
+	require.NoError(t, admin.NetworkingV1().NetworkPolicies("psrv-srv").Delete(ctx, platformobj.PolicyObjectName, metav1.DeleteOptions{}))
 	eventually("the loop repairs the deleted objects", func() bool {
-		_, err1 := admin.CoreV1().ResourceQuotas("psrv-srv").Get(ctx, tenantctl.PolicyObjectName, metav1.GetOptions{})
-		_, err2 := admin.NetworkingV1().NetworkPolicies("psrv-srv").Get(ctx, tenantctl.PolicyObjectName, metav1.GetOptions{})
+		_, err1 := admin.CoreV1().ResourceQuotas("psrv-srv").Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
+		_, err2 := admin.NetworkingV1().NetworkPolicies("psrv-srv").Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 		return err1 == nil && err2 == nil
 	})
 
@@ -54,7 +55,7 @@ func TestServerMakesAndRepairsPolicyObjects(t *testing.T) {
 	_, err := asTenant(t, "psrv").CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "psrv-direct", Labels: labels}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	eventually("the loop makes the objects of a namespace made directly upstream", func() bool {
-		_, err := admin.CoreV1().ResourceQuotas("psrv-direct").Get(ctx, tenantctl.PolicyObjectName, metav1.GetOptions{})
+		_, err := admin.CoreV1().ResourceQuotas("psrv-direct").Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 		return err == nil
 	})
 
@@ -67,10 +68,10 @@ func TestServerMakesAndRepairsPolicyObjects(t *testing.T) {
 	eventually("the loop carries the policy to every namespace", func() bool {
 		var total resource.Quantity
 		for _, ns := range namespaces {
-			if _, err := admin.NetworkingV1().NetworkPolicies(ns).Get(ctx, tenantctl.PolicyObjectName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			if _, err := admin.NetworkingV1().NetworkPolicies(ns).Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 				return false
 			}
-			rq, err := admin.CoreV1().ResourceQuotas(ns).Get(ctx, tenantctl.PolicyObjectName, metav1.GetOptions{})
+			rq, err := admin.CoreV1().ResourceQuotas(ns).Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 			if err != nil || rq.Status.Hard == nil {
 				return false
 			}

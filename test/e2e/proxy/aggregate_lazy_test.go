@@ -10,7 +10,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
@@ -40,7 +40,7 @@ func TestStandardRolesAggregateOnDemand(t *testing.T) {
 		return role
 	}
 
-	for _, name := range tenantctl.AggregatedStandardRoles {
+	for _, name := range platformobj.AggregatedStandardRoles {
 		t.Run(name+" holds what the aggregation controller computes", func(t *testing.T) {
 			role := get(name)
 			assert.Nil(t, role.AggregationRule, "not aggregated until the tenant has a role to aggregate")
@@ -48,7 +48,7 @@ func TestStandardRolesAggregateOnDemand(t *testing.T) {
 			// A role with the same selector, unlabeled (nothing aggregates
 			// it), filled by the controller itself.
 			probe := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "zoo-e2e-probe-" + tenant + "-" + name},
-				AggregationRule: tenantctl.StandardAggregationRule(translate.MustTenant(tenant), name)}
+				AggregationRule: platformobj.StandardAggregationRule(translate.MustTenant(tenant), name)}
 			_, err := up.Create(t.Context(), probe, metav1.CreateOptions{})
 			require.NoError(t, err)
 			defer func() { _ = up.Delete(t.Context(), probe.Name, metav1.DeleteOptions{}) }()
@@ -68,16 +68,16 @@ metadata: {name: gadgets-view}
 rules:
 - {apiGroups: [lazy.example.com], resources: [gadgets], verbs: [get]}
 `)
-	for _, name := range tenantctl.AggregatedStandardRoles {
+	for _, name := range platformobj.AggregatedStandardRoles {
 		assert.Nil(t, get(name).AggregationRule, "%s: a role that aggregates into nothing changes nothing", name)
 	}
 	out := s.run(t, "", "label", "clusterrole", "gadgets-view", "rbac.authorization.k8s.io/aggregate-to-view=true")
 	require.NoError(t, out.Err, out.Stderr)
 	assert.NotContains(t, out.Stderr, "not aggregated", "no warning")
-	for _, name := range tenantctl.AggregatedStandardRoles {
-		assert.Equal(t, tenantctl.StandardAggregationRule(translate.MustTenant(tenant), name), get(name).AggregationRule, name)
+	for _, name := range platformobj.AggregatedStandardRoles {
+		assert.Equal(t, platformobj.StandardAggregationRule(translate.MustTenant(tenant), name), get(name).AggregationRule, name)
 	}
-	for _, name := range tenantctl.AggregatedStandardRoles {
+	for _, name := range platformobj.AggregatedStandardRoles {
 		require.Eventually(t, func() bool {
 			return strings.Contains(s.k(t, "get", "clusterrole", name, "-o", "jsonpath={.rules}"), `"resources":["gadgets"]`)
 		}, time.Minute, 200*time.Millisecond, "%s collects gadgets-view (view into edit into admin)", name)

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
@@ -50,7 +50,7 @@ func TestAttackRevokedTenantKeepsNoWatch(t *testing.T) {
 	}
 	zoo("tenant", "create", "revoked")
 	admin := clientFor(t, framework.ServerKubeconfigFor(t, lb.URL(), framework.ClusterCert(t, "zoo:revoked:admin", "zoo:tenant:revoked")))
-	records := dynamic.NewForConfigOrDie(framework.Cluster().Config).Resource(tenantctl.TenantGVR)
+	records := dynamic.NewForConfigOrDie(framework.Cluster().Config).Resource(tenantapi.TenantGVR)
 
 	w, err := admin.CoreV1().ConfigMaps("default").Watch(ctx, metav1.ListOptions{})
 	require.NoError(t, err)

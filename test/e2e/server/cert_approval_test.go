@@ -15,7 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
@@ -74,7 +74,7 @@ func certOperator(t *testing.T, name string) string {
 	_, err := admin.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{translate.APIGroup}, Resources: []string{tenantctl.TenantResource}, Verbs: []string{"get", "list", "patch"}},
+			{APIGroups: []string{translate.APIGroup}, Resources: []string{tenantapi.TenantResource}, Verbs: []string{"get", "list", "patch"}},
 			{APIGroups: []string{certificatesv1.GroupName}, Resources: []string{"certificatesigningrequests"}, Verbs: []string{"create", "get", "delete"}},
 			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}},
 			// A certificate of the cluster's signer acts upstream by its

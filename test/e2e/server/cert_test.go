@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/util/keyutil"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/certs"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
@@ -37,10 +38,10 @@ func zooCAReplicas(t *testing.T) (*framework.Balancer, []*framework.Replica) {
 	t.Helper()
 	setup(t)
 	framework.ServerKubeconfig(t) // install --server: the zoo CA
-	cm, err := framework.AdminClient(t).CoreV1().ConfigMaps(tenantctl.ServerNamespace).Get(t.Context(), tenantctl.ZooCAConfigMap, metav1.GetOptions{})
+	cm, err := framework.AdminClient(t).CoreV1().ConfigMaps(tenantapi.ServerNamespace).Get(t.Context(), tenantctl.ZooCAConfigMap, metav1.GetOptions{})
 	require.NoError(t, err)
 	caFile := filepath.Join(t.TempDir(), "zoo-ca.crt")
-	require.NoError(t, os.WriteFile(caFile, []byte(cm.Data[tenantctl.ServerCAKey]), 0o600))
+	require.NoError(t, os.WriteFile(caFile, []byte(cm.Data[tenantapi.ServerCAKey]), 0o600))
 	r1 := framework.StartReplica(t, "--client-ca-file", caFile)
 	r2 := framework.StartReplica(t, "--client-ca-file", caFile)
 	return framework.NewBalancer(t, false, r1.Addr, r2.Addr), []*framework.Replica{r1, r2}
@@ -70,11 +71,11 @@ func issue(t *testing.T, url string, args ...string) (serial, kubeconfig string)
 	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
 	cfg, err := clientcmd.LoadFromFile(kubeconfig)
 	require.NoError(t, err)
-	cm, err := framework.AdminClient(t).CoreV1().ConfigMaps(tenantctl.ServerNamespace).Get(t.Context(), tenantctl.ServerCAConfigMap, metav1.GetOptions{})
+	cm, err := framework.AdminClient(t).CoreV1().ConfigMaps(tenantapi.ServerNamespace).Get(t.Context(), tenantapi.ServerCAConfigMap, metav1.GetOptions{})
 	require.NoError(t, err)
 	cluster := cfg.Clusters[cfg.Contexts[cfg.CurrentContext].Cluster]
 	assert.Equal(t, url, cluster.Server)
-	assert.Equal(t, cm.Data[tenantctl.ServerCAKey], string(cluster.CertificateAuthorityData))
+	assert.Equal(t, cm.Data[tenantapi.ServerCAKey], string(cluster.CertificateAuthorityData))
 	cluster.CertificateAuthorityData = framework.ServingCert(t).CAPEM
 	require.NoError(t, clientcmd.WriteToFile(*cfg, kubeconfig))
 	return m[1], kubeconfig
@@ -211,7 +212,7 @@ func upstreamKubeconfig(t *testing.T, kubeconfig string) string {
 // that ended a minute ago.
 func expiredZooCert(t *testing.T) *clientcmdapi.AuthInfo {
 	t.Helper()
-	s, err := framework.AdminClient(t).CoreV1().Secrets(tenantctl.ServerNamespace).Get(t.Context(), tenantctl.ZooCASecret, metav1.GetOptions{})
+	s, err := framework.AdminClient(t).CoreV1().Secrets(tenantapi.ServerNamespace).Get(t.Context(), tenantctl.ZooCASecret, metav1.GetOptions{})
 	require.NoError(t, err)
 	ca, caKey, err := (&tenantctl.ZooCA{CertPEM: s.Data["tls.crt"], KeyPEM: s.Data["tls.key"]}).ParseZooCA()
 	require.NoError(t, err)

@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
@@ -35,13 +35,13 @@ func zooAdmin(t *testing.T, args ...string) string {
 }
 
 // sleepState is acme's record's status.sleep (nil: never slept).
-func sleepState(t *testing.T) *tenantctl.SleepState {
+func sleepState(t *testing.T) *tenantapi.SleepState {
 	t.Helper()
 	dyn, err := dynamic.NewForConfig(framework.Cluster().Config)
 	require.NoError(t, err)
-	u, err := dyn.Resource(tenantctl.TenantGVR).Get(t.Context(), "acme", metav1.GetOptions{})
+	u, err := dyn.Resource(tenantapi.TenantGVR).Get(t.Context(), "acme", metav1.GetOptions{})
 	require.NoError(t, err)
-	rec, err := tenantctl.TenantFromUnstructured(u)
+	rec, err := tenantapi.TenantFromUnstructured(u)
 	require.NoError(t, err)
 	return rec.Status.Sleep
 }
@@ -76,9 +76,9 @@ func TestServerSleepsIdleTenantAndWakesIt(t *testing.T) {
 	zooAdmin(t, "policy", "set", "acme", "--sleep-after", "2s")
 	require.Eventually(t, func() bool {
 		s := sleepState(t)
-		return s != nil && s.State == tenantctl.SleepStateAsleep && s.Converged && upstreamReplicas(t) == 0
+		return s != nil && s.State == tenantapi.SleepStateAsleep && s.Converged && upstreamReplicas(t) == 0
 	}, 2*time.Minute, 200*time.Millisecond, "the idle tenant is put to sleep")
-	assert.Equal(t, tenantctl.SleptByServer, sleepState(t).By)
+	assert.Equal(t, tenantapi.SleptByServer, sleepState(t).By)
 
 	// The next request wakes it first and is answered as if it never slept.
 	get := func() string {
@@ -94,6 +94,6 @@ func TestServerSleepsIdleTenantAndWakesIt(t *testing.T) {
 	framework.KubectlAs(t, acme, "scale", "deployment", "dozer", "-n", "default", "--replicas", "3")
 	assert.Equal(t, int32(3), upstreamReplicas(t))
 	s := sleepState(t)
-	assert.Equal(t, tenantctl.SleepStateAwake, s.State)
+	assert.Equal(t, tenantapi.SleepStateAwake, s.State)
 	assert.True(t, s.Converged)
 }

@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
@@ -48,8 +48,8 @@ func kubectlRun(t *testing.T, kubeconfig, stdin string, args ...string) framewor
 // ServiceAccount.
 func requireNoServerIdentity(t *testing.T, text string) {
 	t.Helper()
-	require.NotContains(t, text, tenantctl.ServerNamespace)
-	require.NotContains(t, text, tenantctl.ServerName)
+	require.NotContains(t, text, tenantapi.ServerNamespace)
+	require.NotContains(t, text, tenantapi.ServerName)
 }
 
 // TestServerServesClusterScopedCRsOfTenantCRDs (issue 13): the objects of a
@@ -73,7 +73,7 @@ func TestServerServesClusterScopedCRsOfTenantCRDs(t *testing.T) {
 	framework.KubectlAs(t, acme, "wait", "crd/gadgets.srv.example.org", "--for=condition=Established", "--timeout=60s")
 	role, err := admin.RbacV1().ClusterRoles().Get(t.Context(), roleName, metav1.GetOptions{})
 	require.NoError(t, err, "the CRD's create wrote the server's ClusterRole")
-	assert.Equal(t, "true", role.Labels[tenantctl.ServerAggregateLabel])
+	assert.Equal(t, "true", role.Labels[tenantapi.ServerAggregateLabel])
 	assert.Equal(t, []rbacv1.PolicyRule{{APIGroups: []string{"acme-srv.example.org"}, Resources: []string{"gadgets", "gadgets/status"},
 		Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}}}, role.Rules)
 	assert.Contains(t, framework.KubectlAs(t, acme, "get", "clusterroles", "-o", "name"), "clusterrole.rbac.authorization.k8s.io/zoo-crd-gadgets.srv.example.org",
@@ -172,7 +172,7 @@ func TestServerAggregateLabelThroughTheServer(t *testing.T) {
 	framework.KubectlAs(t, acme, "create", "serviceaccount", "lbl-all", "-n", "default")
 	framework.KubectlAs(t, acme, "create", "rolebinding", "lbl-all", "-n", "default", "--clusterrole=cluster-admin", "--serviceaccount=default:lbl-all")
 	sa := framework.ServerKubeconfigFor(t, lb.URL(), &clientcmdapi.AuthInfo{Token: serviceAccountToken(t, "acme-default", "lbl-all")})
-	label := tenantctl.ServerAggregateLabel
+	label := tenantapi.ServerAggregateLabel
 	role := func(name, rules string) string {
 		return "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: " + name + "\n  labels: {" + label + ": \"true\"}\nrules:\n" + rules
 	}

@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
@@ -85,7 +87,7 @@ func TestAttackSuite(t *testing.T) {
 	mustKubectl(append(admin, "create", "quota", "q", "-n", "acme-default", "--hard=pods=50")...)
 	mustKubectl(append(admin, "create", "serviceaccount", "builder", "-n", "acme-default")...)
 	mustKubectl(append(admin, "create", "rolebinding", "builder", "-n", "acme-default",
-		"--clusterrole="+tenantctl.TenantAdminClusterRole, "--serviceaccount=acme-default:builder")...)
+		"--clusterrole="+tenantapi.TenantAdminClusterRole, "--serviceaccount=acme-default:builder")...)
 	mustKubectl(append(admin, "create", "rolebinding", "dev-view", "-n", "acme-default", "--clusterrole=acme-view", "--user=zoo:acme:dev")...)
 	token := strings.TrimSpace(framework.Kubectl(t, "create", "token", "builder", "-n", "acme-default"))
 	sa := tokenKubeconfig(t, token)
@@ -101,8 +103,8 @@ func TestAttackSuite(t *testing.T) {
 	// there.
 	ctx := t.Context()
 	adminClient, _ := impersonating(t, "zoo:acme:admin", "zoo:tenant:acme", translate.AdminsGroup)
-	tenant := &tenantctl.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme"}, Spec: tenantctl.TenantSpec{Admins: []string{"admin"}}}
-	freshLabels := tenantctl.OwnerLabels(translate.MustTenant("acme"))
+	tenant := &tenantapi.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "acme"}, Spec: tenantapi.TenantSpec{Admins: []string{"admin"}}}
+	freshLabels := tenantapi.OwnerLabels(translate.MustTenant("acme"))
 	freshLabels[translate.PodSecurityEnforce] = translate.DefaultPodSecurityLevel // zoo-tenant-metadata asks for the level
 	_, err := adminClient.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 		Name: "acme-fresh", Labels: freshLabels}}, metav1.CreateOptions{})
@@ -110,7 +112,7 @@ func TestAttackSuite(t *testing.T) {
 	zc, err := tenantctl.NewClient(framework.Cluster().Config)
 	require.NoError(t, err)
 	require.NoError(t, zc.ReconcileNamespacePolicyObjects(ctx, "acme", "acme-fresh"))
-	rbs, err := tenantctl.NamespaceRBAC(tenant, "acme-fresh")
+	rbs, err := platformobj.NamespaceRBAC(tenant, "acme-fresh")
 	require.NoError(t, err)
 	for _, rb := range rbs {
 		_, err := adminClient.RbacV1().RoleBindings(rb.Namespace).Create(ctx, rb, metav1.CreateOptions{})
@@ -119,7 +121,7 @@ func TestAttackSuite(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return kubectl(t, "", append(admin, "create", "configmap", "fresh", "-n", "acme-fresh")...).Err == nil
 	}, 10*time.Second, 100*time.Millisecond, "the admin must get rights in its new namespace")
-	_, err = tenantctl.NamespaceRBAC(tenant, "beta-default")
+	_, err = platformobj.NamespaceRBAC(tenant, "beta-default")
 	require.Error(t, err)
 	for _, rb := range rbs {
 		rb.Namespace = "beta-default"
@@ -192,7 +194,7 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: "zoo:acme:adm
 		{name: "admin labels another tenant's namespace", args: append(admin, "label", "namespace", "beta-default", "pwned=true"), denial: byAdmission},
 		{name: "admin relabels a ConfigMap into another tenant", args: append(admin, "label", "configmap", "mine", "-n", "acme-default", label+"=beta"), denial: byAdmission},
 		{name: "admin grants itself a platform namespace that has its prefix", args: append(admin, "create", "rolebinding", "pwn", "-n", "acme-platform",
-			"--clusterrole="+tenantctl.TenantAdminClusterRole, "--user=zoo:acme:admin"), denial: "is not labeled zoo.kubectl-zoo.io/tenant=acme"},
+			"--clusterrole="+tenantapi.TenantAdminClusterRole, "--user=zoo:acme:admin"), denial: "is not labeled zoo.kubectl-zoo.io/tenant=acme"},
 		{name: "admin labels a platform namespace that has its prefix as its own", args: append(admin, "label", "namespace", "acme-platform", label+"=acme"),
 			denial: "may only change cluster-scoped objects labeled"},
 		{name: "admin deletes a platform ClusterRole that has its prefix", args: append(admin, "delete", "clusterrole", "acme-platform-reader"),
@@ -231,10 +233,10 @@ spec: {ports: [{port: 443}], externalIPs: [203.0.113.10]}
 		{name: "admins group without a tenant", args: []string{"--as", "mallory", "--as-group", translate.AdminsGroup, "create", "namespace", "mallory-x"}, denial: "ValidatingAdmissionPolicy 'zoo-"},
 		{name: "admin deletes its kube-system", args: append(admin, "delete", "namespace", "acme-kube-system"), denial: "this namespace may not be deleted"},
 		{name: "admin deletes its default namespace", args: append(admin, "delete", "namespace", "acme-default"), denial: "this namespace may not be deleted"},
-		{name: "admin deletes the tenant's membership", args: append(admin, "delete", "rolebinding", tenantctl.MembershipRoleBinding, "-n", "acme-kube-system"),
+		{name: "admin deletes the tenant's membership", args: append(admin, "delete", "rolebinding", tenantapi.MembershipRoleBinding, "-n", "acme-kube-system"),
 			denial: "kubectl-zoo keeps it"},
 		{name: "admin binds the registry identity to forge a membership", args: append(admin, "create", "rolebinding", "forged", "-n", "acme-default",
-			"--clusterrole="+tenantctl.TenantAdminClusterRole, "--serviceaccount="+tenantctl.RegistryNamespace+":"+tenantctl.RegistryServiceAccount), denial: byAdmission},
+			"--clusterrole="+tenantapi.TenantAdminClusterRole, "--serviceaccount="+tenantapi.RegistryNamespace+":"+tenantapi.RegistryServiceAccount), denial: byAdmission},
 	}
 	for _, a := range attacks {
 		t.Run(a.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
@@ -55,7 +56,7 @@ spec:
   validations:
   - expression: "false"
 ---
-apiVersion: ` + tenantctl.TenantGVR.GroupVersion().String() + `
+apiVersion: ` + tenantapi.TenantGVR.GroupVersion().String() + `
 kind: Tenant
 metadata: {name: expvic}
 spec: {admins: [mallory]}

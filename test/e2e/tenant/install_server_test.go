@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
@@ -88,11 +89,11 @@ func TestInstallServer(t *testing.T) {
 	assert.Equal(t, installedBefore, installed(t), "install --server leaves the install objects as they were")
 
 	admin := framework.AdminClient(t)
-	secret, err := admin.CoreV1().Secrets(tenantctl.ServerNamespace).Get(t.Context(), tenantctl.ServerTLSSecret, metav1.GetOptions{})
+	secret, err := admin.CoreV1().Secrets(tenantapi.ServerNamespace).Get(t.Context(), tenantapi.ServerTLSSecret, metav1.GetOptions{})
 	require.NoError(t, err)
 	_, err = tenantctl.ServerTLSFromSecret(secret, time.Now())
 	require.NoError(t, err)
-	cm, err := admin.CoreV1().ConfigMaps(tenantctl.ServerNamespace).Get(t.Context(), tenantctl.ServerCAConfigMap, metav1.GetOptions{})
+	cm, err := admin.CoreV1().ConfigMaps(tenantapi.ServerNamespace).Get(t.Context(), tenantapi.ServerCAConfigMap, metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, string(secret.Data["ca.crt"]), cm.Data["ca.crt"])
 
@@ -111,10 +112,10 @@ func TestInstallServer(t *testing.T) {
 	assert.Equal(t, first, serverObjectVersions(t), "re-install must be a no-op")
 
 	// A broken certificate is replaced.
-	framework.Kubectl(t, "-n", tenantctl.ServerNamespace, "patch", "secret", tenantctl.ServerTLSSecret, "--type=merge",
+	framework.Kubectl(t, "-n", tenantapi.ServerNamespace, "patch", "secret", tenantapi.ServerTLSSecret, "--type=merge",
 		"-p", `{"data":{"ca.crt":"`+strings.Repeat("A", 8)+`"}}`)
 	mustZoo(t, "install", "--server", "--replicas", "1", "--image", "example.invalid/kubectl-zoo:e2e")
-	renewed, err := admin.CoreV1().Secrets(tenantctl.ServerNamespace).Get(t.Context(), tenantctl.ServerTLSSecret, metav1.GetOptions{})
+	renewed, err := admin.CoreV1().Secrets(tenantapi.ServerNamespace).Get(t.Context(), tenantapi.ServerTLSSecret, metav1.GetOptions{})
 	require.NoError(t, err)
 	_, err = tenantctl.ServerTLSFromSecret(renewed, time.Now())
 	require.NoError(t, err)
@@ -126,7 +127,7 @@ func TestInstallServer(t *testing.T) {
 	assert.Contains(t, out, "the kubectl-zoo server uninstalled ("+strconv.Itoa(len(serverObjs))+" object(s) removed)")
 	assert.Empty(t, serverObjectVersions(t))
 	assert.Equal(t, installedBefore, installed(t))
-	_, err = dynamicClient(t).Resource(tenantctl.TenantGVR).Get(t.Context(), "srvkeep", metav1.GetOptions{})
+	_, err = dynamicClient(t).Resource(tenantapi.TenantGVR).Get(t.Context(), "srvkeep", metav1.GetOptions{})
 	require.NoError(t, err, "the tenant stays")
 
 	// Plain --uninstall removes the server too.
@@ -142,14 +143,14 @@ func waitAvailable(t *testing.T, n int32) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		d, err := framework.AdminClient(t).AppsV1().Deployments(tenantctl.ServerNamespace).Get(t.Context(), tenantctl.ServerName, metav1.GetOptions{})
+		d, err := framework.AdminClient(t).AppsV1().Deployments(tenantapi.ServerNamespace).Get(t.Context(), tenantapi.ServerName, metav1.GetOptions{})
 		require.NoError(t, err)
 		if d.Status.AvailableReplicas == n {
 			return
 		}
 		if time.Now().After(deadline) {
 			require.FailNow(t, "the server Deployment did not become available", "status: %+v\nevents:\n%s", d.Status,
-				framework.Kubectl(t, "-n", tenantctl.ServerNamespace, "get", "events"))
+				framework.Kubectl(t, "-n", tenantapi.ServerNamespace, "get", "events"))
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
@@ -167,7 +168,7 @@ func restMapper(t *testing.T) meta.RESTMapper {
 // server's ServiceAccount, minted by TokenRequest.
 func serverConfig(t *testing.T) *rest.Config {
 	t.Helper()
-	tok, err := framework.AdminClient(t).CoreV1().ServiceAccounts(tenantctl.ServerNamespace).CreateToken(t.Context(), tenantctl.ServerName,
+	tok, err := framework.AdminClient(t).CoreV1().ServiceAccounts(tenantapi.ServerNamespace).CreateToken(t.Context(), tenantapi.ServerName,
 		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: new(int64(600))}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	cfg := rest.AnonymousClientConfig(framework.Cluster().Config)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
@@ -79,10 +80,10 @@ func TestInstall(t *testing.T) {
 	assert.Equal(t, first, installed(t), "re-install must be a no-op")
 
 	// An upgrade (here: a hand-edited policy) is put back by install.
-	framework.Kubectl(t, "patch", "validatingadmissionpolicy", tenantctl.TenantPolicy, "--type=json",
+	framework.Kubectl(t, "patch", "validatingadmissionpolicy", tenantapi.TenantPolicy, "--type=json",
 		"-p", `[{"op":"replace","path":"/spec/failurePolicy","value":"Ignore"}]`)
 	mustZoo(t, "install")
-	assert.Equal(t, "Fail", framework.Kubectl(t, "get", "validatingadmissionpolicy", tenantctl.TenantPolicy, "-o", "jsonpath={.spec.failurePolicy}"))
+	assert.Equal(t, "Fail", framework.Kubectl(t, "get", "validatingadmissionpolicy", tenantapi.TenantPolicy, "-o", "jsonpath={.spec.failurePolicy}"))
 
 	// Uninstall refuses while tenants exist, and --force deletes them too.
 	mustZoo(t, "tenant", "create", "uninst")

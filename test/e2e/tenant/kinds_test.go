@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
@@ -46,7 +47,7 @@ func TestKindsTableAgreesWithTheUpstream(t *testing.T) {
 		})
 	}
 	for _, role := range tenantctl.InstallClusterRoles() {
-		if role.Name != tenantctl.TenantClusterClusterRole {
+		if role.Name != tenantapi.TenantClusterClusterRole {
 			continue
 		}
 		for _, rule := range role.Rules {

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
@@ -334,7 +334,7 @@ func serviceAccountKubeconfig(t *testing.T) string {
 	admin := []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme", "--as-group", "zoo:admins"}
 	kubectlOK(t, "", append(admin, "create", "serviceaccount", "builder", "-n", "acme-default")...)
 	kubectlOK(t, "", append(admin, "create", "rolebinding", "builder", "-n", "acme-default",
-		"--clusterrole="+tenantctl.TenantAdminClusterRole, "--serviceaccount=acme-default:builder")...)
+		"--clusterrole="+tenantapi.TenantAdminClusterRole, "--serviceaccount=acme-default:builder")...)
 	token := strings.TrimSpace(framework.Kubectl(t, "create", "token", "builder", "-n", "acme-default"))
 	return tokenKubeconfig(t, token)
 }

@@ -19,7 +19,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
@@ -28,7 +29,7 @@ import (
 // server (ServerAggregateLabel).
 func labeledRole(name string, rules ...rbacv1.PolicyRule) *rbacv1.ClusterRole {
 	return &rbacv1.ClusterRole{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{translate.TenantLabel: "acme", tenantctl.ServerAggregateLabel: "true"}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{translate.TenantLabel: "acme", tenantapi.ServerAggregateLabel: "true"}},
 		Rules:      rules,
 	}
 }
@@ -81,26 +82,26 @@ func TestServerAggregateLabelConfined(t *testing.T) {
 		}()},
 		{"a label value other than true", func() *rbacv1.ClusterRole {
 			r := labeledRole("acme-lbl-false", secrets)
-			r.Labels[tenantctl.ServerAggregateLabel] = "false"
+			r.Labels[tenantapi.ServerAggregateLabel] = "false"
 			return r
 		}()},
 		{"an aggregationRule selecting the label", &rbacv1.ClusterRole{
 			ObjectMeta: metav1.ObjectMeta{Name: "acme-lbl-copy", Labels: map[string]string{translate.TenantLabel: "acme"}},
 			AggregationRule: &rbacv1.AggregationRule{ClusterRoleSelectors: []metav1.LabelSelector{{
-				MatchLabels: map[string]string{translate.TenantLabel: "acme", tenantctl.ServerAggregateLabel: "true"}}}},
+				MatchLabels: map[string]string{translate.TenantLabel: "acme", tenantapi.ServerAggregateLabel: "true"}}}},
 		}},
 		{"an aggregationRule selecting the label by expression", &rbacv1.ClusterRole{
 			ObjectMeta: metav1.ObjectMeta{Name: "acme-lbl-copyexpr", Labels: map[string]string{translate.TenantLabel: "acme"}},
 			AggregationRule: &rbacv1.AggregationRule{ClusterRoleSelectors: []metav1.LabelSelector{{
 				MatchLabels:      map[string]string{translate.TenantLabel: "acme"},
-				MatchExpressions: []metav1.LabelSelectorRequirement{{Key: tenantctl.ServerAggregateLabel, Operator: metav1.LabelSelectorOpExists}}}}},
+				MatchExpressions: []metav1.LabelSelectorRequirement{{Key: tenantapi.ServerAggregateLabel, Operator: metav1.LabelSelectorOpExists}}}}},
 		}},
 	}
 	for _, tc := range refused {
 		t.Run("acme's admin may not create a ClusterRole with "+tc.name, func(t *testing.T) {
 			_, err := acme.RbacV1().ClusterRoles().Create(ctx, tc.role, metav1.CreateOptions{})
 			require.True(t, apierrors.IsForbidden(err), "want Forbidden, got %v", err)
-			assert.Contains(t, err.Error(), tenantctl.ServerAggregateLabel, "refused for the label")
+			assert.Contains(t, err.Error(), tenantapi.ServerAggregateLabel, "refused for the label")
 		})
 		t.Run("acme's ServiceAccount may not create a ClusterRole with "+tc.name, func(t *testing.T) {
 			_, err := sa.RbacV1().ClusterRoles().Create(ctx, tc.role, metav1.CreateOptions{})
@@ -108,9 +109,9 @@ func TestServerAggregateLabelConfined(t *testing.T) {
 		})
 	}
 
-	labelPatch := []byte(`{"metadata":{"labels":{"` + tenantctl.ServerAggregateLabel + `":"true"}}}`)
+	labelPatch := []byte(`{"metadata":{"labels":{"` + tenantapi.ServerAggregateLabel + `":"true"}}}`)
 	t.Run("the label on other kinds", func(t *testing.T) {
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "lbl", Labels: map[string]string{tenantctl.ServerAggregateLabel: "true"}}}
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "lbl", Labels: map[string]string{tenantapi.ServerAggregateLabel: "true"}}}
 		for name, client := range map[string]kubernetes.Interface{"acme's admin": acme, "acme's ServiceAccount": sa} {
 			_, err := client.CoreV1().ConfigMaps("acme-default").Create(ctx, cm, metav1.CreateOptions{})
 			assert.True(t, apierrors.IsForbidden(err), "%s: a ConfigMap: %v", name, err)
@@ -118,7 +119,7 @@ func TestServerAggregateLabelConfined(t *testing.T) {
 			assert.True(t, apierrors.IsForbidden(err), "%s: a Role: %v", name, err)
 		}
 	})
-	for _, name := range []string{tenantctl.TenantAdminClusterRole, "beta-view", "acme-view", "cluster-admin", "admin"} {
+	for _, name := range []string{tenantapi.TenantAdminClusterRole, "beta-view", "acme-view", "cluster-admin", "admin"} {
 		t.Run("acme's admin may not label the ClusterRole "+name, func(t *testing.T) {
 			_, err := acme.RbacV1().ClusterRoles().Patch(ctx, name, types.MergePatchType, labelPatch, metav1.PatchOptions{})
 			require.True(t, apierrors.IsForbidden(err), "want Forbidden, got %v", err)
@@ -153,10 +154,10 @@ func TestServerAggregateLabelConfined(t *testing.T) {
 	// Installing again leaves the aggregated rules to the aggregation
 	// controller: install never owns (so never empties) them.
 	mustZoo(t, "install", "--server", "--replicas", "1", "--image", "example.invalid/kubectl-zoo:e2e")
-	server, err := framework.AdminClient(t).RbacV1().ClusterRoles().Get(ctx, tenantctl.ServerName, metav1.GetOptions{})
+	server, err := framework.AdminClient(t).RbacV1().ClusterRoles().Get(ctx, tenantapi.ServerName, metav1.GetOptions{})
 	require.NoError(t, err)
 	for _, mf := range server.ManagedFields {
-		if mf.Manager == tenantctl.FieldManager && mf.FieldsV1 != nil {
+		if mf.Manager == tenantapi.FieldManager && mf.FieldsV1 != nil {
 			assert.NotContains(t, string(mf.FieldsV1.Raw), `"f:rules"`)
 		}
 	}
@@ -187,7 +188,7 @@ func tenantClusterCRD(t *testing.T, tenant, group, plural string) (schema.GroupV
 		},
 	}, metav1.CreateOptions{})
 	require.NoError(t, err)
-	role, err := tenantctl.CRDServerClusterRole(translate.MustTenant(tenant), tenantctl.ServedCRD{Name: crd.Name, UID: crd.UID, Group: group, Plural: plural})
+	role, err := platformobj.CRDServerClusterRole(translate.MustTenant(tenant), platformobj.ServedCRD{Name: crd.Name, UID: crd.UID, Group: group, Plural: plural})
 	require.NoError(t, err)
 	_, err = admin.RbacV1().ClusterRoles().Create(t.Context(), role, metav1.CreateOptions{})
 	require.NoError(t, err, "the tenant itself writes the server's ClusterRole of its CRD")

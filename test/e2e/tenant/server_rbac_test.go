@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
@@ -90,7 +91,7 @@ func TestServerServiceAccountRights(t *testing.T) {
 			return dyn.Resource(gizmos).Delete(ctx, "g", metav1.DeleteOptions{})
 		}},
 		{"read the caller's tenant record (tenant_record.go)", func(ctx context.Context) error {
-			_, err := dyn.Resource(tenantctl.TenantGVR).Get(ctx, "srvr", metav1.GetOptions{})
+			_, err := dyn.Resource(tenantapi.TenantGVR).Get(ctx, "srvr", metav1.GetOptions{})
 			return err
 		}},
 		{"sleep and wake the caller's tenant, its workloads scaled (localproxy/sleep.go, sleep.go)", func(ctx context.Context) error {
@@ -106,11 +107,11 @@ func TestServerServiceAccountRights(t *testing.T) {
 			return err
 		}},
 		{"list the other tenants (shared_tenants.go) and the informer's list", func(ctx context.Context) error {
-			_, err := dyn.Resource(tenantctl.TenantGVR).List(ctx, metav1.ListOptions{})
+			_, err := dyn.Resource(tenantapi.TenantGVR).List(ctx, metav1.ListOptions{})
 			return err
 		}},
 		{"the informer's watch of tenants", func(ctx context.Context) error {
-			return watchOnce(dyn.Resource(tenantctl.TenantGVR).Watch(ctx, metav1.ListOptions{}))
+			return watchOnce(dyn.Resource(tenantapi.TenantGVR).Watch(ctx, metav1.ListOptions{}))
 		}},
 		{"list the tenant's namespaces (namespaces.go)", func(ctx context.Context) error {
 			list, err := kube.CoreV1().Namespaces().List(ctx, tenantSel)
@@ -144,7 +145,7 @@ func TestServerServiceAccountRights(t *testing.T) {
 			return err
 		}},
 		{"read a stored ClusterRoleBinding by name (crbstore)", func(ctx context.Context) error {
-			_, err := kube.RbacV1().ClusterRoleBindings().Get(ctx, tenantctl.TenantClusterClusterRole, metav1.GetOptions{})
+			_, err := kube.RbacV1().ClusterRoleBindings().Get(ctx, tenantapi.TenantClusterClusterRole, metav1.GetOptions{})
 			return err
 		}},
 		{"list the tenant's stored ClusterRoleBindings (crbstore)", func(ctx context.Context) error {
@@ -182,7 +183,7 @@ func TestServerServiceAccountRights(t *testing.T) {
 			return err
 		}},
 		{"read the cluster's client CA", func(ctx context.Context) error {
-			_, err := kube.CoreV1().ConfigMaps(metav1.NamespaceSystem).Get(ctx, tenantctl.ClientCAConfigMap, metav1.GetOptions{})
+			_, err := kube.CoreV1().ConfigMaps(metav1.NamespaceSystem).Get(ctx, tenantapi.ClientCAConfigMap, metav1.GetOptions{})
 			return err
 		}},
 	}
@@ -228,7 +229,7 @@ func TestServerServiceAccountRights(t *testing.T) {
 			return err
 		}},
 		{"read its own serving key", func(ctx context.Context) error {
-			_, err := kube.CoreV1().Secrets(tenantctl.ServerNamespace).Get(ctx, tenantctl.ServerTLSSecret, metav1.GetOptions{})
+			_, err := kube.CoreV1().Secrets(tenantapi.ServerNamespace).Get(ctx, tenantapi.ServerTLSSecret, metav1.GetOptions{})
 			return err
 		}},
 		{"read another ConfigMap in kube-system", func(ctx context.Context) error {
@@ -251,12 +252,12 @@ func TestServerServiceAccountRights(t *testing.T) {
 			return err
 		}},
 		{"create a pod in its own namespace", func(ctx context.Context) error {
-			_, err := kube.CoreV1().Pods(tenantctl.ServerNamespace).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "x"},
+			_, err := kube.CoreV1().Pods(tenantapi.ServerNamespace).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "x"},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "x", Image: "x"}}}}, metav1.CreateOptions{})
 			return err
 		}},
 		{"change a tenant record", func(ctx context.Context) error {
-			_, err := dyn.Resource(tenantctl.TenantGVR).Patch(ctx, "srvr", types.MergePatchType, []byte(`{"spec":{"displayName":"x"}}`), metav1.PatchOptions{})
+			_, err := dyn.Resource(tenantapi.TenantGVR).Patch(ctx, "srvr", types.MergePatchType, []byte(`{"spec":{"displayName":"x"}}`), metav1.PatchOptions{})
 			return err
 		}},
 		{"create a namespace", func(ctx context.Context) error {
@@ -269,7 +270,7 @@ func TestServerServiceAccountRights(t *testing.T) {
 			return err
 		}},
 		{"delete a ClusterRoleBinding", func(ctx context.Context) error {
-			return kube.RbacV1().ClusterRoleBindings().Delete(ctx, tenantctl.TenantClusterClusterRole, metav1.DeleteOptions{})
+			return kube.RbacV1().ClusterRoleBindings().Delete(ctx, tenantapi.TenantClusterClusterRole, metav1.DeleteOptions{})
 		}},
 		{"impersonate with extra fields (the proxy passes none)", func(ctx context.Context) error {
 			_, err := as(rest.ImpersonationConfig{UserName: "zoo:srvr:admin", Groups: []string{"zoo:tenant:srvr"},

@@ -12,7 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
@@ -92,7 +92,7 @@ func TestTenantCreateIsIdempotent(t *testing.T) {
 	assert.Contains(t, out, "tenant/idem configured")
 	framework.Kubectl(t, "get", "clusterrole", "idem-view")
 	for _, ns := range []string{"idem-default", "idem-kube-system", "idem-own"} {
-		subjects := framework.Kubectl(t, "get", "rolebinding", "-n", ns, tenantctl.NamespaceAdminsRoleBinding, "-o", "jsonpath={.subjects[*].name}")
+		subjects := framework.Kubectl(t, "get", "rolebinding", "-n", ns, tenantapi.NamespaceAdminsRoleBinding, "-o", "jsonpath={.subjects[*].name}")
 		assert.Equal(t, "zoo:idem:alice zoo:idem:bob", subjects, ns)
 	}
 	assert.Equal(t, `["alice","bob"]`, framework.Kubectl(t, "get", "tenant", "idem", "-o", "jsonpath={.spec.admins}"))
@@ -153,7 +153,7 @@ func state(t *testing.T, tenant string) map[string]string {
 		{"get", "namespace", tenant + "-default", tenant + "-kube-system", tenant + "-extra"},
 		{"get", "configmap", "-n", tenant + "-default", "cfg"},
 		{"get", "clusterrole", tenant + "-viewer", tenant + "-admin"},
-		{"get", "rolebinding", "-n", tenantctl.MembershipNamespace(translate.MustTenant(tenant)), tenantctl.MembershipRoleBinding},
+		{"get", "rolebinding", "-n", tenantapi.MembershipNamespace(translate.MustTenant(tenant)), tenantapi.MembershipRoleBinding},
 		{"get", "crd", "crontabs." + tenant + "-stable.example.com"},
 		{"get", "crontabs." + tenant + "-stable.example.com", "-n", tenant + "-default", "x"},
 		{"get", "tenant", tenant},
@@ -215,7 +215,7 @@ rules: []
 		assert.Contains(t, names, "tenant.zoo.kubectl-zoo.io/"+name+"\n")
 	}
 	var list struct {
-		Items []tenantctl.Tenant `json:"items"`
+		Items []tenantapi.Tenant `json:"items"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(mustZoo(t, "tenant", "list", "-o", "json")), &list))
 	require.GreaterOrEqual(t, len(list.Items), len(tenants))
@@ -227,7 +227,7 @@ rules: []
 	}
 	var chunkedList struct {
 		Kind  string             `json:"kind"`
-		Items []tenantctl.Tenant `json:"items"`
+		Items []tenantapi.Tenant `json:"items"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(mustZoo(t, "tenant", "list", "-o", "json", "--chunk-size", "1")), &chunkedList))
 	assert.Equal(t, "TenantList", chunkedList.Kind)
@@ -260,7 +260,7 @@ rules: []
 		}
 		for _, args := range [][]string{
 			{"clusterrole", gone + "-viewer"}, {"clusterrole", gone + "-admin"},
-			{"rolebinding", "-n", gone + "-kube-system", tenantctl.MembershipRoleBinding}, {"crd", "crontabs." + gone + "-stable.example.com"},
+			{"rolebinding", "-n", gone + "-kube-system", tenantapi.MembershipRoleBinding}, {"crd", "crontabs." + gone + "-stable.example.com"},
 			{"tenant", gone},
 		} {
 			res := kubectl(t, "", append([]string{"get"}, args...)...)

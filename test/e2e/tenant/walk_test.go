@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
@@ -86,7 +86,7 @@ func TestUpstreamWalksTheKindsTable(t *testing.T) {
 	admin := []string{"--as", "zoo:acme:admin", "--as-group", "zoo:tenant:acme", "--as-group", "zoo:admins"}
 	framework.Kubectl(t, append(admin, "create", "serviceaccount", "walker", "-n", "acme-default")...)
 	framework.Kubectl(t, append(admin, "create", "rolebinding", "walker", "-n", "acme-default",
-		"--clusterrole="+tenantctl.TenantAdminClusterRole, "--serviceaccount=acme-default:walker")...)
+		"--clusterrole="+tenantapi.TenantAdminClusterRole, "--serviceaccount=acme-default:walker")...)
 	sa := tokenKubeconfig(t, strings.TrimSpace(framework.Kubectl(t, "create", "token", "walker", "-n", "acme-default")))
 	before := betaState(t)
 

@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/verify"
@@ -84,7 +85,7 @@ func requireNothingLeft(t *testing.T) {
 	require.NoError(t, err)
 	zc, err := tenantctl.NewClient(cfg)
 	require.NoError(t, err)
-	records, err := zc.Dynamic.Resource(tenantctl.TenantGVR).List(ctx, metav1.ListOptions{})
+	records, err := zc.Dynamic.Resource(tenantapi.TenantGVR).List(ctx, metav1.ListOptions{})
 	require.NoError(t, err)
 	for _, r := range records.Items {
 		require.NotContains(t, verify.DefaultNames, r.GetName(), "a scratch tenant record is left")

@@ -1,13 +1,15 @@
-package tenantctl
+package platformobj
 
 import (
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"strings"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -48,7 +50,7 @@ var (
 // implies: the source (translate.PropagatedFromLabel=policy), the owner,
 // and kubectl-zoo as manager.
 func PolicyObjectLabels(t translate.Tenant) map[string]string {
-	l := tenantManagedLabels(t)
+	l := tenantapi.TenantManagedLabels(t)
 	l[translate.PropagatedFromLabel] = translate.PropagatedFromPolicy
 	return l
 }
@@ -124,7 +126,7 @@ func PolicyNetworkPolicy(t translate.Tenant, ns string, p policy.Policy) *networ
 						PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{dnsPodLabel: dnsPodValue}}}},
 					Ports: []networkingv1.NetworkPolicyPort{{Protocol: &udp, Port: &port}, {Protocol: &tcp, Port: &port}},
 				},
-				{To: []networkingv1.NetworkPolicyPeer{{NamespaceSelector: byName(ServerNamespace)}}},
+				{To: []networkingv1.NetworkPolicyPeer{{NamespaceSelector: byName(tenantapi.ServerNamespace)}}},
 				{To: []networkingv1.NetworkPolicyPeer{
 					{IPBlock: &networkingv1.IPBlock{CIDR: "0.0.0.0/0", Except: privateNetworks4}},
 					{IPBlock: &networkingv1.IPBlock{CIDR: "::/0", Except: privateNetworks6}},

@@ -1,4 +1,4 @@
-package tenantctl
+package tenantapi
 
 import (
 	"fmt"
@@ -70,29 +70,14 @@ func (t *Tenant) Asleep() bool {
 	return t.Status.Sleep != nil && t.Status.Sleep.State == SleepStateAsleep
 }
 
-// SleepSummary is the sleep state for `tenant list`: awake, asleep <age>,
-// falling asleep or waking.
-func (t *Tenant) SleepSummary(now metav1.Time) string {
-	s := t.Status.Sleep
-	switch {
-	case s == nil || (s.State == SleepStateAwake && s.Converged):
-		return "awake"
-	case s.State == SleepStateAwake:
-		return "waking"
-	case !s.Converged:
-		return "falling asleep"
-	}
-	return "asleep " + age(s.Since, now.Time)
-}
-
-// sleepWith is the state to record before scaling live (the workloads
+// SleepWith is the state to record before scaling live (the workloads
 // found now) down. A tenant awake and converged is recorded afresh: live
 // is then the truth. Otherwise (asleep, or between states) a recorded
 // workload keeps its record, for live may show the 0 an earlier sleep set
 // or a count a tenant raised while asleep; an unrecorded one is added.
 // Only workloads that run something are recorded: replicas above 0, or a
 // CronJob not suspended.
-func (s *SleepState) sleepWith(live []SleptWorkload, now metav1.Time, by string) SleepState {
+func (s *SleepState) SleepWith(live []SleptWorkload, now metav1.Time, by string) SleepState {
 	next := SleepState{State: SleepStateAsleep, Since: now, By: by}
 	recorded := map[string]SleptWorkload{}
 	if s != nil && !(s.State == SleepStateAwake && s.Converged) {
@@ -119,8 +104,8 @@ func (s *SleepState) sleepWith(live []SleptWorkload, now metav1.Time, by string)
 	return next
 }
 
-// wake is the state to record before restoring.
-func (s *SleepState) wake(now metav1.Time) SleepState {
+// Wake is the state to record before restoring.
+func (s *SleepState) Wake(now metav1.Time) SleepState {
 	next := SleepState{State: SleepStateAwake, Since: now}
 	if s != nil {
 		next.Workloads = s.Workloads
@@ -136,9 +121,9 @@ func runs(w SleptWorkload) bool {
 	return w.Suspend == nil || !*w.Suspend
 }
 
-// target is what w is brought to in state: 0 replicas or suspended when
+// Target is what w is brought to in state: 0 replicas or suspended when
 // asleep, the recorded values when awake.
-func (w SleptWorkload) target(state string) SleptWorkload {
+func (w SleptWorkload) Target(state string) SleptWorkload {
 	out := w
 	if state != SleepStateAsleep {
 		return out
@@ -152,16 +137,16 @@ func (w SleptWorkload) target(state string) SleptWorkload {
 	return out
 }
 
-// matches reports whether live already has target's values.
-func (w SleptWorkload) matches(live SleptWorkload) bool {
+// Matches reports whether live already has target's values.
+func (w SleptWorkload) Matches(live SleptWorkload) bool {
 	if w.Replicas != nil {
 		return live.Replicas != nil && *live.Replicas == *w.Replicas
 	}
 	return (w.Suspend != nil && *w.Suspend) == (live.Suspend != nil && *live.Suspend)
 }
 
-// patch is the merge patch that sets w's recorded value.
-func (w SleptWorkload) patch() string {
+// Patch is the merge patch that sets w's recorded value.
+func (w SleptWorkload) Patch() string {
 	if w.Replicas != nil {
 		return fmt.Sprintf(`{"spec":{"replicas":%d}}`, *w.Replicas)
 	}

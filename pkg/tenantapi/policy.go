@@ -1,4 +1,4 @@
-package tenantctl
+package tenantapi
 
 import (
 	"encoding/json"
@@ -57,4 +57,21 @@ func EffectivePolicy(t *Tenant) (policy.Policy, error) {
 		}
 	}
 	return policy.Effective(p, policy.Default()), nil
+}
+
+// PodSecurityLevel returns the Pod Security level of a tenant's namespaces:
+// spec.policy.podSecurity of its record (EffectivePolicy), or
+// translate.DefaultPodSecurityLevel.
+func PodSecurityLevel(t *Tenant) (string, error) {
+	p, err := EffectivePolicy(t)
+	if err != nil {
+		return "", err
+	}
+	return p.PodSecurity, nil
+}
+
+// NamespaceLimitError is the refusal of a namespace that would exceed the
+// tenant's limit; its message is the same through the proxy and upstream.
+func NamespaceLimitError(tenant string, limit int32) string {
+	return fmt.Sprintf("tenant %s may have at most %d namespaces", tenant, limit)
 }

@@ -1,4 +1,4 @@
-package tenantctl
+package tenantapi
 
 import (
 	"encoding/json"

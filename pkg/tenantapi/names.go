@@ -1,4 +1,4 @@
-package tenantctl
+package tenantapi
 
 import "github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 
@@ -72,26 +72,20 @@ func MembershipNamespace(t translate.Tenant) string { return t.Name() + Membersh
 // tenant at Pod Security level grants the registry identity.
 func MembershipClusterRole(level string) string { return "zoo-tenant-member-" + level }
 
-// legacyBindingName and legacyAdminsBindingName name the per-tenant
-// ClusterRole and ClusterRoleBindings of kubectl-zoo before 0.3; `tenant
-// create` and `tenant delete` remove them where they are left.
-func legacyBindingName(t translate.Tenant) string       { return "zoo-tenant-" + t.Name() }
-func legacyAdminsBindingName(t translate.Tenant) string { return legacyBindingName(t) + "-admins" }
-
 // OwnerLabels are the labels that mark an upstream object as the tenant's.
 func OwnerLabels(t translate.Tenant) map[string]string {
 	return map[string]string{translate.TenantLabel: t.Name()}
 }
 
 // managedLabels are the labels of what kubectl-zoo applies for the cluster.
-func managedLabels() map[string]string {
+func ManagedLabels() map[string]string {
 	return map[string]string{ManagedByLabel: ManagedByValue}
 }
 
 // tenantManagedLabels are the labels of what kubectl-zoo applies for a
 // tenant: managed by kubectl-zoo, owned by the tenant.
-func tenantManagedLabels(t translate.Tenant) map[string]string {
-	l := managedLabels()
+func TenantManagedLabels(t translate.Tenant) map[string]string {
+	l := ManagedLabels()
 	l[translate.TenantLabel] = t.Name()
 	return l
 }

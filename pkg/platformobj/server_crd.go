@@ -1,4 +1,4 @@
-package tenantctl
+package platformobj
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -58,10 +59,10 @@ func CRDServerClusterRole(t translate.Tenant, crd ServedCRD) (*rbacv1.ClusterRol
 	for _, s := range slices.Compact(subs) {
 		resources = append(resources, crd.Plural+"/"+s)
 	}
-	labels := tenantManagedLabels(t)
-	labels[ServerAggregateLabel] = "true"
+	labels := tenantapi.TenantManagedLabels(t)
+	labels[tenantapi.ServerAggregateLabel] = "true"
 	return &rbacv1.ClusterRole{
-		TypeMeta: clusterRoleType,
+		TypeMeta: ClusterRoleType,
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   CRDServerClusterRoleName(t, crd.Plural, crd.Group),
 			Labels: labels,
@@ -69,6 +70,6 @@ func CRDServerClusterRole(t translate.Tenant, crd ServedCRD) (*rbacv1.ClusterRol
 				APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition", Name: crd.Name, UID: crd.UID,
 			}},
 		},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{crd.Group}, Resources: resources, Verbs: writeVerbs}},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{crd.Group}, Resources: resources, Verbs: WriteVerbs}},
 	}, nil
 }

@@ -1,4 +1,4 @@
-package tenantctl
+package platformobj
 
 import (
 	"slices"
@@ -8,10 +8,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
-// settleAggregation fills the rules of the aggregated ClusterRoles among
+// SettleAggregation fills the rules of the aggregated ClusterRoles among
 // apply with what the cluster's clusterrole-aggregation controller will
 // write into them once it settled, given that apply and existing (the
 // tenant's ClusterRoles that exist upstream; apply wins by name) are all the
@@ -26,7 +27,7 @@ import (
 // roles each) it filled a new tenant's roles only after seconds, and tenant
 // create waited for it. Written with the rules it would compute, the roles
 // grant at once and the controller finds nothing to change.
-func settleAggregation(apply []*rbacv1.ClusterRole, existing []rbacv1.ClusterRole) {
+func SettleAggregation(apply []*rbacv1.ClusterRole, existing []rbacv1.ClusterRole) {
 	all := map[string]*rbacv1.ClusterRole{}
 	for i := range existing {
 		all[existing[i].Name] = existing[i].DeepCopy()
@@ -104,7 +105,7 @@ var AggregatedStandardRoles = []string{"view", "edit", "admin"}
 // standard admin, edit or view: labeled so and not one of the standard
 // roles or their bases, which carry those labels themselves.
 func AggregatesIntoStandardRoles(t translate.Tenant, name string, labels map[string]string) bool {
-	for _, std := range StandardClusterRoles {
+	for _, std := range tenantapi.StandardClusterRoles {
 		if name == t.Prefix()+std || name == t.Prefix()+AggregateBaseClusterRole(std) {
 			return false
 		}
@@ -117,8 +118,8 @@ func AggregatesIntoStandardRoles(t translate.Tenant, name string, labels map[str
 	return false
 }
 
-// plainUntilAggregated leaves the aggregated standard roles among standard
-// (their rules settled, settleAggregation) without their aggregationRule
+// PlainUntilAggregated leaves the aggregated standard roles among standard
+// (their rules settled, SettleAggregation) without their aggregationRule
 // unless one of the tenant's existing ClusterRoles aggregates into them.
 //
 // Why: the cluster's clusterrole-aggregation controller requeues every
@@ -128,7 +129,7 @@ func AggregatesIntoStandardRoles(t translate.Tenant, name string, labels map[str
 // seconds. A tenant's first role that aggregates into them, written through
 // the proxy, switches aggregation on (localproxy, aggregation.go); tenant
 // create does so when it finds one.
-func plainUntilAggregated(t translate.Tenant, standard []*rbacv1.ClusterRole, existing []rbacv1.ClusterRole) {
+func PlainUntilAggregated(t translate.Tenant, standard []*rbacv1.ClusterRole, existing []rbacv1.ClusterRole) {
 	for i := range existing {
 		if AggregatesIntoStandardRoles(t, existing[i].Name, existing[i].Labels) {
 			return
