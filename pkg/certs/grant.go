@@ -8,14 +8,14 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // A certificate of the cluster's signer names a user of its own
-// (tenantctl.CertUserPrefix), whose one right is to impersonate the tenant
+// (platformobj.CertUserPrefix), whose one right is to impersonate the tenant
 // identity it stands for, by a grant `cert revoke` deletes
-// (tenantctl.CertGrant): the API server cannot revoke the certificate, but
+// (platformobj.CertGrant): the API server cannot revoke the certificate, but
 // once the grant is gone it authenticates a user that may do nothing.
 
 // newCertUser is the CN of a new certificate of the cluster's signer in
@@ -25,22 +25,22 @@ func newCertUser(t translate.Tenant) (string, error) {
 	if _, err := rand.Read(id[:]); err != nil {
 		return "", fmt.Errorf("a certificate's user: %w", err)
 	}
-	return tenantctl.CertUserPrefix + t.Name() + ":" + hex.EncodeToString(id[:]), nil
+	return platformobj.CertUserPrefix + t.Name() + ":" + hex.EncodeToString(id[:]), nil
 }
 
 // grant gives the certificate of rec (CN certUser) its right, then makes
 // sure the certificate was not revoked meanwhile (a `cert revoke` between
 // the record and the grant found no grant to delete): if it was, the grant
 // is deleted again and grant fails.
-func grant(ctx context.Context, c *tenantctl.Client, tenant, certUser string, rec Record) error {
-	g := tenantctl.CertGrant{Tenant: tenant, Serial: rec.Serial, CertUser: certUser, User: rec.User, Groups: rec.Groups}
-	if err := c.ApplyCertGrant(ctx, g); err != nil {
+func grant(ctx context.Context, c Client, tenant, certUser string, rec Record) error {
+	g := platformobj.CertGrant{Tenant: tenant, Serial: rec.Serial, CertUser: certUser, User: rec.User, Groups: rec.Groups}
+	if err := c.Grants.ApplyCertGrant(ctx, g); err != nil {
 		return fmt.Errorf("certificate %s was signed and recorded but not granted its identity, so its key is discarded: %w", rec.Serial, err)
 	}
 	if err := SyncGrants(ctx, c, tenant, time.Now()); err != nil {
 		return err
 	}
-	serials, err := c.CertGrantSerials(ctx, tenant)
+	serials, err := c.Grants.CertGrantSerials(ctx, tenant)
 	if err != nil {
 		return err
 	}
@@ -56,8 +56,8 @@ func grant(ctx context.Context, c *tenantctl.Client, tenant, certUser string, re
 // act: revoked, expired, or no longer recorded. `cert revoke` calls it
 // after it recorded the revocation, so a revocation whose deletes failed is
 // finished by the next revoke or issue of the tenant.
-func SyncGrants(ctx context.Context, c *tenantctl.Client, tenant string, now time.Time) error {
-	serials, err := c.CertGrantSerials(ctx, tenant)
+func SyncGrants(ctx context.Context, c Client, tenant string, now time.Time) error {
+	serials, err := c.Grants.CertGrantSerials(ctx, tenant)
 	if err != nil || len(serials) == 0 {
 		return err
 	}
@@ -76,7 +76,7 @@ func SyncGrants(ctx context.Context, c *tenantctl.Client, tenant string, now tim
 	var errs []error
 	for _, s := range serials {
 		if !valid[s] {
-			errs = append(errs, c.DeleteCertGrant(ctx, tenant, s))
+			errs = append(errs, c.Grants.DeleteCertGrant(ctx, tenant, s))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

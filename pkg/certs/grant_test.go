@@ -1,4 +1,4 @@
-package certs
+package certs_test
 
 import (
 	"context"
@@ -16,6 +16,8 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/certs"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -40,8 +42,8 @@ func TestSyncGrantsKeepsOnlyValidCertificates(t *testing.T) {
 		map[schema.GroupVersionResource]string{tenantapi.TenantGVR: tenantapi.TenantKind + "List"}, rec)
 	kube := fake.NewClientset()
 	grant := func(tenant, serial string) {
-		name := tenantctl.CertGrantName(translate.MustTenant(tenant), serial)
-		meta := metav1.ObjectMeta{Name: name, Labels: map[string]string{tenantctl.CertGrantTenantLabel: tenant}}
+		name := platformobj.CertGrantName(translate.MustTenant(tenant), serial)
+		meta := metav1.ObjectMeta{Name: name, Labels: map[string]string{platformobj.CertGrantTenantLabel: tenant}}
 		_, err := kube.RbacV1().ClusterRoles().Create(context.Background(), &rbacv1.ClusterRole{ObjectMeta: meta}, metav1.CreateOptions{})
 		require.NoError(t, err)
 		_, err = kube.RbacV1().ClusterRoleBindings().Create(context.Background(), &rbacv1.ClusterRoleBinding{ObjectMeta: meta}, metav1.CreateOptions{})
@@ -51,9 +53,9 @@ func TestSyncGrantsKeepsOnlyValidCertificates(t *testing.T) {
 		grant("acme", s)
 	}
 	grant("beta", "b2")
-	c := &tenantctl.Client{Kube: kube, Dynamic: dyn}
+	c := certs.Client{Kube: kube, Dynamic: dyn, Grants: &tenantctl.Client{Kube: kube, Dynamic: dyn}}
 
-	require.NoError(t, SyncGrants(context.Background(), c, "acme", now))
+	require.NoError(t, certs.SyncGrants(context.Background(), c, "acme", now))
 	left, err := kube.RbacV1().ClusterRoleBindings().List(context.Background(), metav1.ListOptions{})
 	require.NoError(t, err)
 	var names []string

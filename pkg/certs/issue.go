@@ -17,7 +17,6 @@ import (
 	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/keyutil"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -87,7 +86,7 @@ type Issued struct {
 
 // Issue makes a key, has the certificate for r signed and records it in
 // the Tenant record. Validate r first.
-func Issue(ctx context.Context, c *tenantctl.Client, r Request) (*Issued, error) {
+func Issue(ctx context.Context, c Client, r Request) (*Issued, error) {
 	if r.Progress == nil {
 		r.Progress = func(string, ...any) {}
 	}
@@ -166,7 +165,7 @@ func checkSubject(cert *x509.Certificate, want pkix.Name) error {
 // the user's certificates were revoked since the issue began (revocations
 // is the count it read then), the certificate is recorded revoked and
 // record fails: the revocation meant it too.
-func record(ctx context.Context, c *tenantctl.Client, r Request, cert *x509.Certificate, uid types.UID, revocations int64) (Record, error) {
+func record(ctx context.Context, c Client, r Request, cert *x509.Certificate, uid types.UID, revocations int64) (Record, error) {
 	rec := Record{Serial: SerialString(cert.SerialNumber), User: r.User, Groups: r.Groups, Signer: r.Signer, NotAfter: cert.NotAfter.UTC()}
 	now := time.Now()
 	err := updateCertificates(ctx, c.Dynamic, r.Tenant, uid, func(cur Certificates) (Certificates, error) {

@@ -11,7 +11,6 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -29,7 +28,7 @@ type Endpoint struct {
 // server when it is installed (its Service URL, or serverURL, and the CA of
 // ConfigMap zoo-system/zoo-server-ca), else the upstream API server of the
 // caller's own config. A zoo-signed certificate needs the zoo server.
-func ResolveEndpoint(ctx context.Context, c *tenantctl.Client, signer, serverURL string) (Endpoint, error) {
+func ResolveEndpoint(ctx context.Context, c Client, signer, serverURL string) (Endpoint, error) {
 	cm, err := c.Kube.CoreV1().ConfigMaps(tenantapi.ServerNamespace).Get(ctx, tenantapi.ServerCAConfigMap, metav1.GetOptions{})
 	switch {
 	case err == nil:

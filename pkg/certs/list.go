@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
 // Listed is one recorded certificate with its tenant and status, as
@@ -38,7 +37,7 @@ type CertificateList struct {
 
 // List returns the recorded certificates of tenant (every tenant's when
 // empty), sorted by tenant, user and notAfter, with their status at now.
-func List(ctx context.Context, c *tenantctl.Client, tenant string, now time.Time) ([]Listed, error) {
+func List(ctx context.Context, c Client, tenant string, now time.Time) ([]Listed, error) {
 	var records []*unstructured.Unstructured
 	if tenant != "" {
 		u, err := getTenant(ctx, c.Dynamic, tenant)
@@ -50,7 +49,7 @@ func List(ctx context.Context, c *tenantctl.Client, tenant string, now time.Time
 		list, err := c.Dynamic.Resource(tenantapi.TenantGVR).List(ctx, metav1.ListOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
-			return nil, tenantctl.ErrNotInstalled
+			return nil, tenantapi.ErrNotInstalled
 		case err != nil:
 			return nil, fmt.Errorf("list tenants: %w", err)
 		}

@@ -11,8 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
 func TestRecordStatus(t *testing.T) {
@@ -61,7 +59,7 @@ func TestCertificatesUpdates(t *testing.T) {
 }
 
 func TestSignWithCA(t *testing.T) {
-	z, err := tenantctl.NewZooCA()
+	z, err := NewZooCA()
 	require.NoError(t, err)
 	ca, caKey, err := z.ParseZooCA()
 	require.NoError(t, err)

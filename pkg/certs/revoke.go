@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
 // Selector picks the certificates to revoke: one serial (in Tenant, or
@@ -36,7 +34,7 @@ func (s Selector) match(r Record) bool {
 // Revoke marks the selected certificates revoked in their Tenant record and
 // returns them; certificates already revoked are not returned again. It
 // fails when nothing matches.
-func Revoke(ctx context.Context, c *tenantctl.Client, s Selector, now time.Time) ([]Listed, error) {
+func Revoke(ctx context.Context, c Client, s Selector, now time.Time) ([]Listed, error) {
 	tenant := s.Tenant
 	if tenant == "" {
 		found, err := Find(ctx, c, s.Serial, now)
@@ -83,7 +81,7 @@ func Revoke(ctx context.Context, c *tenantctl.Client, s Selector, now time.Time)
 }
 
 // Find returns the recorded certificate with serial, in whichever tenant.
-func Find(ctx context.Context, c *tenantctl.Client, serial string, now time.Time) (Listed, error) {
+func Find(ctx context.Context, c Client, serial string, now time.Time) (Listed, error) {
 	all, err := List(ctx, c, "", now)
 	if err != nil {
 		return Listed{}, err

@@ -15,14 +15,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
 // signKubernetes has the cluster's signer kubernetes.io/kube-apiserver-client
 // sign through the CSR API: it creates the CSR, approves it when the caller
 // may (else says how to and waits up to r.ApprovalTimeout), waits for the
 // certificate and deletes the CSR.
-func signKubernetes(ctx context.Context, c *tenantctl.Client, r Request, subject pkix.Name, key crypto.Signer) ([]byte, error) {
+func signKubernetes(ctx context.Context, c Client, r Request, subject pkix.Name, key crypto.Signer) ([]byte, error) {
 	req, err := csrPEM(subject, key)
 	if err != nil {
 		return nil, err

@@ -15,24 +15,23 @@ import (
 	certutil "k8s.io/client-go/util/cert"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
 // signZoo signs with the zoo CA, in this process: the caller must be
 // allowed to read the Secret with the CA's key (a cluster administrator).
-func signZoo(ctx context.Context, c *tenantctl.Client, subject pkix.Name, pub crypto.PublicKey, ttl time.Duration) ([]byte, error) {
-	s, err := c.Kube.CoreV1().Secrets(tenantapi.ServerNamespace).Get(ctx, tenantctl.ZooCASecret, metav1.GetOptions{})
+func signZoo(ctx context.Context, c Client, subject pkix.Name, pub crypto.PublicKey, ttl time.Duration) ([]byte, error) {
+	s, err := c.Kube.CoreV1().Secrets(tenantapi.ServerNamespace).Get(ctx, ZooCASecret, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, fmt.Errorf("no zoo CA (secret %s/%s): run `kubectl zoo install --server` first, or use --signer kubernetes",
-			tenantapi.ServerNamespace, tenantctl.ZooCASecret)
+			tenantapi.ServerNamespace, ZooCASecret)
 	case apierrors.IsForbidden(err):
 		return nil, fmt.Errorf("--signer zoo signs with the zoo CA's key, which you may not read (get secret %s/%s)",
-			tenantapi.ServerNamespace, tenantctl.ZooCASecret)
+			tenantapi.ServerNamespace, ZooCASecret)
 	case err != nil:
 		return nil, fmt.Errorf("read the zoo CA: %w", err)
 	}
-	z := &tenantctl.ZooCA{CertPEM: s.Data["tls.crt"], KeyPEM: s.Data["tls.key"]}
+	z := &ZooCA{CertPEM: s.Data["tls.crt"], KeyPEM: s.Data["tls.key"]}
 	ca, caKey, err := z.ParseZooCA()
 	if err != nil {
 		return nil, err

@@ -97,12 +97,12 @@ func (o *CertIssueOptions) Run(cmd *cobra.Command) error {
 		return err
 	}
 	ctx := cmd.Context()
-	ep, err := certs.ResolveEndpoint(ctx, client, o.Signer, o.ServerURL)
+	ep, err := certs.ResolveEndpoint(ctx, client.Certs(), o.Signer, o.ServerURL)
 	if err != nil {
 		return err
 	}
 	o.Progress = func(format string, args ...any) { fmt.Fprintf(o.ErrOut, format+"\n", args...) }
-	issued, err := certs.Issue(ctx, client, o.Request)
+	issued, err := certs.Issue(ctx, client.Certs(), o.Request)
 	if err != nil {
 		return err
 	}

@@ -62,7 +62,7 @@ func (o *CertListOptions) Run(cmd *cobra.Command) error {
 		return err
 	}
 	now := time.Now()
-	list, err := certs.List(cmd.Context(), client, o.Tenant, now)
+	list, err := certs.List(cmd.Context(), client.Certs(), o.Tenant, now)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func completeCertificates(getter genericclioptions.RESTClientGetter, users bool)
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		tenant, _ := cmd.Flags().GetString("tenant")
-		list, err := certs.List(cmd.Context(), client, tenant, time.Now())
+		list, err := certs.List(cmd.Context(), client.Certs(), tenant, time.Now())
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

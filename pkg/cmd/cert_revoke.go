@@ -66,7 +66,7 @@ func (o *CertRevokeOptions) Run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	revoked, err := certs.Revoke(cmd.Context(), client, o.Selector, time.Now())
+	revoked, err := certs.Revoke(cmd.Context(), client.Certs(), o.Selector, time.Now())
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func (o *CertRenewOptions) Run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	old, err := certs.Find(cmd.Context(), client, o.Serial, time.Now())
+	old, err := certs.Find(cmd.Context(), client.Certs(), o.Serial, time.Now())
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func (o *CertRenewOptions) Run(cmd *cobra.Command) error {
 	if err := o.CertIssueOptions.Run(cmd); err != nil {
 		return err
 	}
-	_, err = certs.Revoke(cmd.Context(), client, certs.Selector{Serial: old.Serial, Tenant: old.Tenant}, time.Now())
+	_, err = certs.Revoke(cmd.Context(), client.Certs(), certs.Selector{Serial: old.Serial, Tenant: old.Tenant}, time.Now())
 	if err != nil {
 		return fmt.Errorf("the new certificate is issued, but revoking %s failed: %w", old.Serial, err)
 	}

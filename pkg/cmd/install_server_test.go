@@ -18,6 +18,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/certs"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
@@ -71,7 +72,7 @@ func TestInstallServerDryRunGolden(t *testing.T) {
 			for _, key := range []string{"tls.crt", "tls.key", "ca.crt"} {
 				require.NoError(t, unstructured.SetNestedField(u.Object, masked, "data", key))
 			}
-		case "Secret/" + tenantctl.ZooCASecret:
+		case "Secret/" + certs.ZooCASecret:
 			require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &zooCASecret))
 			for _, key := range []string{"tls.crt", "tls.key"} {
 				require.NoError(t, unstructured.SetNestedField(u.Object, masked, "data", key))
@@ -79,7 +80,7 @@ func TestInstallServerDryRunGolden(t *testing.T) {
 		case "ConfigMap/" + tenantapi.ServerCAConfigMap:
 			caBundle, _, _ = unstructured.NestedString(u.Object, "data", "ca.crt")
 			require.NoError(t, unstructured.SetNestedField(u.Object, masked, "data", "ca.crt"))
-		case "ConfigMap/" + tenantctl.ZooCAConfigMap:
+		case "ConfigMap/" + certs.ZooCAConfigMap:
 			zooCABundle, _, _ = unstructured.NestedString(u.Object, "data", "ca.crt")
 			require.NoError(t, unstructured.SetNestedField(u.Object, masked, "data", "ca.crt"))
 		case "Deployment/" + tenantapi.ServerName:
@@ -94,7 +95,7 @@ func TestInstallServerDryRunGolden(t *testing.T) {
 	_, err := tenantctl.ServerTLSFromSecret(&secret, time.Now())
 	require.NoError(t, err, "the printed certificate must be a good serving certificate")
 	assert.Equal(t, string(secret.Data["ca.crt"]), caBundle)
-	_, err = tenantctl.ZooCAFromSecret(&zooCASecret, time.Now())
+	_, err = certs.ZooCAFromSecret(&zooCASecret, time.Now())
 	require.NoError(t, err, "the printed zoo CA must be a good CA with its key")
 	assert.Equal(t, string(zooCASecret.Data["tls.crt"]), zooCABundle, "the zoo CA's certificate is published, not its key")
 	sum := sha256.Sum256(secret.Data["tls.crt"])

@@ -2,6 +2,7 @@ package tenantapi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -127,3 +128,6 @@ func TenantFromUnstructured(u *unstructured.Unstructured) (*Tenant, error) {
 	}
 	return t, nil
 }
+
+// ErrNotInstalled is returned when the cluster lacks the Tenant CRD.
+var ErrNotInstalled = errors.New("kubectl-zoo is not installed in this cluster (no Tenant CRD); run `kubectl zoo install` first")

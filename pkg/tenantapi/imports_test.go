@@ -23,15 +23,12 @@ const tenantctl = module + "pkg/tenantctl"
 
 // stillImportTenantctl are the files of the packages below that import
 // tenantctl directly, each for its client: the proxy's policy hooks call the
-// namespace limit, policy-object and wake reconcilers on *tenantctl.Client,
-// and certs writes cert grants (tenantctl/certgrant.go) and reads the zoo CA
-// with it. Issue 26 empties this list; a file may
-// leave it, none may join it.
+// namespace limit, policy-object and wake reconcilers on *tenantctl.Client.
+// Issue 26 empties this list; a file may leave it, none may join it.
 var stillImportTenantctl = map[string][]string{
-	"pkg/localproxy": {"maxns.go", "tenantpolicy.go"},
-	"pkg/nssetup":    nil,
-	"pkg/certs": {"grant.go", "issue.go", "kubeconfig.go", "list.go", "revoke.go",
-		"sign_kubernetes.go", "sign_zoo.go"},
+	"pkg/localproxy":  {"maxns.go", "tenantpolicy.go"},
+	"pkg/nssetup":     nil,
+	"pkg/certs":       nil,
 	"pkg/tenantapi":   nil,
 	"pkg/platformobj": nil,
 }

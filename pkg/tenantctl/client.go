@@ -2,7 +2,6 @@ package tenantctl
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -20,9 +19,6 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
-
-// ErrNotInstalled is returned when the cluster lacks the Tenant CRD.
-var ErrNotInstalled = errors.New("kubectl-zoo is not installed in this cluster (no Tenant CRD); run `kubectl zoo install` first")
 
 // Client talks to the upstream cluster as its administrator.
 type Client struct {
@@ -143,7 +139,7 @@ func (c *Client) apply(ctx context.Context, obj runtime.Object, dryRun bool) (*u
 	return out, nil
 }
 
-// checkInstalled fails with ErrNotInstalled, or a one-line permission error,
+// checkInstalled fails with tenantapi.ErrNotInstalled, or a one-line permission error,
 // unless the Tenant CRD is there.
 func (c *Client) checkInstalled(ctx context.Context) error {
 	_, err := c.Dynamic.Resource(crdGVR).Get(ctx, tenantapi.TenantCRDName, metav1.GetOptions{})
@@ -151,7 +147,7 @@ func (c *Client) checkInstalled(ctx context.Context) error {
 	case err == nil:
 		return nil
 	case apierrors.IsNotFound(err):
-		return ErrNotInstalled
+		return tenantapi.ErrNotInstalled
 	case apierrors.IsForbidden(err):
 		return fmt.Errorf("no permission to manage tenants: %w", err)
 	}

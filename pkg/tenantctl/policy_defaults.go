@@ -32,7 +32,7 @@ func (c *Client) DefaultPolicy(ctx context.Context) (policy.Policy, error) {
 	crd, err := c.Dynamic.Resource(crdGVR).Get(ctx, tenantapi.TenantCRDName, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		return policy.Policy{}, ErrNotInstalled
+		return policy.Policy{}, tenantapi.ErrNotInstalled
 	case err != nil:
 		return policy.Policy{}, fmt.Errorf("read the default policy: %w", err)
 	}

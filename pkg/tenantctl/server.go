@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/certs"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 )
 
@@ -31,7 +32,7 @@ type ServerOptions struct {
 	// ZooCA is the CA of `kubectl zoo cert issue --signer zoo`, which the
 	// server accepts besides the cluster's client CA; nil means issue a new
 	// one.
-	ZooCA *ZooCA
+	ZooCA *certs.ZooCA
 }
 
 // Validate checks the options.
@@ -48,7 +49,7 @@ func (o ServerOptions) Validate() error {
 // ServerObjects returns, in apply order, what `kubectl zoo install --server`
 // adds beside InstallObjects: the namespace, the ServiceAccount and its RBAC
 // (ServerClusterRole and the Role that reads the client CA), the serving
-// certificate and its CA, the zoo CA (ZooCASecret, ZooCAConfigMap), the
+// certificate and its CA, the zoo CA (certs.ZooCASecret, certs.ZooCAConfigMap), the
 // Service, the Deployment and its PodDisruptionBudget. Without opts.TLS it
 // issues a new certificate, without opts.ZooCA a new zoo CA.
 func ServerObjects(opts ServerOptions) ([]runtime.Object, error) {
@@ -65,7 +66,7 @@ func ServerObjects(opts ServerOptions) ([]runtime.Object, error) {
 	zooCA := opts.ZooCA
 	if zooCA == nil {
 		var err error
-		if zooCA, err = NewZooCA(); err != nil {
+		if zooCA, err = certs.NewZooCA(); err != nil {
 			return nil, err
 		}
 	}

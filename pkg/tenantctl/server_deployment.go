@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/certs"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -32,7 +33,7 @@ const serverUID = 65532
 // with the certificate mounted from ServerTLSSecret, and give tenant pods
 // the Service's DNS name and the CA that verifies it (the certificate
 // holds DNS names only); accept client certificates of the zoo CA
-// (ZooCAConfigMap, mounted: the server never gets the CA's key).
+// (certs.ZooCAConfigMap, mounted: the server never gets the CA's key).
 func ServerArgs() []string {
 	return []string{
 		"serve",
@@ -134,7 +135,7 @@ func serverPodSpec(image string, probe func(path string) *corev1.Probe) corev1.P
 					{Key: tenantapi.ServerCAKey, Path: tenantapi.ServerCAKey}},
 			}}},
 			{Name: "zoo-ca", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-				LocalObjectReference: corev1.LocalObjectReference{Name: ZooCAConfigMap}, DefaultMode: ptr.To[int32](0o444),
+				LocalObjectReference: corev1.LocalObjectReference{Name: certs.ZooCAConfigMap}, DefaultMode: ptr.To[int32](0o444),
 				Items: []corev1.KeyToPath{{Key: tenantapi.ServerCAKey, Path: tenantapi.ServerCAKey}},
 			}}},
 			{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("1Gi"))}}},

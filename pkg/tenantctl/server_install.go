@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/certs"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -126,20 +127,20 @@ func (c *Client) currentServerTLS(ctx context.Context) (*ServerTLS, error) {
 	return t, nil
 }
 
-// currentZooCA returns the zoo CA of ZooCASecret if it is still good, nil
+// currentZooCA returns the zoo CA of certs.ZooCASecret if it is still good, nil
 // if there is none or it is not: install keeps the CA, so that the
 // certificates it signed stay valid.
-func (c *Client) currentZooCA(ctx context.Context) (*ZooCA, error) {
-	s, err := c.Kube.CoreV1().Secrets(tenantapi.ServerNamespace).Get(ctx, ZooCASecret, metav1.GetOptions{})
+func (c *Client) currentZooCA(ctx context.Context) (*certs.ZooCA, error) {
+	s, err := c.Kube.CoreV1().Secrets(tenantapi.ServerNamespace).Get(ctx, certs.ZooCASecret, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("read the zoo CA %s/%s: %w", tenantapi.ServerNamespace, ZooCASecret, err)
+		return nil, fmt.Errorf("read the zoo CA %s/%s: %w", tenantapi.ServerNamespace, certs.ZooCASecret, err)
 	}
-	z, err := ZooCAFromSecret(s, time.Now())
+	z, err := certs.ZooCAFromSecret(s, time.Now())
 	if err != nil {
-		klog.InfoS("Issuing a new zoo CA", "secret", tenantapi.ServerNamespace+"/"+ZooCASecret, "reason", err)
+		klog.InfoS("Issuing a new zoo CA", "secret", tenantapi.ServerNamespace+"/"+certs.ZooCASecret, "reason", err)
 		return nil, nil
 	}
 	return z, nil
@@ -153,7 +154,7 @@ func (c *Client) UninstallServer(ctx context.Context, progress func(format strin
 		progress = func(string, ...any) {}
 	}
 	// Which certificate does not matter: only names are deleted.
-	objs, err := ServerObjects(ServerOptions{Replicas: 1, Image: "unused", TLS: &ServerTLS{}, ZooCA: &ZooCA{}})
+	objs, err := ServerObjects(ServerOptions{Replicas: 1, Image: "unused", TLS: &ServerTLS{}, ZooCA: &certs.ZooCA{}})
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/certs"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -55,7 +56,7 @@ func TestServerObjects(t *testing.T) {
 		"--advertise-address=zoo-server.zoo-system.svc:443", "--advertise-ca-file=/etc/zoo/tls/ca.crt",
 		"--client-ca-file=/etc/zoo/client-ca/ca.crt"}, c.Args)
 	for _, v := range pod.Volumes {
-		assert.NotEqual(t, ZooCASecret, ptr.Deref(v.Secret, corev1.SecretVolumeSource{}).SecretName, "the server never gets the zoo CA's key")
+		assert.NotEqual(t, certs.ZooCASecret, ptr.Deref(v.Secret, corev1.SecretVolumeSource{}).SecretName, "the server never gets the zoo CA's key")
 	}
 	assert.True(t, *c.SecurityContext.ReadOnlyRootFilesystem)
 	assert.False(t, *c.SecurityContext.AllowPrivilegeEscalation)

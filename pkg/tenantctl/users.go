@@ -35,9 +35,6 @@ const (
 	UserGrantTenantLabel = translate.APIGroup + "/user-grant-of"
 	// UpstreamUserAnnotation holds the upstream user of a grant.
 	UpstreamUserAnnotation = translate.APIGroup + "/upstream-user"
-	// TenantUserAnnotation holds the tenant-local user a grant lets the
-	// upstream user act as.
-	TenantUserAnnotation = translate.APIGroup + "/tenant-user"
 )
 
 // maxUpstreamUserLength bounds an upstream user name (an OIDC subject with
@@ -103,13 +100,13 @@ func UserGrantRBAC(g UserGrant, owner metav1.OwnerReference) (*rbacv1.ClusterRol
 	meta := metav1.ObjectMeta{
 		Name:            name,
 		Labels:          map[string]string{tenantapi.ManagedByLabel: tenantapi.ManagedByValue, UserGrantTenantLabel: t.Name()},
-		Annotations:     map[string]string{UpstreamUserAnnotation: g.UpstreamUser, TenantUserAnnotation: g.User},
+		Annotations:     map[string]string{UpstreamUserAnnotation: g.UpstreamUser, platformobj.TenantUserAnnotation: g.User},
 		OwnerReferences: []metav1.OwnerReference{owner},
 	}
 	role := &rbacv1.ClusterRole{
 		TypeMeta:   platformobj.ClusterRoleType,
 		ObjectMeta: *meta.DeepCopy(),
-		Rules: append(impersonationRules(t.UpstreamUser(g.User), []string{t.TenantGroup()}), rbacv1.PolicyRule{
+		Rules: append(platformobj.ImpersonationRules(t.UpstreamUser(g.User), []string{t.TenantGroup()}), rbacv1.PolicyRule{
 			APIGroups: []string{translate.APIGroup}, Resources: []string{tenantapi.TenantResource}, Verbs: []string{"get"},
 			ResourceNames: []string{t.Name()},
 		}),
@@ -135,7 +132,7 @@ func tenantOwnerRef(name string, uid types.UID) metav1.OwnerReference {
 // for a binding that is not one (wrong name, subject or annotations).
 func userGrantOf(b *rbacv1.ClusterRoleBinding) (UserGrant, bool) {
 	tenant := b.Labels[UserGrantTenantLabel]
-	g := UserGrant{Tenant: tenant, UpstreamUser: b.Annotations[UpstreamUserAnnotation], User: b.Annotations[TenantUserAnnotation]}
+	g := UserGrant{Tenant: tenant, UpstreamUser: b.Annotations[UpstreamUserAnnotation], User: b.Annotations[platformobj.TenantUserAnnotation]}
 	t, err := translate.NewTenant(tenant)
 	if err != nil || g.UpstreamUser == "" || b.Name != UserGrantName(t, g.UpstreamUser) {
 		return UserGrant{}, false

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -131,11 +132,11 @@ func (c *Client) ListUserGrants(ctx context.Context, tenant string) ([]UserGrant
 
 // deleteUserGrants removes every grant of tenant t (tenant delete), of
 // upstream users and of certificates of the cluster's signer
-// (certgrant.go): the garbage collector would, once the record is gone,
+// (certgrant_apply.go): the garbage collector would, once the record is gone,
 // but not at once.
 func (c *Client) deleteUserGrants(ctx context.Context, t translate.Tenant, progress func(string, ...any)) ([]string, error) {
 	var deleted []string
-	for _, g := range []struct{ label, prefix string }{{UserGrantTenantLabel, UserGrantPrefix}, {CertGrantTenantLabel, CertGrantPrefix}} {
+	for _, g := range []struct{ label, prefix string }{{UserGrantTenantLabel, UserGrantPrefix}, {platformobj.CertGrantTenantLabel, platformobj.CertGrantPrefix}} {
 		some, err := c.deleteGrantsLabeled(ctx, t, g.label, g.prefix, progress)
 		deleted = append(deleted, some...)
 		if err != nil {

@@ -66,7 +66,7 @@ func serverConfigs(ctx context.Context, c *tenantctl.Client, ep ServerEndpoint, 
 	if err := req.Validate(); err != nil {
 		return nil, nil, err
 	}
-	issued, err := certs.Issue(ctx, c, req)
+	issued, err := certs.Issue(ctx, c.Certs(), req)
 	if err != nil {
 		return nil, new(serverPathResult(CouldNotRun, "issue the attacker's client certificate: "+oneLine(err.Error(), 250))), nil
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // A certificate of the cluster's signer names a user of its own
-// (tenantctl.CertUserPrefix + "<tenant>:<id>"), in no group: upstream it
+// (platformobj.CertUserPrefix + "<tenant>:<id>"), in no group: upstream it
 // may only impersonate the identity it stands for, by a grant revocation
 // deletes (pkg/certs, grant.go). The server takes that identity from the
 // tenant's record instead, by the certificate's serial.

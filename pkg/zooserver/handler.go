@@ -13,7 +13,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/localproxy"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -50,7 +50,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	who := resp.User
-	if tenant, ok := tenantctl.IsCertUser(who.GetName()); ok { // certuser.go
+	if tenant, ok := platformobj.IsCertUser(who.GetName()); ok { // certuser.go
 		leaf, why := verifiedLeafOf(r, who.GetName())
 		if leaf != nil {
 			who, why = s.tenants.certIdentity(tenant, leaf)
@@ -158,7 +158,7 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u := resp.User
-	_, certUser := tenantctl.IsCertUser(u.GetName())
+	_, certUser := platformobj.IsCertUser(u.GetName())
 	if _, err := identityOf(u); err == nil || certUser {
 		// A tenant identity never holds this right: refused without a
 		// SubjectAccessReview, so tenants cannot spend the server's own

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
@@ -101,7 +101,7 @@ func TestRevokedClusterCertificateLosesUpstreamAccess(t *testing.T) {
 		works(t, "before")
 		who := kubectlAs(t, raw, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")
 		require.NoError(t, who.Err, who.Stderr)
-		assert.Regexp(t, "^"+tenantctl.CertUserPrefix+"acme:[0-9a-f]{32}$", who.Stdout, "a user of its own")
+		assert.Regexp(t, "^"+platformobj.CertUserPrefix+"acme:[0-9a-f]{32}$", who.Stdout, "a user of its own")
 		for _, args := range [][]string{
 			{"-n", upstreamNS, "get", "configmaps"},                                     // its own user: no read
 			{"-n", upstreamNS, "create", "configmap", "own"},                            // nor write

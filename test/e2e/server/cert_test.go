@@ -24,7 +24,6 @@ import (
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/certs"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
@@ -38,7 +37,7 @@ func zooCAReplicas(t *testing.T) (*framework.Balancer, []*framework.Replica) {
 	t.Helper()
 	setup(t)
 	framework.ServerKubeconfig(t) // install --server: the zoo CA
-	cm, err := framework.AdminClient(t).CoreV1().ConfigMaps(tenantapi.ServerNamespace).Get(t.Context(), tenantctl.ZooCAConfigMap, metav1.GetOptions{})
+	cm, err := framework.AdminClient(t).CoreV1().ConfigMaps(tenantapi.ServerNamespace).Get(t.Context(), certs.ZooCAConfigMap, metav1.GetOptions{})
 	require.NoError(t, err)
 	caFile := filepath.Join(t.TempDir(), "zoo-ca.crt")
 	require.NoError(t, os.WriteFile(caFile, []byte(cm.Data[tenantapi.ServerCAKey]), 0o600))
@@ -212,9 +211,9 @@ func upstreamKubeconfig(t *testing.T, kubeconfig string) string {
 // that ended a minute ago.
 func expiredZooCert(t *testing.T) *clientcmdapi.AuthInfo {
 	t.Helper()
-	s, err := framework.AdminClient(t).CoreV1().Secrets(tenantapi.ServerNamespace).Get(t.Context(), tenantctl.ZooCASecret, metav1.GetOptions{})
+	s, err := framework.AdminClient(t).CoreV1().Secrets(tenantapi.ServerNamespace).Get(t.Context(), certs.ZooCASecret, metav1.GetOptions{})
 	require.NoError(t, err)
-	ca, caKey, err := (&tenantctl.ZooCA{CertPEM: s.Data["tls.crt"], KeyPEM: s.Data["tls.key"]}).ParseZooCA()
+	ca, caKey, err := (&certs.ZooCA{CertPEM: s.Data["tls.crt"], KeyPEM: s.Data["tls.key"]}).ParseZooCA()
 	require.NoError(t, err)
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	require.NoError(t, err)

@@ -1,4 +1,4 @@
-package tenantctl
+package certs
 
 import (
 	"crypto/ecdsa"
@@ -9,9 +9,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/keyutil"
 )
@@ -86,19 +84,4 @@ func ZooCAFromSecret(s *corev1.Secret, now time.Time) (*ZooCA, error) {
 		return nil, fmt.Errorf("the zoo CA expires at %s", ca.NotAfter.Format(time.RFC3339))
 	}
 	return z, nil
-}
-
-// zooCAObjects are the Secret with the zoo CA's key and the ConfigMap with
-// its certificate.
-func zooCAObjects(z *ZooCA) (*corev1.Secret, *corev1.ConfigMap) {
-	return &corev1.Secret{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-			ObjectMeta: serverMeta(ZooCASecret),
-			Type:       corev1.SecretTypeTLS,
-			Data:       map[string][]byte{corev1.TLSCertKey: z.CertPEM, corev1.TLSPrivateKeyKey: z.KeyPEM},
-		}, &corev1.ConfigMap{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-			ObjectMeta: serverMeta(ZooCAConfigMap),
-			Data:       map[string]string{tenantapi.ServerCAKey: string(z.CertPEM)},
-		}
 }

@@ -1,15 +1,12 @@
-package tenantctl
+package platformobj
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -34,6 +31,9 @@ const (
 	CertGrantPrefix = "zoo:cert:"
 	// CertGrantTenantLabel names the tenant of a certificate's grant.
 	CertGrantTenantLabel = translate.APIGroup + "/cert-of"
+	// TenantUserAnnotation holds the tenant-local user a grant (of a
+	// certificate, or of a tenant user) lets its upstream user act as.
+	TenantUserAnnotation = translate.APIGroup + "/tenant-user"
 )
 
 // CertGrant is the grant of one certificate of the cluster's signer.
@@ -85,12 +85,12 @@ func CertGrantRBAC(g CertGrant, owner metav1.OwnerReference) (*rbacv1.ClusterRol
 		OwnerReferences: []metav1.OwnerReference{owner},
 	}
 	role := &rbacv1.ClusterRole{
-		TypeMeta:   platformobj.ClusterRoleType,
+		TypeMeta:   ClusterRoleType,
 		ObjectMeta: *meta.DeepCopy(),
-		Rules:      impersonationRules(t.UpstreamUser(g.User), t.UpstreamGroups(g.Groups, false)),
+		Rules:      ImpersonationRules(t.UpstreamUser(g.User), t.UpstreamGroups(g.Groups, false)),
 	}
 	binding := &rbacv1.ClusterRoleBinding{
-		TypeMeta:   platformobj.ClusterRoleBindingType,
+		TypeMeta:   ClusterRoleBindingType,
 		ObjectMeta: meta,
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: g.CertUser}},
@@ -98,62 +98,10 @@ func CertGrantRBAC(g CertGrant, owner metav1.OwnerReference) (*rbacv1.ClusterRol
 	return role, binding, nil
 }
 
-// ApplyCertGrant writes g's grant (the role first: a binding to a missing
-// role grants nothing). The tenant must exist.
-func (c *Client) ApplyCertGrant(ctx context.Context, g CertGrant) error {
-	rec, err := c.liveTenant(ctx, g.Tenant)
-	if err != nil {
-		return err
-	}
-	role, binding, err := CertGrantRBAC(g, tenantOwnerRef(rec.Name, rec.UID))
-	if err != nil {
-		return err
-	}
-	if _, err := c.apply(ctx, role, false); err != nil {
-		return err
-	}
-	_, err = c.apply(ctx, binding, false)
-	return err
-}
-
-// DeleteCertGrant deletes the grant of the certificate with serial in
-// tenant (the binding first: the grant ends with it); a missing one is no
-// error.
-func (c *Client) DeleteCertGrant(ctx context.Context, tenant, serial string) error {
-	t, err := translate.NewTenant(tenant)
-	if err != nil {
-		return err
-	}
-	return c.deleteUserGrantObjects(ctx, CertGrantName(t, serial))
-}
-
-// CertGrantSerials lists the serials of the certificates of tenant that
-// have a grant.
-func (c *Client) CertGrantSerials(ctx context.Context, tenant string) ([]string, error) {
-	t, err := translate.NewTenant(tenant)
-	if err != nil {
-		return nil, err
-	}
-	l, err := c.Kube.RbacV1().ClusterRoleBindings().List(ctx, metav1.ListOptions{LabelSelector: CertGrantTenantLabel + "=" + t.Name()})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("list the certificate grants of tenant %s: %w", t, err)
-	}
-	var out []string
-	if l == nil {
-		return out, nil
-	}
-	for _, b := range l.Items {
-		if serial, ok := strings.CutPrefix(b.Name, CertGrantPrefix+t.Name()+":"); ok {
-			out = append(out, serial)
-		}
-	}
-	return out, nil
-}
-
-// impersonationRules let a ClusterRole's subject impersonate exactly the
+// ImpersonationRules let a ClusterRole's subject impersonate exactly the
 // user and the groups named: no other user, no ServiceAccount, UID or
 // extra (a certificate's grant, a tenant user's grant).
-func impersonationRules(user string, groups []string) []rbacv1.PolicyRule {
+func ImpersonationRules(user string, groups []string) []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{{
 		APIGroups: []string{""}, Resources: []string{"users"}, Verbs: []string{"impersonate"}, ResourceNames: []string{user},
 	}, {
