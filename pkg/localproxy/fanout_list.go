@@ -1,12 +1,13 @@
 package localproxy
 
 import (
+	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"net/url"
 	"sort"
 	"strconv"
+	"sync"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -252,20 +253,23 @@ func (p *Proxy) fetchLeg(ctx context.Context, r *http.Request, u *translate.Upst
 		return legAnswer{err: err}
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
+	buf := legBodies.Get().(*bytes.Buffer)
+	defer putLegBody(buf)
+	buf.Reset()
+	if _, err := buf.ReadFrom(resp.Body); err != nil {
 		return legAnswer{err: err}
 	}
+	body := buf.Bytes() // read again once the leg is over: copied to be kept
 	if resp.StatusCode != http.StatusOK {
-		return legAnswer{code: resp.StatusCode, body: body}
+		return legAnswer{code: resp.StatusCode, body: bytes.Clone(body)}
 	}
-	page, err := p.tr.TranslateListPage(u.Rule, body)
+	page, err := p.tr.TranslateListPage(u.Rule, body) // holds no part of body
 	if err == nil {
 		return legAnswer{page: page, code: resp.StatusCode, items: page.Read, more: page.Continue != ""}
 	}
 	doc, decErr := translate.DecodeDocument(body) // numbers stay exact
 	if decErr != nil {
-		return legAnswer{code: http.StatusBadGateway, body: body}
+		return legAnswer{code: http.StatusBadGateway, body: bytes.Clone(body)}
 	}
 	key := "items"
 	if doc["kind"] == "Table" {
@@ -275,6 +279,18 @@ func (p *Proxy) fetchLeg(ctx context.Context, r *http.Request, u *translate.Upst
 	meta, _ := doc["metadata"].(map[string]any)
 	more, _ := meta["continue"].(string)
 	return legAnswer{failed: err, code: resp.StatusCode, items: int64(len(got)), more: more != ""}
+}
+
+// legBodies recycles the buffers legs are read into: a leg's answer is
+// translated from it and then only its translation is held.
+var legBodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putLegBody returns a leg's read buffer to legBodies unless it grew past
+// 1 MiB.
+func putLegBody(buf *bytes.Buffer) {
+	if buf.Cap() <= 1<<20 {
+		legBodies.Put(buf)
+	}
 }
 
 // writeTranslated answers with an upstream error body, translated.

@@ -323,3 +323,39 @@ func TestJoinListCancelsLegs(t *testing.T) {
 		}, 10*time.Second, 10*time.Millisecond, "the legs in flight were not cancelled")
 	})
 }
+
+// TestJoinListLegAnswers: a leg's answer that is not JSON is the list's
+// failure, as a 502 of that body; one that is JSON but no list the
+// translator can read fails the list with the translator's status; the
+// legs' items are joined in order, what is not the tenant's left out.
+func TestJoinListLegAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		name, second string
+		code         int
+		want         string
+	}{
+		{"joined", `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"10"},"items":[` +
+			`{"metadata":{"name":"b","namespace":"acme-z"}},{"metadata":{"name":"x","namespace":"kube-system"}}]}`,
+			http.StatusOK, `"items":[{"metadata":{"name":"a","namespace":"a"}},{"metadata":{"name":"b","namespace":"z"}}]`},
+		{"not JSON", `<html>oops</html>`, http.StatusServiceUnavailable, `unexpected answer 502: \u003chtml\u003eoops\u003c/html\u003e`},
+		{"not a list the translator reads", `{"kind":"ConfigMapList","apiVersion":"v1","items":[1]}`, http.StatusBadRequest, "malformed upstream object"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, _ := newTestProxy(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				switch {
+				case r.Header.Get("Impersonate-User") == "" && r.URL.Path == "/api/v1/namespaces":
+					_, _ = w.Write([]byte(`{"kind":"NamespaceList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[` +
+						`{"metadata":{"name":"acme-a"}},{"metadata":{"name":"acme-z"}}]}`))
+				case r.URL.Path == "/api/v1/namespaces/acme-a/configmaps":
+					_, _ = w.Write([]byte(`{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"10"},"items":[{"metadata":{"name":"a","namespace":"acme-a"}}]}`))
+				default:
+					_, _ = w.Write([]byte(tc.second))
+				}
+			})
+			rec := request(p, http.MethodGet, "/api/v1/configmaps", nil, "")
+			assert.Equal(t, tc.code, rec.Code, rec.Body.String())
+			assert.Contains(t, rec.Body.String(), tc.want)
+		})
+	}
+}
