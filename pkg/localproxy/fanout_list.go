@@ -259,7 +259,7 @@ func (p *Proxy) fetchLeg(ctx context.Context, r *http.Request, u *translate.Upst
 	if _, err := buf.ReadFrom(resp.Body); err != nil {
 		return legAnswer{err: err}
 	}
-	body := buf.Bytes() // read again once the leg is over: copied to be kept
+	body := buf.Bytes() // the buffer is reused once the leg is over: what is kept of it is copied
 	if resp.StatusCode != http.StatusOK {
 		return legAnswer{code: resp.StatusCode, body: bytes.Clone(body)}
 	}
