@@ -86,6 +86,11 @@ type KindRule struct {
 	Resource schema.GroupResource
 	// Kind is the object kind.
 	Kind string
+	// ShortNames are the resource's short names as the API server's
+	// discovery serves them (`kubectl api-resources`, SHORTNAMES);
+	// explain's aliases are built from them, and the e2e
+	// TestDiscoveryIsClassified holds them to the server's.
+	ShortNames []string
 	// Treatment is how the kind is treated.
 	Treatment Treatment
 	// Reason explains a Forbidden or ReadOnly treatment (shown in the 403).

@@ -58,56 +58,56 @@ const nodesReason = "nodes belong to the shared cluster: tenants may read them b
 // and a golden test case in testdata/translate.
 var kindTable = []KindRule{
 	// core, namespaced
-	{Resource: gr("", "pods"), Kind: "Pod", Treatment: Namespaced, Refs: podSpecRefs("spec"), PlatformDomains: true,
+	{Resource: gr("", "pods"), Kind: "Pod", ShortNames: []string{"po"}, Treatment: Namespaced, Refs: podSpecRefs("spec"), PlatformDomains: true,
 		PlatformStatusFields: []string{"podIP", "podIPs", "hostIP", "hostIPs", "phase", "nominatedNodeName"}, Subresources: podSubresources},
 	{Resource: gr("", "podtemplates"), Kind: "PodTemplate", Treatment: Namespaced, Refs: podSpecRefs("template.spec")},
-	{Resource: gr("", "replicationcontrollers"), Kind: "ReplicationController", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: workloadSubresources},
-	{Resource: gr("", "services"), Kind: "Service", Treatment: Namespaced, PlatformDomains: true, Refs: []Ref{
+	{Resource: gr("", "replicationcontrollers"), Kind: "ReplicationController", ShortNames: []string{"rc"}, Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: workloadSubresources},
+	{Resource: gr("", "services"), Kind: "Service", ShortNames: []string{"svc"}, Treatment: Namespaced, PlatformDomains: true, Refs: []Ref{
 		refusedField(TargetAddress, gr("", "services"), "spec", "externalIPs", "kube-proxy on every machine would capture the traffic of those addresses, other tenants' included"),
 		refusedField(TargetAddress, gr("", "services"), "spec", "loadBalancerIP", "an address of the shared load-balancer pool the tenant picks, another tenant's included (deprecated; the pool's annotations are the platform's too)"),
 		addressRef(gr("", "services"), "spec.externalName", AddressServiceName)}, Subresources: serviceSubresources},
-	{Resource: gr("", "endpoints"), Kind: "Endpoints", Treatment: Namespaced, Refs: []Ref{
+	{Resource: gr("", "endpoints"), Kind: "Endpoints", ShortNames: []string{"ep"}, Treatment: Namespaced, Refs: []Ref{
 		objectRefAt("subsets[].addresses[].targetRef"), objectRefAt("subsets[].notReadyAddresses[].targetRef"),
 		addressRef(gr("", "endpoints"), "subsets[].addresses[].ip", AddressIP), addressRef(gr("", "endpoints"), "subsets[].notReadyAddresses[].ip", AddressIP)}},
-	{Resource: gr("", "configmaps"), Kind: "ConfigMap", Treatment: Namespaced},
+	{Resource: gr("", "configmaps"), Kind: "ConfigMap", ShortNames: []string{"cm"}, Treatment: Namespaced},
 	{Resource: gr("", "secrets"), Kind: "Secret", Treatment: Namespaced},
-	{Resource: gr("", "serviceaccounts"), Kind: "ServiceAccount", Treatment: Namespaced, Subresources: serviceAccountSubresources},
-	{Resource: gr("", "persistentvolumeclaims"), Kind: "PersistentVolumeClaim", Treatment: Namespaced, Refs: pvcSpecRefs,
+	{Resource: gr("", "serviceaccounts"), Kind: "ServiceAccount", ShortNames: []string{"sa"}, Treatment: Namespaced, Subresources: serviceAccountSubresources},
+	{Resource: gr("", "persistentvolumeclaims"), Kind: "PersistentVolumeClaim", ShortNames: []string{"pvc"}, Treatment: Namespaced, Refs: pvcSpecRefs,
 		Annotations: []AnnotationRule{storageClassAnnotation}, Subresources: claimSubresources},
-	{Resource: gr("", "events"), Kind: "Event", Treatment: Namespaced, Refs: []Ref{eventTextRef("message", "involvedObject", "related"), objectRefAt("involvedObject"), objectRefAt("related")}},
-	{Resource: gr("", "limitranges"), Kind: "LimitRange", Treatment: Namespaced},
-	{Resource: gr("", "resourcequotas"), Kind: "ResourceQuota", Treatment: Namespaced, Subresources: quotaSubresources},
+	{Resource: gr("", "events"), Kind: "Event", ShortNames: []string{"ev"}, Treatment: Namespaced, Refs: []Ref{eventTextRef("message", "involvedObject", "related"), objectRefAt("involvedObject"), objectRefAt("related")}},
+	{Resource: gr("", "limitranges"), Kind: "LimitRange", ShortNames: []string{"limits"}, Treatment: Namespaced},
+	{Resource: gr("", "resourcequotas"), Kind: "ResourceQuota", ShortNames: []string{"quota"}, Treatment: Namespaced, Subresources: quotaSubresources},
 	{Resource: gr("", "bindings"), Kind: "Binding", Treatment: Namespaced},
 	// core, cluster-scoped
-	{Resource: grNamespace, Kind: "Namespace", Treatment: TenantOwned, NameIsNamespace: true, Subresources: namespaceSubresources, PlatformDomains: true},
-	{Resource: grPV, Kind: "PersistentVolume", Treatment: TenantOwned, Refs: pvRefs, Complete: completePV, PlatformDomains: true,
+	{Resource: grNamespace, Kind: "Namespace", ShortNames: []string{"ns"}, Treatment: TenantOwned, NameIsNamespace: true, Subresources: namespaceSubresources, PlatformDomains: true},
+	{Resource: grPV, Kind: "PersistentVolume", ShortNames: []string{"pv"}, Treatment: TenantOwned, Refs: pvRefs, Complete: completePV, PlatformDomains: true,
 		Annotations: []AnnotationRule{storageClassAnnotation}, Subresources: volumeSubresources},
-	{Resource: grNode, Kind: "Node", Treatment: ReadOnly, Reason: nodesReason, Subresources: nodeSubresources},
-	{Resource: gr("", "componentstatuses"), Kind: "ComponentStatus", Treatment: Hidden},
+	{Resource: grNode, Kind: "Node", ShortNames: []string{"no"}, Treatment: ReadOnly, Reason: nodesReason, Subresources: nodeSubresources},
+	{Resource: gr("", "componentstatuses"), Kind: "ComponentStatus", ShortNames: []string{"cs"}, Treatment: Hidden},
 	// workloads
-	{Resource: gr("apps", "deployments"), Kind: "Deployment", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: workloadSubresources},
-	{Resource: gr("apps", "replicasets"), Kind: "ReplicaSet", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: workloadSubresources},
-	{Resource: gr("apps", "daemonsets"), Kind: "DaemonSet", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: statusOnly},
-	{Resource: gr("apps", "statefulsets"), Kind: "StatefulSet", Treatment: Namespaced, Refs: append(podSpecRefs("spec.template.spec"),
+	{Resource: gr("apps", "deployments"), Kind: "Deployment", ShortNames: []string{"deploy"}, Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: workloadSubresources},
+	{Resource: gr("apps", "replicasets"), Kind: "ReplicaSet", ShortNames: []string{"rs"}, Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: workloadSubresources},
+	{Resource: gr("apps", "daemonsets"), Kind: "DaemonSet", ShortNames: []string{"ds"}, Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: statusOnly},
+	{Resource: gr("apps", "statefulsets"), Kind: "StatefulSet", ShortNames: []string{"sts"}, Treatment: Namespaced, Refs: append(podSpecRefs("spec.template.spec"),
 		claimSpecRefs("spec.volumeClaimTemplates[].spec")...), Subresources: workloadSubresources},
 	{Resource: gr("apps", "controllerrevisions"), Kind: "ControllerRevision", Treatment: Namespaced},
 	{Resource: gr("batch", "jobs"), Kind: "Job", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: statusOnly},
-	{Resource: gr("batch", "cronjobs"), Kind: "CronJob", Treatment: Namespaced, Refs: podSpecRefs("spec.jobTemplate.spec.template.spec"), Subresources: statusOnly},
-	{Resource: gr("autoscaling", "horizontalpodautoscalers"), Kind: "HorizontalPodAutoscaler", Treatment: Namespaced,
+	{Resource: gr("batch", "cronjobs"), Kind: "CronJob", ShortNames: []string{"cj"}, Treatment: Namespaced, Refs: podSpecRefs("spec.jobTemplate.spec.template.spec"), Subresources: statusOnly},
+	{Resource: gr("autoscaling", "horizontalpodautoscalers"), Kind: "HorizontalPodAutoscaler", ShortNames: []string{"hpa"}, Treatment: Namespaced,
 		Refs: []Ref{apiVersionRef(TargetLocal, "spec.scaleTargetRef", "apiVersion")}, Subresources: statusOnly},
-	{Resource: gr("policy", "poddisruptionbudgets"), Kind: "PodDisruptionBudget", Treatment: Namespaced, Subresources: budgetSubresources},
+	{Resource: gr("policy", "poddisruptionbudgets"), Kind: "PodDisruptionBudget", ShortNames: []string{"pdb"}, Treatment: Namespaced, Subresources: budgetSubresources},
 	// networking and discovery
-	{Resource: gr("networking.k8s.io", "networkpolicies"), Kind: "NetworkPolicy", Treatment: Namespaced, Refs: networkPolicyRefs},
-	{Resource: gr("networking.k8s.io", "ingresses"), Kind: "Ingress", Treatment: Namespaced, Refs: ingressRefs, Subresources: ingressSubresources, PlatformDomains: true},
+	{Resource: gr("networking.k8s.io", "networkpolicies"), Kind: "NetworkPolicy", ShortNames: []string{"netpol"}, Treatment: Namespaced, Refs: networkPolicyRefs},
+	{Resource: gr("networking.k8s.io", "ingresses"), Kind: "Ingress", ShortNames: []string{"ing"}, Treatment: Namespaced, Refs: ingressRefs, Subresources: ingressSubresources, PlatformDomains: true},
 	{Resource: grIngressClass, Kind: "IngressClass", Treatment: Shared, Refs: []Ref{
 		apiGroupRef(TargetObject, "spec.parameters", "apiGroup"), namespaceRef("spec.parameters", "namespace")}},
-	{Resource: gr("networking.k8s.io", "ipaddresses"), Kind: "IPAddress", Treatment: ReadOnly, Reason: "service IP addresses are allocated by the shared cluster"},
+	{Resource: gr("networking.k8s.io", "ipaddresses"), Kind: "IPAddress", ShortNames: []string{"ip"}, Treatment: ReadOnly, Reason: "service IP addresses are allocated by the shared cluster"},
 	{Resource: gr("networking.k8s.io", "servicecidrs"), Kind: "ServiceCIDR", Treatment: ReadOnly, Reason: "service CIDRs configure the shared cluster's network", Subresources: cidrSubresources},
 	{Resource: gr("discovery.k8s.io", "endpointslices"), Kind: "EndpointSlice", Treatment: Namespaced, Refs: []Ref{objectRefAt("endpoints[].targetRef"),
 		addressRef(gr("discovery.k8s.io", "endpointslices"), "addressType", AddressFamily), addressRef(gr("discovery.k8s.io", "endpointslices"), "endpoints[].addresses[]", AddressIP)}},
 	{Resource: gr("coordination.k8s.io", "leases"), Kind: "Lease", Treatment: Namespaced},
 	{Resource: gr("coordination.k8s.io", "leasecandidates"), Kind: "LeaseCandidate", Treatment: Namespaced},
-	{Resource: gr("events.k8s.io", "events"), Kind: "Event", Treatment: Namespaced, Refs: []Ref{eventTextRef("note", "regarding", "related"), objectRefAt("regarding"), objectRefAt("related")}},
+	{Resource: gr("events.k8s.io", "events"), Kind: "Event", ShortNames: []string{"ev"}, Treatment: Namespaced, Refs: []Ref{eventTextRef("note", "regarding", "related"), objectRefAt("regarding"), objectRefAt("related")}},
 	// RBAC
 	{Resource: gr(rbacGroup, "roles"), Kind: "Role", Treatment: Namespaced, Refs: []Ref{{Field: "rules", Target: TargetRules, apply: policyRules}}},
 	{Resource: gr(rbacGroup, "rolebindings"), Kind: "RoleBinding", Treatment: Namespaced, Refs: []Ref{
@@ -118,15 +118,15 @@ var kindTable = []KindRule{
 	{Resource: gr(rbacGroup, "clusterrolebindings"), Kind: "ClusterRoleBinding", Treatment: TenantOwned, Refs: []Ref{
 		{Field: "subjects", Target: TargetIdentity, apply: rbacSubjects}, {Field: "roleRef", Target: TargetOwned, apply: roleRef}}},
 	// storage
-	{Resource: grStorageClass, Kind: "StorageClass", Treatment: Shared, Refs: []Ref{storageClassSecretParams}, Check: checkStorageClass},
-	{Resource: grVolumeAttrClass, Kind: "VolumeAttributesClass", Treatment: Shared},
+	{Resource: grStorageClass, Kind: "StorageClass", ShortNames: []string{"sc"}, Treatment: Shared, Refs: []Ref{storageClassSecretParams}, Check: checkStorageClass},
+	{Resource: grVolumeAttrClass, Kind: "VolumeAttributesClass", ShortNames: []string{"vac"}, Treatment: Shared},
 	{Resource: gr("storage.k8s.io", "csidrivers"), Kind: "CSIDriver", Treatment: Shared},
 	{Resource: gr("storage.k8s.io", "csinodes"), Kind: "CSINode", Treatment: ReadOnly, Reason: "CSI nodes describe the shared cluster's machines"},
 	{Resource: gr("storage.k8s.io", "csistoragecapacities"), Kind: "CSIStorageCapacity", Treatment: Namespaced,
 		Refs: []Ref{ownClassRef("")}},
 	{Resource: gr("storage.k8s.io", "volumeattachments"), Kind: "VolumeAttachment", Treatment: Hidden, Subresources: refusedStatus},
 	// scheduling, node, resource
-	{Resource: grPriorityClass, Kind: "PriorityClass", Treatment: Shared, Refs: []Ref{priorityClassConfinement}},
+	{Resource: grPriorityClass, Kind: "PriorityClass", ShortNames: []string{"pc"}, Treatment: Shared, Refs: []Ref{priorityClassConfinement}},
 	{Resource: grRuntimeClass, Kind: "RuntimeClass", Treatment: Shared},
 	{Resource: gr("resource.k8s.io", "deviceclasses"), Kind: "DeviceClass", Treatment: Shared},
 	{Resource: gr("resource.k8s.io", "resourceslices"), Kind: "ResourceSlice", Treatment: ReadOnly, Reason: "resource slices are published by the shared cluster's drivers"},
@@ -140,14 +140,14 @@ var kindTable = []KindRule{
 	{Resource: grMAP, Kind: "MutatingAdmissionPolicy", Treatment: TenantOwned, Refs: admissionPolicyRefs, Access: AccessNone},
 	{Resource: gr(admissionGroup, "mutatingadmissionpolicybindings"), Kind: "MutatingAdmissionPolicyBinding", Treatment: TenantOwned, Refs: policyBindingRefs("mutating"), Access: AccessNone},
 	// API extension
-	{Resource: grCRD, Kind: "CustomResourceDefinition", Treatment: TenantOwned, Refs: crdRefs, Subresources: crdSubresources},
+	{Resource: grCRD, Kind: "CustomResourceDefinition", ShortNames: []string{"crd", "crds"}, Treatment: TenantOwned, Refs: crdRefs, Subresources: crdSubresources},
 	{Resource: gr("apiregistration.k8s.io", "apiservices"), Kind: "APIService", Treatment: Forbidden,
 		Reason: "APIService registration serves an API group to the whole shared cluster and cannot be confined to a tenant", Subresources: refusedStatus},
 	// flow control
 	{Resource: gr(flowGroup, "flowschemas"), Kind: "FlowSchema", Treatment: TenantOwned, Refs: flowSchemaRefs, Check: checkFlowSchema, Access: AccessProxy, MaxPerTenant: 10, Subresources: confinedStatus},
 	{Resource: grPLC, Kind: "PriorityLevelConfiguration", Treatment: TenantOwned, Check: checkPriorityLevel, Complete: completePriorityLevel, Access: AccessProxy, MaxPerTenant: 5, Subresources: confinedStatus},
 	// certificates
-	{Resource: grCSR, Kind: "CertificateSigningRequest", Treatment: TenantOwned, Check: checkCSR, Access: AccessNone, Subresources: csrSubresources},
+	{Resource: grCSR, Kind: "CertificateSigningRequest", ShortNames: []string{"csr"}, Treatment: TenantOwned, Check: checkCSR, Access: AccessNone, Subresources: csrSubresources},
 	{Resource: gr("certificates.k8s.io", "clustertrustbundles"), Kind: "ClusterTrustBundle", Treatment: Forbidden,
 		Reason: "cluster trust bundles are published to every pod of the shared cluster"},
 	// reviews (virtual, create-only)
