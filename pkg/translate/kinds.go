@@ -148,6 +148,9 @@ type KindRule struct {
 	// templates of every kind as well (platform_templates.go): a
 	// controller copies a template's keys to the pods it makes.
 	PlatformDomains bool
+	// cells are the cells of the kind's Table (what `kubectl get` prints)
+	// that show a reference, by lower-case column name (table_refs.go).
+	cells map[string]refCell
 }
 
 // AnnotationRule is an annotation a tenant may not set on a kind at all,

@@ -62,7 +62,7 @@ var kindTable = []KindRule{
 		PlatformStatusFields: []string{"podIP", "podIPs", "hostIP", "hostIPs", "phase", "nominatedNodeName"}, Subresources: podSubresources},
 	{Resource: gr("", "podtemplates"), Kind: "PodTemplate", Treatment: Namespaced, Refs: podSpecRefs("template.spec")},
 	{Resource: gr("", "replicationcontrollers"), Kind: "ReplicationController", ShortNames: []string{"rc"}, Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: workloadSubresources},
-	{Resource: gr("", "services"), Kind: "Service", ShortNames: []string{"svc"}, Treatment: Namespaced, PlatformDomains: true, Refs: []Ref{
+	{Resource: gr("", "services"), Kind: "Service", cells: map[string]refCell{"external-ip": {out: (*mapper).externalNameCell, unset: "<none>"}}, ShortNames: []string{"svc"}, Treatment: Namespaced, PlatformDomains: true, Refs: []Ref{
 		refusedField(TargetAddress, gr("", "services"), "spec", "externalIPs", "kube-proxy on every machine would capture the traffic of those addresses, other tenants' included"),
 		refusedField(TargetAddress, gr("", "services"), "spec", "loadBalancerIP", "an address of the shared load-balancer pool the tenant picks, another tenant's included (deprecated; the pool's annotations are the platform's too)"),
 		addressRef(gr("", "services"), "spec.externalName", AddressServiceName)}, Subresources: serviceSubresources},
@@ -72,7 +72,7 @@ var kindTable = []KindRule{
 	{Resource: gr("", "configmaps"), Kind: "ConfigMap", ShortNames: []string{"cm"}, Treatment: Namespaced},
 	{Resource: gr("", "secrets"), Kind: "Secret", Treatment: Namespaced},
 	{Resource: gr("", "serviceaccounts"), Kind: "ServiceAccount", ShortNames: []string{"sa"}, Treatment: Namespaced, Subresources: serviceAccountSubresources},
-	{Resource: gr("", "persistentvolumeclaims"), Kind: "PersistentVolumeClaim", ShortNames: []string{"pvc"}, Treatment: Namespaced, Refs: pvcSpecRefs,
+	{Resource: gr("", "persistentvolumeclaims"), Kind: "PersistentVolumeClaim", cells: claimCells, ShortNames: []string{"pvc"}, Treatment: Namespaced, Refs: pvcSpecRefs,
 		Annotations: []AnnotationRule{storageClassAnnotation}, Subresources: claimSubresources},
 	{Resource: gr("", "events"), Kind: "Event", ShortNames: []string{"ev"}, Treatment: Namespaced, Refs: []Ref{eventTextRef("message", "involvedObject", "related"), objectRefAt("involvedObject"), objectRefAt("related")}},
 	{Resource: gr("", "limitranges"), Kind: "LimitRange", ShortNames: []string{"limits"}, Treatment: Namespaced},
@@ -80,7 +80,7 @@ var kindTable = []KindRule{
 	{Resource: gr("", "bindings"), Kind: "Binding", Treatment: Namespaced},
 	// core, cluster-scoped
 	{Resource: grNamespace, Kind: "Namespace", ShortNames: []string{"ns"}, Treatment: TenantOwned, NameIsNamespace: true, Subresources: namespaceSubresources, PlatformDomains: true},
-	{Resource: grPV, Kind: "PersistentVolume", ShortNames: []string{"pv"}, Treatment: TenantOwned, Refs: pvRefs, Complete: completePV, PlatformDomains: true,
+	{Resource: grPV, Kind: "PersistentVolume", cells: volumeCells, ShortNames: []string{"pv"}, Treatment: TenantOwned, Refs: pvRefs, Complete: completePV, PlatformDomains: true,
 		Annotations: []AnnotationRule{storageClassAnnotation}, Subresources: volumeSubresources},
 	{Resource: grNode, Kind: "Node", ShortNames: []string{"no"}, Treatment: ReadOnly, Reason: nodesReason, Subresources: nodeSubresources},
 	{Resource: gr("", "componentstatuses"), Kind: "ComponentStatus", ShortNames: []string{"cs"}, Treatment: Hidden},
@@ -98,7 +98,7 @@ var kindTable = []KindRule{
 	{Resource: gr("policy", "poddisruptionbudgets"), Kind: "PodDisruptionBudget", ShortNames: []string{"pdb"}, Treatment: Namespaced, Subresources: budgetSubresources},
 	// networking and discovery
 	{Resource: gr("networking.k8s.io", "networkpolicies"), Kind: "NetworkPolicy", ShortNames: []string{"netpol"}, Treatment: Namespaced, Refs: networkPolicyRefs},
-	{Resource: gr("networking.k8s.io", "ingresses"), Kind: "Ingress", ShortNames: []string{"ing"}, Treatment: Namespaced, Refs: ingressRefs, Subresources: ingressSubresources, PlatformDomains: true},
+	{Resource: gr("networking.k8s.io", "ingresses"), Kind: "Ingress", cells: map[string]refCell{"class": {out: sharedCell(grIngressClass), unset: "<none>"}}, ShortNames: []string{"ing"}, Treatment: Namespaced, Refs: ingressRefs, Subresources: ingressSubresources, PlatformDomains: true},
 	{Resource: grIngressClass, Kind: "IngressClass", Treatment: Shared, Refs: []Ref{
 		apiGroupRef(TargetObject, "spec.parameters", "apiGroup"), namespaceRef("spec.parameters", "namespace")}},
 	{Resource: gr("networking.k8s.io", "ipaddresses"), Kind: "IPAddress", ShortNames: []string{"ip"}, Treatment: ReadOnly, Reason: "service IP addresses are allocated by the shared cluster"},
@@ -122,7 +122,7 @@ var kindTable = []KindRule{
 	{Resource: grVolumeAttrClass, Kind: "VolumeAttributesClass", ShortNames: []string{"vac"}, Treatment: Shared},
 	{Resource: gr("storage.k8s.io", "csidrivers"), Kind: "CSIDriver", Treatment: Shared},
 	{Resource: gr("storage.k8s.io", "csinodes"), Kind: "CSINode", Treatment: ReadOnly, Reason: "CSI nodes describe the shared cluster's machines"},
-	{Resource: gr("storage.k8s.io", "csistoragecapacities"), Kind: "CSIStorageCapacity", Treatment: Namespaced,
+	{Resource: gr("storage.k8s.io", "csistoragecapacities"), Kind: "CSIStorageCapacity", cells: map[string]refCell{"storageclassname": {out: (*mapper).classOut}}, Treatment: Namespaced,
 		Refs: []Ref{ownClassRef("")}},
 	{Resource: gr("storage.k8s.io", "volumeattachments"), Kind: "VolumeAttachment", Treatment: Hidden, Subresources: refusedStatus},
 	// scheduling, node, resource
@@ -136,15 +136,15 @@ var kindTable = []KindRule{
 	{Resource: gr(admissionGroup, "mutatingwebhookconfigurations"), Kind: "MutatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs("mutatingwebhookconfigurations"), Access: AccessProxy, MaxPerTenant: 10},
 	{Resource: gr(admissionGroup, "validatingwebhookconfigurations"), Kind: "ValidatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs("validatingwebhookconfigurations"), Access: AccessProxy, MaxPerTenant: 10},
 	{Resource: grVAP, Kind: "ValidatingAdmissionPolicy", Treatment: TenantOwned, Refs: admissionPolicyRefs, Check: checkParamKind, Access: AccessProxy, MaxPerTenant: 20, Subresources: confinedStatus},
-	{Resource: gr(admissionGroup, "validatingadmissionpolicybindings"), Kind: "ValidatingAdmissionPolicyBinding", Treatment: TenantOwned, Refs: policyBindingRefs("validating"), Access: AccessProxy, MaxPerTenant: 20},
+	{Resource: gr(admissionGroup, "validatingadmissionpolicybindings"), Kind: "ValidatingAdmissionPolicyBinding", cells: policyBindingCells(grVAP), Treatment: TenantOwned, Refs: policyBindingRefs("validating"), Access: AccessProxy, MaxPerTenant: 20},
 	{Resource: grMAP, Kind: "MutatingAdmissionPolicy", Treatment: TenantOwned, Refs: admissionPolicyRefs, Access: AccessNone},
-	{Resource: gr(admissionGroup, "mutatingadmissionpolicybindings"), Kind: "MutatingAdmissionPolicyBinding", Treatment: TenantOwned, Refs: policyBindingRefs("mutating"), Access: AccessNone},
+	{Resource: gr(admissionGroup, "mutatingadmissionpolicybindings"), Kind: "MutatingAdmissionPolicyBinding", cells: policyBindingCells(grMAP), Treatment: TenantOwned, Refs: policyBindingRefs("mutating"), Access: AccessNone},
 	// API extension
 	{Resource: grCRD, Kind: "CustomResourceDefinition", ShortNames: []string{"crd", "crds"}, Treatment: TenantOwned, Refs: crdRefs, Subresources: crdSubresources},
 	{Resource: gr("apiregistration.k8s.io", "apiservices"), Kind: "APIService", Treatment: Forbidden,
 		Reason: "APIService registration serves an API group to the whole shared cluster and cannot be confined to a tenant", Subresources: refusedStatus},
 	// flow control
-	{Resource: gr(flowGroup, "flowschemas"), Kind: "FlowSchema", Treatment: TenantOwned, Refs: flowSchemaRefs, Check: checkFlowSchema, Access: AccessProxy, MaxPerTenant: 10, Subresources: confinedStatus},
+	{Resource: gr(flowGroup, "flowschemas"), Kind: "FlowSchema", cells: map[string]refCell{"prioritylevel": {out: nameCell(grPLC)}}, Treatment: TenantOwned, Refs: flowSchemaRefs, Check: checkFlowSchema, Access: AccessProxy, MaxPerTenant: 10, Subresources: confinedStatus},
 	{Resource: grPLC, Kind: "PriorityLevelConfiguration", Treatment: TenantOwned, Check: checkPriorityLevel, Complete: completePriorityLevel, Access: AccessProxy, MaxPerTenant: 5, Subresources: confinedStatus},
 	// certificates
 	{Resource: grCSR, Kind: "CertificateSigningRequest", ShortNames: []string{"csr"}, Treatment: TenantOwned, Check: checkCSR, Access: AccessNone, Subresources: csrSubresources},
