@@ -297,6 +297,17 @@ func LookupKindByKind(gk schema.GroupKind) (*KindRule, bool) {
 	return r, ok
 }
 
+// ResourceFor maps a built-in kind to its resource by the kinds table: the
+// RESTMapper of the kinds the table knows, for where no cluster's
+// discovery is at hand (what kubectl-zoo writes itself).
+func ResourceFor(gvk schema.GroupVersionKind) (schema.GroupVersionResource, bool) {
+	r, ok := kindsByKind[gvk.GroupKind()]
+	if !ok {
+		return schema.GroupVersionResource{}, false
+	}
+	return gvk.GroupVersion().WithResource(r.Resource.Resource), true
+}
+
 // Kinds returns every row of the kinds table, in table order.
 func Kinds() []*KindRule {
 	out := make([]*KindRule, len(kindTable))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // tableFiles hold the kinds table or are generated from it: resource
@@ -233,6 +234,27 @@ func TestResourceLiterals(t *testing.T) {
 			for _, h := range resourceLiterals(fset, file, plurals, quotedResources(plurals)) {
 				got = append(got, h.literal)
 			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// TestResourceFor: the table maps a kind to its resource in the kind's
+// version; a kind it has no row for is unknown.
+func TestResourceFor(t *testing.T) {
+	for _, tc := range []struct {
+		gvk  schema.GroupVersionKind
+		want schema.GroupVersionResource
+		ok   bool
+	}{
+		{schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, schema.GroupVersionResource{Version: "v1", Resource: "pods"}, true},
+		{schema.GroupVersionKind{Group: "events.k8s.io", Version: "v1", Kind: "Event"},
+			schema.GroupVersionResource{Group: "events.k8s.io", Version: "v1", Resource: "events"}, true},
+		{schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Pod"}, schema.GroupVersionResource{}, false},
+	} {
+		t.Run(tc.gvk.String(), func(t *testing.T) {
+			got, ok := ResourceFor(tc.gvk)
+			assert.Equal(t, tc.ok, ok)
 			assert.Equal(t, tc.want, got)
 		})
 	}
