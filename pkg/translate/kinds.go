@@ -148,6 +148,13 @@ type KindRule struct {
 	// templates of every kind as well (platform_templates.go): a
 	// controller copies a template's keys to the pods it makes.
 	PlatformDomains bool
+	// StorageJudged marks a kind every write of which, whoever makes it
+	// (the platform's volume binder and controllers too), the
+	// zoo-tenant-storage policy judges upstream
+	// (tenantctl/admission_storage.go): volumes and claims, which bind
+	// across tenants; classes, which could become every tenant's default;
+	// published capacity, which steers every tenant's pods.
+	StorageJudged bool
 	// cells are the cells of the kind's Table (what `kubectl get` prints)
 	// that show a reference, by lower-case column name (table_refs.go).
 	cells map[string]refCell
@@ -306,6 +313,18 @@ func ResourceFor(gvk schema.GroupVersionKind) (schema.GroupVersionResource, bool
 		return schema.GroupVersionResource{}, false
 	}
 	return gvk.GroupVersion().WithResource(r.Resource.Resource), true
+}
+
+// ResourceOf returns the plural resource of a built-in kind the table has a
+// row for, for generated code (the CEL of the upstream policies) that names
+// it. A kind without a row is a programming error: it panics, which every
+// test of the generated policies shows.
+func ResourceOf(group, kind string) string {
+	r, ok := kindsByKind[schema.GroupKind{Group: group, Kind: kind}]
+	if !ok {
+		panic("translate: no row of the kinds table for kind " + kind + " of group " + group)
+	}
+	return r.Resource.Resource
 }
 
 // Kinds returns every row of the kinds table, in table order.

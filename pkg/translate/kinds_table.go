@@ -91,7 +91,7 @@ var kindTable = []KindRule{
 	{Resource: gr("", "configmaps"), Kind: "ConfigMap", ShortNames: []string{"cm"}, Treatment: Namespaced},
 	{Resource: gr("", "secrets"), Kind: "Secret", Treatment: Namespaced},
 	{Resource: gr("", "serviceaccounts"), Kind: "ServiceAccount", ShortNames: []string{"sa"}, Treatment: Namespaced, Subresources: serviceAccountSubresources},
-	{Resource: gr("", "persistentvolumeclaims"), Kind: "PersistentVolumeClaim", cells: claimCells, ShortNames: []string{"pvc"}, Treatment: Namespaced, Refs: pvcSpecRefs,
+	{Resource: gr("", "persistentvolumeclaims"), Kind: "PersistentVolumeClaim", StorageJudged: true, cells: claimCells, ShortNames: []string{"pvc"}, Treatment: Namespaced, Refs: pvcSpecRefs,
 		Annotations: []AnnotationRule{storageClassAnnotation}, Subresources: claimSubresources},
 	{Resource: gr("", "events"), Kind: "Event", ShortNames: []string{"ev"}, Treatment: Namespaced, Refs: []Ref{eventTextRef("message", "involvedObject", "related"), objectRefAt("involvedObject"), objectRefAt("related")}},
 	{Resource: gr("", "limitranges"), Kind: "LimitRange", ShortNames: []string{"limits"}, Treatment: Namespaced},
@@ -99,7 +99,7 @@ var kindTable = []KindRule{
 	{Resource: gr("", "bindings"), Kind: "Binding", Treatment: Namespaced},
 	// core, cluster-scoped
 	{Resource: grNamespace, Kind: "Namespace", ShortNames: []string{"ns"}, Treatment: TenantOwned, NameIsNamespace: true, Subresources: namespaceSubresources, PlatformDomains: true},
-	{Resource: grPV, Kind: "PersistentVolume", cells: volumeCells, ShortNames: []string{"pv"}, Treatment: TenantOwned, Refs: pvRefs, Complete: completePV, PlatformDomains: true,
+	{Resource: grPV, Kind: "PersistentVolume", StorageJudged: true, cells: volumeCells, ShortNames: []string{"pv"}, Treatment: TenantOwned, Refs: pvRefs, Complete: completePV, PlatformDomains: true,
 		Annotations: []AnnotationRule{storageClassAnnotation}, Subresources: volumeSubresources},
 	{Resource: grNode, Kind: "Node", ShortNames: []string{"no"}, Treatment: ReadOnly, Reason: nodesReason, Subresources: nodeSubresources},
 	{Resource: gr("", "componentstatuses"), Kind: "ComponentStatus", ShortNames: []string{"cs"}, Treatment: Hidden},
@@ -118,7 +118,7 @@ var kindTable = []KindRule{
 	// networking and discovery
 	{Resource: gr("networking.k8s.io", "networkpolicies"), Kind: "NetworkPolicy", ShortNames: []string{"netpol"}, Treatment: Namespaced, Refs: networkPolicyRefs},
 	{Resource: gr("networking.k8s.io", "ingresses"), Kind: "Ingress", cells: map[string]refCell{"class": {out: sharedCell(grIngressClass), unset: "<none>"}}, ShortNames: []string{"ing"}, Treatment: Namespaced, Refs: ingressRefs, Subresources: ingressSubresources, PlatformDomains: true},
-	{Resource: grIngressClass, Kind: "IngressClass", Treatment: Shared, Refs: []Ref{
+	{Resource: grIngressClass, Kind: "IngressClass", StorageJudged: true, Treatment: Shared, Refs: []Ref{
 		apiGroupRef(TargetObject, "spec.parameters", "apiGroup"), namespaceRef("spec.parameters", "namespace")}},
 	{Resource: gr("networking.k8s.io", "ipaddresses"), Kind: "IPAddress", ShortNames: []string{"ip"}, Treatment: ReadOnly, Reason: "service IP addresses are allocated by the shared cluster"},
 	{Resource: gr("networking.k8s.io", "servicecidrs"), Kind: "ServiceCIDR", Treatment: ReadOnly, Reason: "service CIDRs configure the shared cluster's network", Subresources: cidrSubresources},
@@ -137,15 +137,15 @@ var kindTable = []KindRule{
 	{Resource: gr(rbacGroup, "clusterrolebindings"), Kind: "ClusterRoleBinding", Treatment: TenantOwned, Refs: []Ref{
 		{Field: "subjects", Target: TargetIdentity, apply: rbacSubjects}, {Field: "roleRef", Target: TargetOwned, apply: roleRef}}},
 	// storage
-	{Resource: grStorageClass, Kind: "StorageClass", ShortNames: []string{"sc"}, Treatment: Shared, Refs: []Ref{storageClassSecretParams}, Check: checkStorageClass},
+	{Resource: grStorageClass, Kind: "StorageClass", StorageJudged: true, ShortNames: []string{"sc"}, Treatment: Shared, Refs: []Ref{storageClassSecretParams}, Check: checkStorageClass},
 	{Resource: grVolumeAttrClass, Kind: "VolumeAttributesClass", ShortNames: []string{"vac"}, Treatment: Shared},
 	{Resource: gr("storage.k8s.io", "csidrivers"), Kind: "CSIDriver", Treatment: Shared},
 	{Resource: gr("storage.k8s.io", "csinodes"), Kind: "CSINode", Treatment: ReadOnly, Reason: "CSI nodes describe the shared cluster's machines"},
-	{Resource: gr("storage.k8s.io", "csistoragecapacities"), Kind: "CSIStorageCapacity", cells: map[string]refCell{"storageclassname": {out: (*mapper).classOut}}, Treatment: Namespaced,
+	{Resource: gr("storage.k8s.io", "csistoragecapacities"), Kind: "CSIStorageCapacity", StorageJudged: true, cells: map[string]refCell{"storageclassname": {out: (*mapper).classOut}}, Treatment: Namespaced,
 		Refs: []Ref{ownClassRef("")}},
 	{Resource: gr("storage.k8s.io", "volumeattachments"), Kind: "VolumeAttachment", Treatment: Hidden, Subresources: refusedStatus},
 	// scheduling, node, resource
-	{Resource: grPriorityClass, Kind: "PriorityClass", ShortNames: []string{"pc"}, Treatment: Shared, Refs: []Ref{priorityClassConfinement}},
+	{Resource: grPriorityClass, Kind: "PriorityClass", StorageJudged: true, ShortNames: []string{"pc"}, Treatment: Shared, Refs: []Ref{priorityClassConfinement}},
 	{Resource: grRuntimeClass, Kind: "RuntimeClass", Treatment: Shared},
 	{Resource: gr("resource.k8s.io", "deviceclasses"), Kind: "DeviceClass", Treatment: Shared},
 	{Resource: gr("resource.k8s.io", "resourceslices"), Kind: "ResourceSlice", Treatment: ReadOnly, Reason: "resource slices are published by the shared cluster's drivers"},
