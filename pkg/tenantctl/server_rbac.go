@@ -85,8 +85,7 @@ func ServerBaseClusterRole() *rbacv1.ClusterRole {
 	// namespace, the reconcile loop watches them to repair drift, and
 	// deletes those the policy no longer implies (and an unlabeled one in
 	// their way). RBAC cannot confine them to tenant namespaces.
-	rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"resourcequotas", "limitranges"}, Verbs: policyObjectVerbs},
-		rbacv1.PolicyRule{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"networkpolicies"}, Verbs: policyObjectVerbs})
+	rules = append(rules, policyObjectRules()...)
 	// The namespace limit of tenants (policy_maxns.go): the RoleBinding
 	// that marks a tenant at its limit, in its kube-system, listed, made
 	// and deleted after the tenant's namespace creates and deletes; it
@@ -246,4 +245,18 @@ func ServerPolicyLockRoleBinding() *rbacv1.RoleBinding {
 
 func serverSubject() rbacv1.Subject {
 	return rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: tenantapi.ServerNamespace, Name: tenantapi.ServerName}
+}
+
+// policyObjectRules grant policyObjectVerbs on the policy objects
+// (translate.PolicyObjectResources), one rule per group.
+func policyObjectRules() []rbacv1.PolicyRule {
+	var out []rbacv1.PolicyRule
+	for _, gr := range translate.PolicyObjectResources() {
+		if n := len(out); n > 0 && out[n-1].APIGroups[0] == gr.Group {
+			out[n-1].Resources = append(out[n-1].Resources, gr.Resource)
+			continue
+		}
+		out = append(out, rbacv1.PolicyRule{APIGroups: []string{gr.Group}, Resources: []string{gr.Resource}, Verbs: policyObjectVerbs})
+	}
+	return out
 }

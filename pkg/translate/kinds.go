@@ -155,6 +155,11 @@ type KindRule struct {
 	// across tenants; classes, which could become every tenant's default;
 	// published capacity, which steers every tenant's pods.
 	StorageJudged bool
+	// PolicyObject marks a kind of which a tenant's policy implies one
+	// object in each of its namespaces (tenantctl's propagate*.go): the
+	// namespace gate, the server's ClusterRole and zoo-tenant-propagated
+	// take these kinds from the rows (PolicyObjectResources).
+	PolicyObject bool
 	// cells are the cells of the kind's Table (what `kubectl get` prints)
 	// that show a reference, by lower-case column name (table_refs.go).
 	cells map[string]refCell
@@ -325,6 +330,18 @@ func ResourceOf(group, kind string) string {
 		panic("translate: no row of the kinds table for kind " + kind + " of group " + group)
 	}
 	return r.Resource.Resource
+}
+
+// PolicyObjectResources are the resources of the rows marked PolicyObject,
+// in table order.
+func PolicyObjectResources() []schema.GroupResource {
+	var out []schema.GroupResource
+	for i := range kindTable {
+		if kindTable[i].PolicyObject {
+			out = append(out, kindTable[i].Resource)
+		}
+	}
+	return out
 }
 
 // Kinds returns every row of the kinds table, in table order.

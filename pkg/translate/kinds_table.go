@@ -94,8 +94,8 @@ var kindTable = []KindRule{
 	{Resource: gr("", "persistentvolumeclaims"), Kind: "PersistentVolumeClaim", StorageJudged: true, cells: claimCells, ShortNames: []string{"pvc"}, Treatment: Namespaced, Refs: pvcSpecRefs,
 		Annotations: []AnnotationRule{storageClassAnnotation}, Subresources: claimSubresources},
 	{Resource: gr("", "events"), Kind: "Event", ShortNames: []string{"ev"}, Treatment: Namespaced, Refs: []Ref{eventTextRef("message", "involvedObject", "related"), objectRefAt("involvedObject"), objectRefAt("related")}},
-	{Resource: gr("", "limitranges"), Kind: "LimitRange", ShortNames: []string{"limits"}, Treatment: Namespaced},
-	{Resource: gr("", "resourcequotas"), Kind: "ResourceQuota", ShortNames: []string{"quota"}, Treatment: Namespaced, Subresources: quotaSubresources},
+	{Resource: gr("", "limitranges"), Kind: "LimitRange", PolicyObject: true, ShortNames: []string{"limits"}, Treatment: Namespaced},
+	{Resource: gr("", "resourcequotas"), Kind: "ResourceQuota", PolicyObject: true, ShortNames: []string{"quota"}, Treatment: Namespaced, Subresources: quotaSubresources},
 	{Resource: gr("", "bindings"), Kind: "Binding", Treatment: Namespaced},
 	// core, cluster-scoped
 	{Resource: grNamespace, Kind: "Namespace", ShortNames: []string{"ns"}, Treatment: TenantOwned, NameIsNamespace: true, Subresources: namespaceSubresources, PlatformDomains: true},
@@ -116,7 +116,7 @@ var kindTable = []KindRule{
 		Refs: []Ref{apiVersionRef(TargetLocal, "spec.scaleTargetRef", "apiVersion")}, Subresources: statusOnly},
 	{Resource: gr("policy", "poddisruptionbudgets"), Kind: "PodDisruptionBudget", ShortNames: []string{"pdb"}, Treatment: Namespaced, Subresources: budgetSubresources},
 	// networking and discovery
-	{Resource: gr("networking.k8s.io", "networkpolicies"), Kind: "NetworkPolicy", ShortNames: []string{"netpol"}, Treatment: Namespaced, Refs: networkPolicyRefs},
+	{Resource: gr("networking.k8s.io", "networkpolicies"), Kind: "NetworkPolicy", PolicyObject: true, ShortNames: []string{"netpol"}, Treatment: Namespaced, Refs: networkPolicyRefs},
 	{Resource: gr("networking.k8s.io", "ingresses"), Kind: "Ingress", cells: map[string]refCell{"class": {out: sharedCell(grIngressClass), unset: "<none>"}}, ShortNames: []string{"ing"}, Treatment: Namespaced, Refs: ingressRefs, Subresources: ingressSubresources, PlatformDomains: true},
 	{Resource: grIngressClass, Kind: "IngressClass", StorageJudged: true, Treatment: Shared, Refs: []Ref{
 		apiGroupRef(TargetObject, "spec.parameters", "apiGroup"), namespaceRef("spec.parameters", "namespace")}},
