@@ -10,21 +10,39 @@ func gr(group, resource string) schema.GroupResource {
 
 // Well-known resources: the rows that the translator's code names.
 var (
-	grNamespace       = schema.GroupResource{Resource: "namespaces"}
-	grPV              = schema.GroupResource{Resource: "persistentvolumes"}
-	grClusterRole     = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}
-	grCRD             = schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
-	grStorageClass    = schema.GroupResource{Group: "storage.k8s.io", Resource: "storageclasses"}
-	grVolumeAttrClass = schema.GroupResource{Group: "storage.k8s.io", Resource: "volumeattributesclasses"}
-	grIngressClass    = schema.GroupResource{Group: "networking.k8s.io", Resource: "ingressclasses"}
-	grPriorityClass   = schema.GroupResource{Group: "scheduling.k8s.io", Resource: "priorityclasses"}
-	grRuntimeClass    = schema.GroupResource{Group: "node.k8s.io", Resource: "runtimeclasses"}
-	grVAP             = schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}
-	grMAP             = schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "mutatingadmissionpolicies"}
-	grPLC             = schema.GroupResource{Group: "flowcontrol.apiserver.k8s.io", Resource: "prioritylevelconfigurations"}
-	grNode            = schema.GroupResource{Resource: "nodes"}
-	grPod             = schema.GroupResource{Resource: "pods"}
-	grIngress         = schema.GroupResource{Group: "networking.k8s.io", Resource: "ingresses"}
+	grNamespace             = schema.GroupResource{Resource: "namespaces"}
+	grPV                    = schema.GroupResource{Resource: "persistentvolumes"}
+	grClusterRole           = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}
+	grCRD                   = schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
+	grStorageClass          = schema.GroupResource{Group: "storage.k8s.io", Resource: "storageclasses"}
+	grVolumeAttrClass       = schema.GroupResource{Group: "storage.k8s.io", Resource: "volumeattributesclasses"}
+	grIngressClass          = schema.GroupResource{Group: "networking.k8s.io", Resource: "ingressclasses"}
+	grPriorityClass         = schema.GroupResource{Group: "scheduling.k8s.io", Resource: "priorityclasses"}
+	grRuntimeClass          = schema.GroupResource{Group: "node.k8s.io", Resource: "runtimeclasses"}
+	grVAP                   = schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}
+	grMAP                   = schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "mutatingadmissionpolicies"}
+	grPLC                   = schema.GroupResource{Group: "flowcontrol.apiserver.k8s.io", Resource: "prioritylevelconfigurations"}
+	grNode                  = schema.GroupResource{Resource: "nodes"}
+	grPod                   = schema.GroupResource{Resource: "pods"}
+	grIngress               = schema.GroupResource{Group: "networking.k8s.io", Resource: "ingresses"}
+	grService               = gr("", "services")
+	grReplicationController = gr("", "replicationcontrollers")
+	grDeployment            = gr("apps", "deployments")
+	grReplicaSet            = gr("apps", "replicasets")
+	grDaemonSet             = gr("apps", "daemonsets")
+	grStatefulSet           = gr("apps", "statefulsets")
+	grJob                   = gr("batch", "jobs")
+	grCronJob               = gr("batch", "cronjobs")
+	grPDB                   = gr("policy", "poddisruptionbudgets")
+	grHPA                   = gr("autoscaling", "horizontalpodautoscalers")
+	grResourceQuota         = gr("", "resourcequotas")
+	grPVC                   = gr("", "persistentvolumeclaims")
+	grValidatingWebhooks    = gr(admissionGroup, "validatingwebhookconfigurations")
+	grMutatingWebhooks      = gr(admissionGroup, "mutatingwebhookconfigurations")
+	grVAPB                  = gr(admissionGroup, "validatingadmissionpolicybindings")
+	grMAPB                  = gr(admissionGroup, "mutatingadmissionpolicybindings")
+	grCSIStorageCapacity    = gr("storage.k8s.io", "csistoragecapacities")
+	grNetworkPolicy         = gr("networking.k8s.io", "networkpolicies")
 )
 
 var grCSR = gr("certificates.k8s.io", "certificatesigningrequests")
@@ -80,22 +98,22 @@ var kindTable = []KindRule{
 	{Resource: gr("", "pods"), Kind: "Pod", ShortNames: []string{"po"}, Treatment: Namespaced, Refs: podSpecRefs("spec"), PlatformDomains: true,
 		PlatformStatusFields: []string{"podIP", "podIPs", "hostIP", "hostIPs", "phase", "nominatedNodeName"}, Subresources: podSubresources},
 	{Resource: gr("", "podtemplates"), Kind: "PodTemplate", Treatment: Namespaced, Refs: podSpecRefs("template.spec")},
-	{Resource: gr("", "replicationcontrollers"), Kind: "ReplicationController", ShortNames: []string{"rc"}, Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: workloadSubresources},
-	{Resource: gr("", "services"), Kind: "Service", cells: map[string]refCell{"external-ip": {out: (*mapper).externalNameCell, unset: "<none>"}}, ShortNames: []string{"svc"}, Treatment: Namespaced, PlatformDomains: true, Refs: []Ref{
-		refusedField(TargetAddress, gr("", "services"), "spec", "externalIPs", "kube-proxy on every machine would capture the traffic of those addresses, other tenants' included"),
-		refusedField(TargetAddress, gr("", "services"), "spec", "loadBalancerIP", "an address of the shared load-balancer pool the tenant picks, another tenant's included (deprecated; the pool's annotations are the platform's too)"),
-		addressRef(gr("", "services"), "spec.externalName", AddressServiceName)}, Subresources: serviceSubresources},
+	{Resource: grReplicationController, Kind: "ReplicationController", ShortNames: []string{"rc"}, Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: workloadSubresources},
+	{Resource: grService, Kind: "Service", cells: map[string]refCell{"external-ip": {out: (*mapper).externalNameCell, unset: "<none>"}}, ShortNames: []string{"svc"}, Treatment: Namespaced, PlatformDomains: true, Refs: []Ref{
+		refusedField(TargetAddress, grService, "spec", "externalIPs", "kube-proxy on every machine would capture the traffic of those addresses, other tenants' included"),
+		refusedField(TargetAddress, grService, "spec", "loadBalancerIP", "an address of the shared load-balancer pool the tenant picks, another tenant's included (deprecated; the pool's annotations are the platform's too)"),
+		addressRef(grService, "spec.externalName", AddressServiceName)}, Subresources: serviceSubresources},
 	{Resource: gr("", "endpoints"), Kind: "Endpoints", ShortNames: []string{"ep"}, Treatment: Namespaced, Refs: []Ref{
 		objectRefAt("subsets[].addresses[].targetRef"), objectRefAt("subsets[].notReadyAddresses[].targetRef"),
 		addressRef(gr("", "endpoints"), "subsets[].addresses[].ip", AddressIP), addressRef(gr("", "endpoints"), "subsets[].notReadyAddresses[].ip", AddressIP)}},
 	{Resource: gr("", "configmaps"), Kind: "ConfigMap", ShortNames: []string{"cm"}, Treatment: Namespaced},
 	{Resource: gr("", "secrets"), Kind: "Secret", Treatment: Namespaced},
 	{Resource: gr("", "serviceaccounts"), Kind: "ServiceAccount", ShortNames: []string{"sa"}, Treatment: Namespaced, Subresources: serviceAccountSubresources},
-	{Resource: gr("", "persistentvolumeclaims"), Kind: "PersistentVolumeClaim", StorageJudged: true, cells: claimCells, ShortNames: []string{"pvc"}, Treatment: Namespaced, Refs: pvcSpecRefs,
+	{Resource: grPVC, Kind: "PersistentVolumeClaim", StorageJudged: true, cells: claimCells, ShortNames: []string{"pvc"}, Treatment: Namespaced, Refs: pvcSpecRefs,
 		Annotations: []AnnotationRule{storageClassAnnotation}, Subresources: claimSubresources},
 	{Resource: gr("", "events"), Kind: "Event", ShortNames: []string{"ev"}, Treatment: Namespaced, Refs: []Ref{eventTextRef("message", "involvedObject", "related"), objectRefAt("involvedObject"), objectRefAt("related")}},
 	{Resource: gr("", "limitranges"), Kind: "LimitRange", PolicyObject: true, ShortNames: []string{"limits"}, Treatment: Namespaced},
-	{Resource: gr("", "resourcequotas"), Kind: "ResourceQuota", PolicyObject: true, ShortNames: []string{"quota"}, Treatment: Namespaced, Subresources: quotaSubresources},
+	{Resource: grResourceQuota, Kind: "ResourceQuota", PolicyObject: true, ShortNames: []string{"quota"}, Treatment: Namespaced, Subresources: quotaSubresources},
 	{Resource: gr("", "bindings"), Kind: "Binding", Treatment: Namespaced},
 	// core, cluster-scoped
 	{Resource: grNamespace, Kind: "Namespace", ShortNames: []string{"ns"}, Treatment: TenantOwned, NameIsNamespace: true, Subresources: namespaceSubresources, PlatformDomains: true},
@@ -104,19 +122,19 @@ var kindTable = []KindRule{
 	{Resource: grNode, Kind: "Node", ShortNames: []string{"no"}, Treatment: ReadOnly, Reason: nodesReason, Subresources: nodeSubresources},
 	{Resource: gr("", "componentstatuses"), Kind: "ComponentStatus", ShortNames: []string{"cs"}, Treatment: Hidden},
 	// workloads
-	{Resource: gr("apps", "deployments"), Kind: "Deployment", ShortNames: []string{"deploy"}, Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: workloadSubresources},
-	{Resource: gr("apps", "replicasets"), Kind: "ReplicaSet", ShortNames: []string{"rs"}, Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: workloadSubresources},
-	{Resource: gr("apps", "daemonsets"), Kind: "DaemonSet", ShortNames: []string{"ds"}, Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: statusOnly},
-	{Resource: gr("apps", "statefulsets"), Kind: "StatefulSet", ShortNames: []string{"sts"}, Treatment: Namespaced, Refs: append(podSpecRefs("spec.template.spec"),
+	{Resource: grDeployment, Kind: "Deployment", ShortNames: []string{"deploy"}, Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: workloadSubresources},
+	{Resource: grReplicaSet, Kind: "ReplicaSet", ShortNames: []string{"rs"}, Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: workloadSubresources},
+	{Resource: grDaemonSet, Kind: "DaemonSet", ShortNames: []string{"ds"}, Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: statusOnly},
+	{Resource: grStatefulSet, Kind: "StatefulSet", ShortNames: []string{"sts"}, Treatment: Namespaced, Refs: append(podSpecRefs("spec.template.spec"),
 		claimSpecRefs("spec.volumeClaimTemplates[].spec")...), Subresources: workloadSubresources},
 	{Resource: gr("apps", "controllerrevisions"), Kind: "ControllerRevision", Treatment: Namespaced},
-	{Resource: gr("batch", "jobs"), Kind: "Job", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: statusOnly},
-	{Resource: gr("batch", "cronjobs"), Kind: "CronJob", ShortNames: []string{"cj"}, Treatment: Namespaced, Refs: podSpecRefs("spec.jobTemplate.spec.template.spec"), Subresources: statusOnly},
-	{Resource: gr("autoscaling", "horizontalpodautoscalers"), Kind: "HorizontalPodAutoscaler", ShortNames: []string{"hpa"}, Treatment: Namespaced,
+	{Resource: grJob, Kind: "Job", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: statusOnly},
+	{Resource: grCronJob, Kind: "CronJob", ShortNames: []string{"cj"}, Treatment: Namespaced, Refs: podSpecRefs("spec.jobTemplate.spec.template.spec"), Subresources: statusOnly},
+	{Resource: grHPA, Kind: "HorizontalPodAutoscaler", ShortNames: []string{"hpa"}, Treatment: Namespaced,
 		Refs: []Ref{apiVersionRef(TargetLocal, "spec.scaleTargetRef", "apiVersion")}, Subresources: statusOnly},
-	{Resource: gr("policy", "poddisruptionbudgets"), Kind: "PodDisruptionBudget", ShortNames: []string{"pdb"}, Treatment: Namespaced, Subresources: budgetSubresources},
+	{Resource: grPDB, Kind: "PodDisruptionBudget", ShortNames: []string{"pdb"}, Treatment: Namespaced, Subresources: budgetSubresources},
 	// networking and discovery
-	{Resource: gr("networking.k8s.io", "networkpolicies"), Kind: "NetworkPolicy", PolicyObject: true, ShortNames: []string{"netpol"}, Treatment: Namespaced, Refs: networkPolicyRefs},
+	{Resource: grNetworkPolicy, Kind: "NetworkPolicy", PolicyObject: true, ShortNames: []string{"netpol"}, Treatment: Namespaced, Refs: networkPolicyRefs},
 	{Resource: gr("networking.k8s.io", "ingresses"), Kind: "Ingress", cells: map[string]refCell{"class": {out: sharedCell(grIngressClass), unset: "<none>"}}, ShortNames: []string{"ing"}, Treatment: Namespaced, Refs: ingressRefs, Subresources: ingressSubresources, PlatformDomains: true},
 	{Resource: grIngressClass, Kind: "IngressClass", StorageJudged: true, Treatment: Shared, Refs: []Ref{
 		apiGroupRef(TargetObject, "spec.parameters", "apiGroup"), namespaceRef("spec.parameters", "namespace")}},
@@ -141,7 +159,7 @@ var kindTable = []KindRule{
 	{Resource: grVolumeAttrClass, Kind: "VolumeAttributesClass", ShortNames: []string{"vac"}, Treatment: Shared},
 	{Resource: gr("storage.k8s.io", "csidrivers"), Kind: "CSIDriver", Treatment: Shared},
 	{Resource: gr("storage.k8s.io", "csinodes"), Kind: "CSINode", Treatment: ReadOnly, Reason: "CSI nodes describe the shared cluster's machines"},
-	{Resource: gr("storage.k8s.io", "csistoragecapacities"), Kind: "CSIStorageCapacity", StorageJudged: true, cells: map[string]refCell{"storageclassname": {out: (*mapper).classOut}}, Treatment: Namespaced,
+	{Resource: grCSIStorageCapacity, Kind: "CSIStorageCapacity", StorageJudged: true, cells: map[string]refCell{"storageclassname": {out: (*mapper).classOut}}, Treatment: Namespaced,
 		Refs: []Ref{ownClassRef("")}},
 	{Resource: gr("storage.k8s.io", "volumeattachments"), Kind: "VolumeAttachment", Treatment: Hidden, Subresources: refusedStatus},
 	// scheduling, node, resource
@@ -152,12 +170,12 @@ var kindTable = []KindRule{
 	{Resource: gr("resource.k8s.io", "resourceclaims"), Kind: "ResourceClaim", Treatment: Namespaced, Refs: deviceClassRefs("spec"), Subresources: resourceClaimSubresources},
 	{Resource: gr("resource.k8s.io", "resourceclaimtemplates"), Kind: "ResourceClaimTemplate", Treatment: Namespaced, Refs: deviceClassRefs("spec.spec")},
 	// admission
-	{Resource: gr(admissionGroup, "mutatingwebhookconfigurations"), Kind: "MutatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs("mutatingwebhookconfigurations"), Access: AccessProxy, MaxPerTenant: 10},
-	{Resource: gr(admissionGroup, "validatingwebhookconfigurations"), Kind: "ValidatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs("validatingwebhookconfigurations"), Access: AccessProxy, MaxPerTenant: 10},
+	{Resource: grMutatingWebhooks, Kind: "MutatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs("mutatingwebhookconfigurations"), Access: AccessProxy, MaxPerTenant: 10},
+	{Resource: grValidatingWebhooks, Kind: "ValidatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs("validatingwebhookconfigurations"), Access: AccessProxy, MaxPerTenant: 10},
 	{Resource: grVAP, Kind: "ValidatingAdmissionPolicy", Treatment: TenantOwned, Refs: admissionPolicyRefs, Check: checkParamKind, Access: AccessProxy, MaxPerTenant: 20, Subresources: confinedStatus},
-	{Resource: gr(admissionGroup, "validatingadmissionpolicybindings"), Kind: "ValidatingAdmissionPolicyBinding", cells: policyBindingCells(grVAP), Treatment: TenantOwned, Refs: policyBindingRefs("validating"), Access: AccessProxy, MaxPerTenant: 20},
+	{Resource: grVAPB, Kind: "ValidatingAdmissionPolicyBinding", cells: policyBindingCells(grVAP), Treatment: TenantOwned, Refs: policyBindingRefs("validating"), Access: AccessProxy, MaxPerTenant: 20},
 	{Resource: grMAP, Kind: "MutatingAdmissionPolicy", Treatment: TenantOwned, Refs: admissionPolicyRefs, Access: AccessNone},
-	{Resource: gr(admissionGroup, "mutatingadmissionpolicybindings"), Kind: "MutatingAdmissionPolicyBinding", cells: policyBindingCells(grMAP), Treatment: TenantOwned, Refs: policyBindingRefs("mutating"), Access: AccessNone},
+	{Resource: grMAPB, Kind: "MutatingAdmissionPolicyBinding", cells: policyBindingCells(grMAP), Treatment: TenantOwned, Refs: policyBindingRefs("mutating"), Access: AccessNone},
 	// API extension
 	{Resource: grCRD, Kind: "CustomResourceDefinition", ShortNames: []string{"crd", "crds"}, Treatment: TenantOwned, Refs: crdRefs, Subresources: crdSubresources},
 	{Resource: gr("apiregistration.k8s.io", "apiservices"), Kind: "APIService", Treatment: Forbidden,
