@@ -43,6 +43,10 @@ var (
 	grMAPB                  = gr(admissionGroup, "mutatingadmissionpolicybindings")
 	grCSIStorageCapacity    = gr("storage.k8s.io", "csistoragecapacities")
 	grNetworkPolicy         = gr("networking.k8s.io", "networkpolicies")
+	grRoleBinding           = gr(rbacGroup, "rolebindings")
+	grClusterRoleBinding    = gr(rbacGroup, "clusterrolebindings")
+	grFlowSchema            = gr(flowGroup, "flowschemas")
+	grDeviceClass           = gr("resource.k8s.io", "deviceclasses")
 )
 
 var grCSR = gr("certificates.k8s.io", "certificatesigningrequests")
@@ -147,12 +151,12 @@ var kindTable = []KindRule{
 	{Resource: gr("events.k8s.io", "events"), Kind: "Event", ShortNames: []string{"ev"}, Treatment: Namespaced, Refs: []Ref{eventTextRef("note", "regarding", "related"), objectRefAt("regarding"), objectRefAt("related")}},
 	// RBAC
 	{Resource: gr(rbacGroup, "roles"), Kind: "Role", Treatment: Namespaced, Refs: []Ref{{Field: "rules", Target: TargetRules, apply: policyRules}}},
-	{Resource: gr(rbacGroup, "rolebindings"), Kind: "RoleBinding", Treatment: Namespaced, Refs: []Ref{
+	{Resource: grRoleBinding, Kind: "RoleBinding", Treatment: Namespaced, Refs: []Ref{
 		{Field: "subjects", Target: TargetIdentity, apply: rbacSubjects}, {Field: "roleRef", Target: TargetOwned, apply: roleRef}}},
 	{Resource: grClusterRole, Kind: "ClusterRole", Treatment: TenantOwned, Refs: []Ref{
 		{Field: "rules", Target: TargetRules, apply: policyRules}, {Field: "aggregationRule.clusterRoleSelectors", Target: TargetSelector, apply: aggregationRule}},
 		LabelKeys: aggregateLabelKeys},
-	{Resource: gr(rbacGroup, "clusterrolebindings"), Kind: "ClusterRoleBinding", Treatment: TenantOwned, Refs: []Ref{
+	{Resource: grClusterRoleBinding, Kind: "ClusterRoleBinding", Treatment: TenantOwned, Refs: []Ref{
 		{Field: "subjects", Target: TargetIdentity, apply: rbacSubjects}, {Field: "roleRef", Target: TargetOwned, apply: roleRef}}},
 	// storage
 	{Resource: grStorageClass, Kind: "StorageClass", StorageJudged: true, ShortNames: []string{"sc"}, Treatment: Shared, Refs: []Ref{storageClassSecretParams}, Check: checkStorageClass},
@@ -165,7 +169,7 @@ var kindTable = []KindRule{
 	// scheduling, node, resource
 	{Resource: grPriorityClass, Kind: "PriorityClass", StorageJudged: true, ShortNames: []string{"pc"}, Treatment: Shared, Refs: []Ref{priorityClassConfinement}},
 	{Resource: grRuntimeClass, Kind: "RuntimeClass", Treatment: Shared},
-	{Resource: gr("resource.k8s.io", "deviceclasses"), Kind: "DeviceClass", Treatment: Shared},
+	{Resource: grDeviceClass, Kind: "DeviceClass", Treatment: Shared},
 	{Resource: gr("resource.k8s.io", "resourceslices"), Kind: "ResourceSlice", Treatment: ReadOnly, Reason: "resource slices are published by the shared cluster's drivers"},
 	{Resource: gr("resource.k8s.io", "resourceclaims"), Kind: "ResourceClaim", Treatment: Namespaced, Refs: deviceClassRefs("spec"), Subresources: resourceClaimSubresources},
 	{Resource: gr("resource.k8s.io", "resourceclaimtemplates"), Kind: "ResourceClaimTemplate", Treatment: Namespaced, Refs: deviceClassRefs("spec.spec")},
@@ -181,7 +185,7 @@ var kindTable = []KindRule{
 	{Resource: gr("apiregistration.k8s.io", "apiservices"), Kind: "APIService", Treatment: Forbidden,
 		Reason: "APIService registration serves an API group to the whole shared cluster and cannot be confined to a tenant", Subresources: refusedStatus},
 	// flow control
-	{Resource: gr(flowGroup, "flowschemas"), Kind: "FlowSchema", cells: map[string]refCell{"prioritylevel": {out: nameCell(grPLC)}}, Treatment: TenantOwned, Refs: flowSchemaRefs, Check: checkFlowSchema, Access: AccessProxy, MaxPerTenant: 10, Subresources: confinedStatus},
+	{Resource: grFlowSchema, Kind: "FlowSchema", cells: map[string]refCell{"prioritylevel": {out: nameCell(grPLC)}}, Treatment: TenantOwned, Refs: flowSchemaRefs, Check: checkFlowSchema, Access: AccessProxy, MaxPerTenant: 10, Subresources: confinedStatus},
 	{Resource: grPLC, Kind: "PriorityLevelConfiguration", Treatment: TenantOwned, Check: checkPriorityLevel, Complete: completePriorityLevel, Access: AccessProxy, MaxPerTenant: 5, Subresources: confinedStatus},
 	// certificates
 	{Resource: grCSR, Kind: "CertificateSigningRequest", ShortNames: []string{"csr"}, Treatment: TenantOwned, Check: checkCSR, Access: AccessNone, Subresources: csrSubresources},

@@ -26,8 +26,16 @@ var tableFiles = map[string]bool{
 }
 
 // literalAllowList is every resource literal outside the kinds table that
-// stays, keyed by file and literal, with the reason it stays. At most 10.
-var literalAllowList = map[string]string{}
+// stays, keyed by file and literal (or by file alone: every literal of
+// it), with the reason it stays. At most 10.
+var literalAllowList = map[string]string{
+	"internal/openapisnap/patterns.go":             "words of reference-like field names (namespaces, services, endpoints) the schema walk looks for, not resources",
+	"pkg/translate/refs_affinity.go namespaces":    "the namespaces field of a pod affinity term, not the resource",
+	"pkg/translate/refs_flowcontrol.go namespaces": "the namespaces field of a FlowSchema's resource rule, not the resource",
+	"pkg/translate/fields_kinds.go secrets":        "the secrets field of a ServiceAccount, not the resource",
+	"pkg/translate/table.go serviceaccounts":       "the ServiceAccounts column of the API server's RoleBinding printer, not the resource",
+	"pkg/translate/requestinfo.go namespaces":      "the namespaces segment of every namespaced URL path (/api/v1/namespaces/<ns>/...), the grammar k8s.io/apiserver's request info parses",
+}
 
 // literalHit is one resource literal outside the table.
 type literalHit struct {
@@ -178,8 +186,8 @@ func TestNoResourceLiteralOutsideTheTable(t *testing.T) {
 	where := map[string][]string{}
 	hits := repoLiterals(t)
 	for _, h := range hits {
-		if _, ok := literalAllowList[h.key()]; ok {
-			used[h.key()] = true
+		if key, ok := allowed(h); ok {
+			used[key] = true
 			continue
 		}
 		counts[h.literal]++
@@ -202,6 +210,17 @@ func TestNoResourceLiteralOutsideTheTable(t *testing.T) {
 	for lit, n := range debt {
 		assert.LessOrEqual(t, n, counts[lit], "the debt of %q fell to %d: rewrite %s with -update", lit, counts[lit], literalDebtFile)
 	}
+}
+
+// allowed finds the allow-list entry of a literal: its file and literal, or
+// its file.
+func allowed(h literalHit) (string, bool) {
+	for _, key := range []string{h.key(), h.file} {
+		if _, ok := literalAllowList[key]; ok {
+			return key, true
+		}
+	}
+	return "", false
 }
 
 func sumCounts(m map[string]int) int {
