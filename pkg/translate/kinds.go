@@ -155,6 +155,11 @@ type KindRule struct {
 	// across tenants; classes, which could become every tenant's default;
 	// published capacity, which steers every tenant's pods.
 	StorageJudged bool
+	// ExportSkip says why `kubectl zoo tenant export` leaves the tenant's
+	// objects of the kind out (what the cluster makes by itself, what is
+	// state rather than intent, what only the platform may write); ""
+	// exports them (tenantctl's export_kinds.go, docs/export.md).
+	ExportSkip string
 	// PolicyObject marks a kind of which a tenant's policy implies one
 	// object in each of its namespaces (tenantctl's propagate*.go): the
 	// namespace gate, the server's ClusterRole and zoo-tenant-propagated

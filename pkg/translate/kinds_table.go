@@ -95,6 +95,12 @@ const nodesReason = "nodes belong to the shared cluster: tenants may read them b
 // tenant's own workloads and controllers (deployment revisions, pod-template
 // hashes), or by the platform about the tenant's own objects only.
 
+// Why an export leaves a kind out (ExportSkip).
+const (
+	exportHistoryEvents = "history: the cluster records new events"
+	exportRefused       = "refused to tenants (no upstream access)"
+)
+
 // kindTable is THE table of built-in kinds. Adding a kind is adding a row here
 // and a golden test case in testdata/translate.
 var kindTable = []KindRule{
@@ -115,10 +121,10 @@ var kindTable = []KindRule{
 	{Resource: gr("", "serviceaccounts"), Kind: "ServiceAccount", ShortNames: []string{"sa"}, Treatment: Namespaced, Subresources: serviceAccountSubresources},
 	{Resource: grPVC, Kind: "PersistentVolumeClaim", StorageJudged: true, cells: claimCells, ShortNames: []string{"pvc"}, Treatment: Namespaced, Refs: pvcSpecRefs,
 		Annotations: []AnnotationRule{storageClassAnnotation}, Subresources: claimSubresources},
-	{Resource: gr("", "events"), Kind: "Event", ShortNames: []string{"ev"}, Treatment: Namespaced, Refs: []Ref{eventTextRef("message", "involvedObject", "related"), objectRefAt("involvedObject"), objectRefAt("related")}},
+	{Resource: gr("", "events"), Kind: "Event", ExportSkip: exportHistoryEvents, ShortNames: []string{"ev"}, Treatment: Namespaced, Refs: []Ref{eventTextRef("message", "involvedObject", "related"), objectRefAt("involvedObject"), objectRefAt("related")}},
 	{Resource: gr("", "limitranges"), Kind: "LimitRange", PolicyObject: true, ShortNames: []string{"limits"}, Treatment: Namespaced},
 	{Resource: grResourceQuota, Kind: "ResourceQuota", PolicyObject: true, ShortNames: []string{"quota"}, Treatment: Namespaced, Subresources: quotaSubresources},
-	{Resource: gr("", "bindings"), Kind: "Binding", Treatment: Namespaced},
+	{Resource: gr("", "bindings"), Kind: "Binding", ExportSkip: "create-only: a pod's binding is the scheduler's", Treatment: Namespaced},
 	// core, cluster-scoped
 	{Resource: grNamespace, Kind: "Namespace", ShortNames: []string{"ns"}, Treatment: TenantOwned, NameIsNamespace: true, Subresources: namespaceSubresources, PlatformDomains: true},
 	{Resource: grPV, Kind: "PersistentVolume", StorageJudged: true, cells: volumeCells, ShortNames: []string{"pv"}, Treatment: TenantOwned, Refs: pvRefs, Complete: completePV, PlatformDomains: true,
@@ -131,7 +137,7 @@ var kindTable = []KindRule{
 	{Resource: grDaemonSet, Kind: "DaemonSet", ShortNames: []string{"ds"}, Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: statusOnly},
 	{Resource: grStatefulSet, Kind: "StatefulSet", ShortNames: []string{"sts"}, Treatment: Namespaced, Refs: append(podSpecRefs("spec.template.spec"),
 		claimSpecRefs("spec.volumeClaimTemplates[].spec")...), Subresources: workloadSubresources},
-	{Resource: gr("apps", "controllerrevisions"), Kind: "ControllerRevision", Treatment: Namespaced},
+	{Resource: gr("apps", "controllerrevisions"), Kind: "ControllerRevision", ExportSkip: "history: StatefulSets and DaemonSets record new revisions", Treatment: Namespaced},
 	{Resource: grJob, Kind: "Job", Treatment: Namespaced, Refs: podSpecRefs("spec.template.spec"), Subresources: statusOnly},
 	{Resource: grCronJob, Kind: "CronJob", ShortNames: []string{"cj"}, Treatment: Namespaced, Refs: podSpecRefs("spec.jobTemplate.spec.template.spec"), Subresources: statusOnly},
 	{Resource: grHPA, Kind: "HorizontalPodAutoscaler", ShortNames: []string{"hpa"}, Treatment: Namespaced,
@@ -146,9 +152,9 @@ var kindTable = []KindRule{
 	{Resource: gr("networking.k8s.io", "servicecidrs"), Kind: "ServiceCIDR", Treatment: ReadOnly, Reason: "service CIDRs configure the shared cluster's network", Subresources: cidrSubresources},
 	{Resource: gr("discovery.k8s.io", "endpointslices"), Kind: "EndpointSlice", Treatment: Namespaced, Refs: []Ref{objectRefAt("endpoints[].targetRef"),
 		addressRef(gr("discovery.k8s.io", "endpointslices"), "addressType", AddressFamily), addressRef(gr("discovery.k8s.io", "endpointslices"), "endpoints[].addresses[]", AddressIP)}},
-	{Resource: gr("coordination.k8s.io", "leases"), Kind: "Lease", Treatment: Namespaced},
-	{Resource: gr("coordination.k8s.io", "leasecandidates"), Kind: "LeaseCandidate", Treatment: Namespaced},
-	{Resource: gr("events.k8s.io", "events"), Kind: "Event", ShortNames: []string{"ev"}, Treatment: Namespaced, Refs: []Ref{eventTextRef("note", "regarding", "related"), objectRefAt("regarding"), objectRefAt("related")}},
+	{Resource: gr("coordination.k8s.io", "leases"), Kind: "Lease", ExportSkip: "held and renewed by running processes (leader election, node heartbeats)", Treatment: Namespaced},
+	{Resource: gr("coordination.k8s.io", "leasecandidates"), Kind: "LeaseCandidate", ExportSkip: "held and renewed by running processes (leader election)", Treatment: Namespaced},
+	{Resource: gr("events.k8s.io", "events"), Kind: "Event", ExportSkip: exportHistoryEvents, ShortNames: []string{"ev"}, Treatment: Namespaced, Refs: []Ref{eventTextRef("note", "regarding", "related"), objectRefAt("regarding"), objectRefAt("related")}},
 	// RBAC
 	{Resource: gr(rbacGroup, "roles"), Kind: "Role", Treatment: Namespaced, Refs: []Ref{{Field: "rules", Target: TargetRules, apply: policyRules}}},
 	{Resource: grRoleBinding, Kind: "RoleBinding", Treatment: Namespaced, Refs: []Ref{
@@ -163,7 +169,7 @@ var kindTable = []KindRule{
 	{Resource: grVolumeAttrClass, Kind: "VolumeAttributesClass", ShortNames: []string{"vac"}, Treatment: Shared},
 	{Resource: gr("storage.k8s.io", "csidrivers"), Kind: "CSIDriver", Treatment: Shared},
 	{Resource: gr("storage.k8s.io", "csinodes"), Kind: "CSINode", Treatment: ReadOnly, Reason: "CSI nodes describe the shared cluster's machines"},
-	{Resource: grCSIStorageCapacity, Kind: "CSIStorageCapacity", StorageJudged: true, cells: map[string]refCell{"storageclassname": {out: (*mapper).classOut}}, Treatment: Namespaced,
+	{Resource: grCSIStorageCapacity, Kind: "CSIStorageCapacity", ExportSkip: "published by the storage drivers of the cluster", StorageJudged: true, cells: map[string]refCell{"storageclassname": {out: (*mapper).classOut}}, Treatment: Namespaced,
 		Refs: []Ref{ownClassRef("")}},
 	{Resource: gr("storage.k8s.io", "volumeattachments"), Kind: "VolumeAttachment", Treatment: Hidden, Subresources: refusedStatus},
 	// scheduling, node, resource
@@ -178,8 +184,8 @@ var kindTable = []KindRule{
 	{Resource: grValidatingWebhooks, Kind: "ValidatingWebhookConfiguration", Treatment: TenantOwned, Refs: webhookRefs("validatingwebhookconfigurations"), Access: AccessProxy, MaxPerTenant: 10},
 	{Resource: grVAP, Kind: "ValidatingAdmissionPolicy", Treatment: TenantOwned, Refs: admissionPolicyRefs, Check: checkParamKind, Access: AccessProxy, MaxPerTenant: 20, Subresources: confinedStatus},
 	{Resource: grVAPB, Kind: "ValidatingAdmissionPolicyBinding", cells: policyBindingCells(grVAP), Treatment: TenantOwned, Refs: policyBindingRefs("validating"), Access: AccessProxy, MaxPerTenant: 20},
-	{Resource: grMAP, Kind: "MutatingAdmissionPolicy", Treatment: TenantOwned, Refs: admissionPolicyRefs, Access: AccessNone},
-	{Resource: grMAPB, Kind: "MutatingAdmissionPolicyBinding", cells: policyBindingCells(grMAP), Treatment: TenantOwned, Refs: policyBindingRefs("mutating"), Access: AccessNone},
+	{Resource: grMAP, Kind: "MutatingAdmissionPolicy", ExportSkip: exportRefused, Treatment: TenantOwned, Refs: admissionPolicyRefs, Access: AccessNone},
+	{Resource: grMAPB, Kind: "MutatingAdmissionPolicyBinding", ExportSkip: exportRefused, cells: policyBindingCells(grMAP), Treatment: TenantOwned, Refs: policyBindingRefs("mutating"), Access: AccessNone},
 	// API extension
 	{Resource: grCRD, Kind: "CustomResourceDefinition", ShortNames: []string{"crd", "crds"}, Treatment: TenantOwned, Refs: crdRefs, Subresources: crdSubresources},
 	{Resource: gr("apiregistration.k8s.io", "apiservices"), Kind: "APIService", Treatment: Forbidden,
@@ -188,7 +194,7 @@ var kindTable = []KindRule{
 	{Resource: grFlowSchema, Kind: "FlowSchema", cells: map[string]refCell{"prioritylevel": {out: nameCell(grPLC)}}, Treatment: TenantOwned, Refs: flowSchemaRefs, Check: checkFlowSchema, Access: AccessProxy, MaxPerTenant: 10, Subresources: confinedStatus},
 	{Resource: grPLC, Kind: "PriorityLevelConfiguration", Treatment: TenantOwned, Check: checkPriorityLevel, Complete: completePriorityLevel, Access: AccessProxy, MaxPerTenant: 5, Subresources: confinedStatus},
 	// certificates
-	{Resource: grCSR, Kind: "CertificateSigningRequest", ShortNames: []string{"csr"}, Treatment: TenantOwned, Check: checkCSR, Access: AccessNone, Subresources: csrSubresources},
+	{Resource: grCSR, Kind: "CertificateSigningRequest", ExportSkip: exportRefused, ShortNames: []string{"csr"}, Treatment: TenantOwned, Check: checkCSR, Access: AccessNone, Subresources: csrSubresources},
 	{Resource: gr("certificates.k8s.io", "clustertrustbundles"), Kind: "ClusterTrustBundle", Treatment: Forbidden,
 		Reason: "cluster trust bundles are published to every pod of the shared cluster"},
 	// reviews (virtual, create-only)
@@ -198,7 +204,7 @@ var kindTable = []KindRule{
 		resourceAttributesRef("spec.resourceAttributes"), {Field: "spec.user", Target: TargetIdentity, apply: reviewUser}, reviewReasonRef}, ProxyCreates: true},
 	{Resource: gr(authzGroup, "selfsubjectaccessreviews"), Kind: "SelfSubjectAccessReview", Treatment: Virtual, Refs: []Ref{
 		resourceAttributesRef("spec.resourceAttributes"), reviewReasonRef}},
-	{Resource: gr(authzGroup, "localsubjectaccessreviews"), Kind: "LocalSubjectAccessReview", Treatment: Namespaced, Refs: []Ref{
+	{Resource: gr(authzGroup, "localsubjectaccessreviews"), Kind: "LocalSubjectAccessReview", ExportSkip: "create-only review, never stored", Treatment: Namespaced, Refs: []Ref{
 		resourceAttributesRef("spec.resourceAttributes"), {Field: "spec.user", Target: TargetIdentity, apply: reviewUser}, reviewReasonRef}},
 	{Resource: gr(authzGroup, "selfsubjectrulesreviews"), Kind: "SelfSubjectRulesReview", Treatment: Virtual, Refs: ruleReviewRefs},
 	// internal
