@@ -24,8 +24,8 @@ var namespaceBootstrap = []struct {
 	resource schema.GroupResource
 	name     string
 }{
-	{schema.GroupResource{Resource: "serviceaccounts"}, "default"},
-	{schema.GroupResource{Resource: "configmaps"}, "kube-root-ca.crt"},
+	{translate.KindResource("", "ServiceAccount"), "default"},
+	{translate.KindResource("", "ConfigMap"), "kube-root-ca.crt"},
 }
 
 // createRule matches the creates of resource gr, of the objects named

@@ -322,10 +322,10 @@ func priorityPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				}}},
 				ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
 					Operations: []admissionv1.OperationType{admissionv1.Create},
-					Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}},
+					Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{translate.ResourceOf("", "Pod")}},
 				}}, {RuleWithOperations: admissionv1.RuleWithOperations{
 					Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
-					Rule:       admissionv1.Rule{APIGroups: []string{"scheduling.k8s.io"}, APIVersions: []string{"*"}, Resources: []string{"priorityclasses"}},
+					Rule:       admissionv1.Rule{APIGroups: []string{"scheduling.k8s.io"}, APIVersions: []string{"*"}, Resources: []string{translate.ResourceOf("scheduling.k8s.io", "PriorityClass")}},
 				}}},
 			},
 			MatchConditions: []admissionv1.MatchCondition{{

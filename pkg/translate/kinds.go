@@ -349,6 +349,11 @@ func PolicyObjectResources() []schema.GroupResource {
 	return out
 }
 
+// KindResource is ResourceOf as a GroupResource.
+func KindResource(group, kind string) schema.GroupResource {
+	return schema.GroupResource{Group: group, Resource: ResourceOf(group, kind)}
+}
+
 // Kinds returns every row of the kinds table, in table order.
 func Kinds() []*KindRule {
 	out := make([]*KindRule, len(kindTable))
