@@ -10,55 +10,21 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
-// kubectlShortNames are the short names kubectl knows for the built-in
-// resources of the kinds table (`kubectl api-resources`, SHORTNAMES column).
-var kubectlShortNames = map[string]schema.GroupResource{
-	"cm":     {Resource: "configmaps"},
-	"cs":     {Resource: "componentstatuses"},
-	"ep":     {Resource: "endpoints"},
-	"ev":     {Resource: "events"},
-	"limits": {Resource: "limitranges"},
-	"no":     {Resource: "nodes"},
-	"ns":     {Resource: "namespaces"},
-	"po":     {Resource: "pods"},
-	"pv":     {Resource: "persistentvolumes"},
-	"pvc":    {Resource: "persistentvolumeclaims"},
-	"quota":  {Resource: "resourcequotas"},
-	"rc":     {Resource: "replicationcontrollers"},
-	"sa":     {Resource: "serviceaccounts"},
-	"svc":    {Resource: "services"},
-	"deploy": {Group: "apps", Resource: "deployments"},
-	"ds":     {Group: "apps", Resource: "daemonsets"},
-	"rs":     {Group: "apps", Resource: "replicasets"},
-	"sts":    {Group: "apps", Resource: "statefulsets"},
-	"cj":     {Group: "batch", Resource: "cronjobs"},
-	"hpa":    {Group: "autoscaling", Resource: "horizontalpodautoscalers"},
-	"pdb":    {Group: "policy", Resource: "poddisruptionbudgets"},
-	"ing":    {Group: "networking.k8s.io", Resource: "ingresses"},
-	"netpol": {Group: "networking.k8s.io", Resource: "networkpolicies"},
-	"ip":     {Group: "networking.k8s.io", Resource: "ipaddresses"},
-	"sc":     {Group: "storage.k8s.io", Resource: "storageclasses"},
-	"vac":    {Group: "storage.k8s.io", Resource: "volumeattributesclasses"},
-	"pc":     {Group: "scheduling.k8s.io", Resource: "priorityclasses"},
-	"crd":    {Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"},
-	"crds":   {Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"},
-	"csr":    {Group: "certificates.k8s.io", Resource: "certificatesigningrequests"},
-}
-
 // resourceAliases maps every name kubectl accepts for a built-in resource
 // without its group (short name, plural, singular, kind; lower case) to the
-// kinds-table row. Where two groups share a name (events), the first row of
-// the table wins, as the core group does in kubectl.
+// kinds-table row; the short names are the rows' (ShortNames, as discovery
+// serves them). Where two groups share a name (events, ev), the first row
+// of the table wins, as the core group does in kubectl.
 var resourceAliases = buildResourceAliases()
 
 func buildResourceAliases() map[string]*translate.KindRule {
 	aliases := map[string]*translate.KindRule{}
-	for short, gr := range kubectlShortNames {
-		rule, ok := translate.LookupKind(gr)
-		if !ok {
-			panic("explain: short name " + short + " names " + gr.String() + ", which is not in the kinds table")
+	for _, rule := range translate.Kinds() {
+		for _, short := range rule.ShortNames {
+			if _, taken := aliases[short]; !taken {
+				aliases[short] = rule
+			}
 		}
-		aliases[short] = rule
 	}
 	for _, rule := range translate.Kinds() {
 		for _, name := range ruleNames(rule) {

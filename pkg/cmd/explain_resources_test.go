@@ -14,12 +14,22 @@ import (
 // TestExplainResolveType checks that every kubectl name of every row of the
 // kinds table resolves to that row without a cluster.
 func TestExplainResolveType(t *testing.T) {
-	for short, gr := range kubectlShortNames {
+	for short, want := range map[string]schema.GroupResource{"po": gr("", "pods"), "ev": gr("", "events"),
+		"deploy": gr("apps", "deployments"), "crds": gr("apiextensions.k8s.io", "customresourcedefinitions")} {
 		t.Run(short, func(t *testing.T) {
 			rt, err := resolveType(short, false)
 			require.NoError(t, err)
-			assert.Equal(t, gr, rt.Resource)
+			assert.Equal(t, want, rt.Resource)
 		})
+	}
+	for _, rule := range translate.Kinds() {
+		for _, short := range rule.ShortNames {
+			t.Run(short, func(t *testing.T) {
+				rt, err := resolveType(short, false)
+				require.NoError(t, err)
+				assert.Equal(t, rule.Resource.Resource, rt.Resource.Resource)
+			})
+		}
 	}
 	for _, rule := range translate.Kinds() {
 		full := rule.Resource.Resource

@@ -8,14 +8,13 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // Resource is the resource of ClusterRoleBindings.
-var Resource = schema.GroupResource{Group: rbacv1.GroupName, Resource: "clusterrolebindings"}
+var Resource = translate.KindResource(rbacv1.GroupName, "ClusterRoleBinding")
 
 // Restore wraps an upstream JSON answer about ClusterRoleBindings (an
 // object, a list, a Table, a Status or a watch stream) so that t's stored

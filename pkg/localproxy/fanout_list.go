@@ -1,12 +1,13 @@
 package localproxy
 
 import (
+	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"net/url"
 	"sort"
 	"strconv"
+	"sync"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -114,9 +115,12 @@ func (p *Proxy) joinList(w http.ResponseWriter, r *http.Request, u *translate.Up
 		limit = 0
 	}
 	var (
-		doc   map[string]any
-		items []any
+		// head is the first page read's fields (but its items and
+		// metadata), key where the items are and pages the items of
+		// every page read, translated, in order.
+		head  map[string]any
 		key   = "items"
+		pages [][]byte
 		rv    = legs.rv
 		cont  = legs.cont
 		next  = ""
@@ -151,7 +155,7 @@ func (p *Proxy) joinList(w http.ResponseWriter, r *http.Request, u *translate.Up
 			return request(i, "", n)
 		},
 		func(ctx context.Context, path string, q url.Values) legAnswer {
-			return p.fetchJSON(ctx, r, u, path, q)
+			return p.fetchLeg(ctx, r, u, path, q)
 		})
 	defer ahead.close()
 	remaining := limit
@@ -183,26 +187,24 @@ legs:
 				p.writeTranslated(w, u, ans.code, ans.body)
 				return
 			}
-			read = true
-			leg := ans.doc
-			if err := p.tr.TranslateDocument(u.Rule, leg); err != nil {
-				writeStatus(w, translate.ToStatus(err))
+			if ans.failed != nil {
+				writeStatus(w, translate.ToStatus(ans.failed))
 				return
 			}
-			if doc == nil {
-				doc = leg
-				if leg["kind"] == "Table" {
-					key = "rows"
-				}
+			pg := ans.page
+			if !read {
+				head, key = pg.Head, pg.Key
 			}
-			got, _ := leg[key].([]any)
-			items = append(items, got...)
-			meta, _ := leg["metadata"].(map[string]any)
+			read = true
+			got := int64(0)
+			if pg.Key == key {
+				pages, got = append(pages, pg.Items), pg.Kept
+			}
 			if rv == "" {
-				rv, _ = meta["resourceVersion"].(string)
+				rv = pg.ResourceVersion
 			}
-			cont, _ = meta["continue"].(string)
-			remaining -= int64(len(got))
+			cont = pg.Continue
+			remaining -= got
 			if cont == "" {
 				break
 			}
@@ -211,7 +213,7 @@ legs:
 				break legs
 			}
 			path, q := request(i, cont, remaining)
-			ans = p.fetchJSON(r.Context(), r, u, path, q)
+			ans = p.fetchLeg(r.Context(), r, u, path, q)
 		}
 		cont = ""
 		if limit > 0 && remaining <= 0 && i+1 < legs.n {
@@ -224,29 +226,24 @@ legs:
 		p.writeTranslated(w, u, refused.code, refused.body)
 		return
 	}
-	if doc == nil {
-		doc = p.emptyList(r, u)
+	if !read {
+		head = p.emptyList(r, u)
 	}
 	if rv == "" {
 		rv = legs.emptyRV
 	}
-	if items == nil {
-		items = []any{}
-	}
-	doc[key] = items
-	meta := map[string]any{"resourceVersion": rv}
-	if next != "" {
-		meta["continue"] = next
-	}
-	doc["metadata"] = meta
 	p.warnSkipped(w, u, skipped)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	_ = translate.EncodeDocument(w, doc)
+	_ = translate.WriteJoinedList(w, head, key, pages, rv, next)
 }
 
-// fetchJSON sends one leg of a fan-out and decodes its JSON answer.
-func (p *Proxy) fetchJSON(ctx context.Context, r *http.Request, u *translate.UpstreamRequest, path string, q url.Values) legAnswer {
+// fetchLeg sends one leg of a fan-out and translates its JSON answer, as a
+// stream (translate.TranslateListPage): the answers read ahead are held, as
+// translated bytes, until the join reaches them. An answer that is not
+// JSON is a 502 of that body (answered as such in its turn); one that is
+// but cannot be translated fails the list in its turn.
+func (p *Proxy) fetchLeg(ctx context.Context, r *http.Request, u *translate.UpstreamRequest, path string, q url.Values) legAnswer {
 	req, err := p.newUpstreamRequest(ctx, r, u, path, q)
 	if err != nil {
 		return legAnswer{err: err}
@@ -256,16 +253,23 @@ func (p *Proxy) fetchJSON(ctx context.Context, r *http.Request, u *translate.Ups
 		return legAnswer{err: err}
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
+	buf := legBodies.Get().(*bytes.Buffer)
+	defer putLegBody(buf)
+	buf.Reset()
+	if _, err := buf.ReadFrom(resp.Body); err != nil {
 		return legAnswer{err: err}
 	}
+	body := buf.Bytes() // the buffer is reused once the leg is over: what is kept of it is copied
 	if resp.StatusCode != http.StatusOK {
-		return legAnswer{code: resp.StatusCode, body: body}
+		return legAnswer{code: resp.StatusCode, body: bytes.Clone(body)}
 	}
-	doc, err := translate.DecodeDocument(body) // numbers stay exact
-	if err != nil {
-		return legAnswer{code: http.StatusBadGateway, body: body}
+	page, err := p.tr.TranslateListPage(u.Rule, body) // holds no part of body
+	if err == nil {
+		return legAnswer{page: page, code: resp.StatusCode, items: page.Read, more: page.Continue != ""}
+	}
+	doc, decErr := translate.DecodeDocument(body) // numbers stay exact
+	if decErr != nil {
+		return legAnswer{code: http.StatusBadGateway, body: bytes.Clone(body)}
 	}
 	key := "items"
 	if doc["kind"] == "Table" {
@@ -273,10 +277,20 @@ func (p *Proxy) fetchJSON(ctx context.Context, r *http.Request, u *translate.Ups
 	}
 	got, _ := doc[key].([]any)
 	meta, _ := doc["metadata"].(map[string]any)
-	cont, _ := meta["continue"].(string)
-	// Not the body: the document is what is read of it, and answers read
-	// ahead are held until the join reaches them.
-	return legAnswer{doc: doc, code: resp.StatusCode, items: int64(len(got)), more: cont != ""}
+	more, _ := meta["continue"].(string)
+	return legAnswer{failed: err, code: resp.StatusCode, items: int64(len(got)), more: more != ""}
+}
+
+// legBodies recycles the buffers legs are read into: a leg's answer is
+// translated from it and then only its translation is held.
+var legBodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putLegBody returns a leg's read buffer to legBodies unless it grew past
+// 1 MiB.
+func putLegBody(buf *bytes.Buffer) {
+	if buf.Cap() <= 1<<20 {
+		legBodies.Put(buf)
+	}
 }
 
 // writeTranslated answers with an upstream error body, translated.

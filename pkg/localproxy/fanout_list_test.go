@@ -92,26 +92,26 @@ func names(t *testing.T, pages []page) []string {
 	return out
 }
 
-// TestJoinListAsOneLegAtATime: reading the legs of an all-namespaces list
-// several at once answers, page for page and byte for byte, what reading
-// them one after another answers: same items in the same order, same
-// resourceVersion, pages that stop at the same place with the same continue
-// token, the same error.
-func TestJoinListAsOneLegAtATime(t *testing.T) {
+// joinCase is an all-namespaces list of ConfigMaps over fakeLegs.
+type joinCase struct {
+	name   string
+	counts []int
+	method string
+	query  string
+	accept string
+	fail   map[int]int
+	left   []int // legs refused (403): left out of the list
+}
+
+// joinCases are the lists TestJoinListAsOneLegAtATime and
+// TestJoinListAnswersAsBefore read.
+var joinCases = func() []joinCase {
 	const table = "application/json;as=Table;v=v1;g=meta.k8s.io"
 	many := make([]int, 40)
 	for i := range many {
 		many[i] = 6
 	}
-	for _, tc := range []struct {
-		name   string
-		counts []int
-		method string
-		query  string
-		accept string
-		fail   map[int]int
-		left   []int // legs refused (403): left out of the list
-	}{
+	return []joinCase{
 		{name: "no limit", counts: []int{3, 0, 2, 5}},
 		{name: "no namespace at all"},
 		{name: "limit inside a leg", counts: []int{3, 3, 3}, query: "limit=2"},
@@ -134,28 +134,40 @@ func TestJoinListAsOneLegAtATime(t *testing.T) {
 		{name: "deletecollection", counts: []int{1, 2, 0, 3}, method: http.MethodDelete},
 		{name: "deletecollection, failing leg", counts: many, method: http.MethodDelete, fail: map[int]int{5: 403}},
 		{name: "deletecollection ignores limit", counts: many, method: http.MethodDelete, query: "limit=4"},
-	} {
+	}
+}()
+
+// read lists tc through a proxy reading window legs at once.
+func (tc joinCase) read(t *testing.T, window int) ([]page, *fakeLegs) {
+	t.Helper()
+	method := tc.method
+	if method == "" {
+		method = http.MethodGet
+	}
+	header := map[string]string{}
+	if tc.accept != "" {
+		header["Accept"] = tc.accept
+	}
+	withJoinWindow(t, window)
+	f := newFakeLegs(tc.counts...)
+	for ns, code := range tc.fail {
+		f.fail[ns] = code
+	}
+	for _, ns := range tc.left {
+		f.fail[ns] = http.StatusForbidden
+	}
+	return legPages(t, f, method, "/api/v1/configmaps?"+tc.query, header), f
+}
+
+// TestJoinListAsOneLegAtATime: reading the legs of an all-namespaces list
+// several at once answers, page for page and byte for byte, what reading
+// them one after another answers: same items in the same order, same
+// resourceVersion, pages that stop at the same place with the same continue
+// token, the same error.
+func TestJoinListAsOneLegAtATime(t *testing.T) {
+	for _, tc := range joinCases {
 		t.Run(tc.name, func(t *testing.T) {
-			method := tc.method
-			if method == "" {
-				method = http.MethodGet
-			}
-			header := map[string]string{}
-			if tc.accept != "" {
-				header["Accept"] = tc.accept
-			}
-			read := func(window int) ([]page, *fakeLegs) {
-				withJoinWindow(t, window)
-				f := newFakeLegs(tc.counts...)
-				for ns, code := range tc.fail {
-					f.fail[ns] = code
-				}
-				for _, ns := range tc.left {
-					f.fail[ns] = http.StatusForbidden
-				}
-				return legPages(t, f, method, "/api/v1/configmaps?"+tc.query, header), f
-			}
-			want, _ := read(1)
+			want, _ := tc.read(t, 1)
 			require.NotEmpty(t, want)
 			if tc.fail == nil {
 				var all []string
@@ -172,10 +184,10 @@ func TestJoinListAsOneLegAtATime(t *testing.T) {
 				assert.NotEqual(t, http.StatusOK, want[len(want)-1].code, "the failing leg decides")
 			}
 			for _, window := range []int{2, 3, legWindow} {
-				got, f := read(window)
+				got, f := tc.read(t, window)
 				assert.Equal(t, want, got, "window %d", window)
 				most, alone := f.concurrency()
-				if method == http.MethodGet { // a deletecollection needs no resourceVersion
+				if tc.method == "" { // a deletecollection needs no resourceVersion
 					assert.True(t, alone, "window %d: a leg was read before the first leg gave the resourceVersion", window)
 				}
 				assert.LessOrEqual(t, most, window)
@@ -322,4 +334,40 @@ func TestJoinListCancelsLegs(t *testing.T) {
 			return f.cancelled == len(f.counts)-1
 		}, 10*time.Second, 10*time.Millisecond, "the legs in flight were not cancelled")
 	})
+}
+
+// TestJoinListLegAnswers: a leg's answer that is not JSON is the list's
+// failure, as a 502 of that body; one that is JSON but no list the
+// translator can read fails the list with the translator's status; the
+// legs' items are joined in order, what is not the tenant's left out.
+func TestJoinListLegAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		name, second string
+		code         int
+		want         string
+	}{
+		{"joined", `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"10"},"items":[` +
+			`{"metadata":{"name":"b","namespace":"acme-z"}},{"metadata":{"name":"x","namespace":"kube-system"}}]}`,
+			http.StatusOK, `"items":[{"metadata":{"name":"a","namespace":"a"}},{"metadata":{"name":"b","namespace":"z"}}]`},
+		{"not JSON", `<html>oops</html>`, http.StatusServiceUnavailable, `unexpected answer 502: \u003chtml\u003eoops\u003c/html\u003e`},
+		{"not a list the translator reads", `{"kind":"ConfigMapList","apiVersion":"v1","items":[1]}`, http.StatusBadRequest, "malformed upstream object"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, _ := newTestProxy(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				switch {
+				case r.Header.Get("Impersonate-User") == "" && r.URL.Path == "/api/v1/namespaces":
+					_, _ = w.Write([]byte(`{"kind":"NamespaceList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[` +
+						`{"metadata":{"name":"acme-a"}},{"metadata":{"name":"acme-z"}}]}`))
+				case r.URL.Path == "/api/v1/namespaces/acme-a/configmaps":
+					_, _ = w.Write([]byte(`{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"10"},"items":[{"metadata":{"name":"a","namespace":"acme-a"}}]}`))
+				default:
+					_, _ = w.Write([]byte(tc.second))
+				}
+			})
+			rec := request(p, http.MethodGet, "/api/v1/configmaps", nil, "")
+			assert.Equal(t, tc.code, rec.Code, rec.Body.String())
+			assert.Contains(t, rec.Body.String(), tc.want)
+		})
+	}
 }

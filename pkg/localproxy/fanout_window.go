@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // legWindow is how many legs of a joined list (fanout_list.go) are read from
@@ -26,12 +28,15 @@ const legWindow = 16
 // compare with a window of 1 (the legs one after another).
 var joinWindow = legWindow
 
-// legAnswer is one upstream answer of a leg, decoded but not translated.
+// legAnswer is one upstream answer of a leg, translated.
 type legAnswer struct {
-	doc  map[string]any
-	code int
-	body []byte
-	err  error
+	// page is a 200's answer, translated; failed, instead, why it could
+	// not be.
+	page   *translate.ListPage
+	failed error
+	code   int
+	body   []byte
+	err    error
 	// items is how many items (or rows) the upstream answered, and more
 	// whether it gave a continue token: what tells whether an answer read
 	// ahead with a larger limit is the answer of the exact request.

@@ -8,12 +8,14 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // watched are the resources a Reconciler lists and watches cluster-wide.
 var watched = []authorizationv1.ResourceAttributes{
-	{Resource: "namespaces"},
-	{Group: rbacv1.GroupName, Resource: "rolebindings"},
+	{Resource: translate.ResourceOf("", "Namespace")},
+	{Group: rbacv1.GroupName, Resource: translate.ResourceOf(rbacv1.GroupName, "RoleBinding")},
 }
 
 // MayWatch reports whether kube's identity may list and watch what a

@@ -1,6 +1,7 @@
 package tenantctl
 
 import (
+	"regexp"
 	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -17,8 +18,22 @@ var (
 )
 
 // cel fills the placeholders of the CEL sources below with the names this
-// module shares, so the expressions never drift from pkg/translate.
-var cel = strings.NewReplacer(
+// module shares, so the expressions never drift from pkg/translate; a
+// resource is named by its kind, $RESOURCE(<group>/<Kind>) ("core" for the
+// core group), and filled in from the kind's row of the kinds table.
+func cel(expr string) string {
+	return resourcePlaceholder.ReplaceAllStringFunc(celNames(expr), func(m string) string {
+		sub := resourcePlaceholder.FindStringSubmatch(m)
+		group, _ := strings.CutPrefix(sub[1], "core")
+		return translate.ResourceOf(group, sub[2])
+	})
+}
+
+// resourcePlaceholder is $RESOURCE(<group>/<Kind>) in a CEL source.
+var resourcePlaceholder = regexp.MustCompile(`\$RESOURCE\(([a-z0-9.-]+)/([A-Za-z]+)\)`)
+
+// celNames fills the names of cel's placeholders.
+var celNames = strings.NewReplacer(
 	"$LABEL", translate.TenantLabel,
 	"$GROUP", translate.APIGroup,
 	"$TENANTGROUP", translate.TenantGroupPrefix,

@@ -16,15 +16,6 @@ import (
 // out, so that kubectl-zoo can make the policy's own where none exist yet).
 const PolicyObjectsOwnBinding = "zoo-tenant-policy-objects-own"
 
-// policyObjectKinds are the kinds of the objects a tenant's policy implies
-// in each of its namespaces (propagate.go): the gate must let kubectl-zoo
-// make them before the namespace's quota exists.
-var policyObjectKinds = []schema.GroupResource{
-	{Resource: "resourcequotas"},
-	{Resource: "limitranges"},
-	{Group: "networking.k8s.io", Resource: "networkpolicies"},
-}
-
 // namespaceBootstrap are the objects Kubernetes' own controllers make in
 // every namespace as soon as it exists, by name: one of each, which every
 // namespace holds anyway (a pod needs both). Gated, they would wait for
@@ -33,8 +24,8 @@ var namespaceBootstrap = []struct {
 	resource schema.GroupResource
 	name     string
 }{
-	{schema.GroupResource{Resource: "serviceaccounts"}, "default"},
-	{schema.GroupResource{Resource: "configmaps"}, "kube-root-ca.crt"},
+	{translate.KindResource("", "ServiceAccount"), "default"},
+	{translate.KindResource("", "ConfigMap"), "kube-root-ca.crt"},
 }
 
 // createRule matches the creates of resource gr, of the objects named
@@ -135,12 +126,12 @@ const quotaInForce = "!has(params.spec) || !has(params.spec.hard) || " +
 
 // policyObjectsBindings bind policyObjectsPolicy with the namespace's
 // policy ResourceQuota as its parameter (Deny when missing): the first for
-// every kind but policyObjectKinds, the second for those kinds unless the
+// every kind but the policy objects (translate.PolicyObjectResources), the second for those kinds unless the
 // object is labeled as the policy's. (A policy's match conditions cannot
 // exempt: the API server looks the parameter up before it evaluates them.)
 func policyObjectsBindings() []*admissionv1.ValidatingAdmissionPolicyBinding {
 	var kinds []admissionv1.NamedRuleWithOperations
-	for _, gr := range policyObjectKinds {
+	for _, gr := range translate.PolicyObjectResources() {
 		kinds = append(kinds, createRule(gr))
 	}
 	binding := func(name string, match *admissionv1.MatchResources) *admissionv1.ValidatingAdmissionPolicyBinding {

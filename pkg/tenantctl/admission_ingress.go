@@ -41,7 +41,7 @@ func ingressHostsPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				NamespaceSelector: tenantNamespaces(),
 				ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
 					Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
-					Rule:       admissionv1.Rule{APIGroups: []string{"networking.k8s.io"}, APIVersions: []string{"*"}, Resources: []string{"ingresses"}},
+					Rule:       admissionv1.Rule{APIGroups: []string{"networking.k8s.io"}, APIVersions: []string{"*"}, Resources: []string{translate.ResourceOf("networking.k8s.io", "Ingress")}},
 				}}},
 			},
 			Variables: []admissionv1.Variable{
@@ -103,7 +103,7 @@ func ingressHostsBinding() *admissionv1.ValidatingAdmissionPolicyBinding {
 // that ingressHostsPolicy reads may be gone already.
 func ingressTerminatingValidation(forbidden *metav1.StatusReason) admissionv1.Validation {
 	return admissionv1.Validation{
-		Expression: "!(" + kindMatch("networking.k8s.io", "ingresses") + ") || variables.subres != '' || oldObject == null || object == null || " +
+		Expression: "!(" + kindMatch("networking.k8s.io", translate.ResourceOf("networking.k8s.io", "Ingress")) + ") || variables.subres != '' || oldObject == null || object == null || " +
 			"namespaceObject == null || !has(namespaceObject.metadata.deletionTimestamp) || (" + ruleHostsOf("object") + " == " + ruleHostsOf("oldObject") +
 			" && " + tlsHostsOf("object") + " == " + tlsHostsOf("oldObject") + " && has(object.spec.defaultBackend) == has(oldObject.spec.defaultBackend))",
 		MessageExpression: "'the namespace ' + variables.ns + ' is being deleted: the hosts of its Ingresses may not change'",

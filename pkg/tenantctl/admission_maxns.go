@@ -5,6 +5,8 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // NamespaceLimitPolicy refuses a tenant's namespace create while the tenant
@@ -34,7 +36,7 @@ func namespaceLimitPolicy() *admissionv1.ValidatingAdmissionPolicy {
 			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{
 				RuleWithOperations: admissionv1.RuleWithOperations{
 					Operations: []admissionv1.OperationType{admissionv1.Create},
-					Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"namespaces"}},
+					Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{translate.ResourceOf("", "Namespace")}},
 				},
 			}}},
 			MatchConditions: []admissionv1.MatchCondition{{

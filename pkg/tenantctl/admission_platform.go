@@ -322,19 +322,19 @@ func priorityPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				}}},
 				ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
 					Operations: []admissionv1.OperationType{admissionv1.Create},
-					Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}},
+					Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{translate.ResourceOf("", "Pod")}},
 				}}, {RuleWithOperations: admissionv1.RuleWithOperations{
 					Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
-					Rule:       admissionv1.Rule{APIGroups: []string{"scheduling.k8s.io"}, APIVersions: []string{"*"}, Resources: []string{"priorityclasses"}},
+					Rule:       admissionv1.Rule{APIGroups: []string{"scheduling.k8s.io"}, APIVersions: []string{"*"}, Resources: []string{translate.ResourceOf("scheduling.k8s.io", "PriorityClass")}},
 				}}},
 			},
 			MatchConditions: []admissionv1.MatchCondition{{
 				Name: "tenant-pod-or-class",
-				Expression: cel(`request.resource.resource == 'pods' ||
+				Expression: cel(`request.resource.resource == '$RESOURCE(core/Pod)' ||
   (object != null && has(object.metadata.labels) && '$LABEL' in object.metadata.labels)`),
 			}},
 			Validations: []admissionv1.Validation{{
-				Expression: `request.resource.resource != 'pods' || !has(object.spec.priority) || object.spec.priority <= ` + fmt.Sprint(translate.MaxTenantPriority) + ` ||
+				Expression: cel(`request.resource.resource != '$RESOURCE(core/Pod)'`) + ` || !has(object.spec.priority) || object.spec.priority <= ` + fmt.Sprint(translate.MaxTenantPriority) + ` ||
   (has(object.spec.priorityClassName) && namespaceObject != null && has(namespaceObject.metadata.annotations) &&
    ` + ann + ` in namespaceObject.metadata.annotations &&
    namespaceObject.metadata.annotations[` + ann + `].split(',').exists(c, c == object.spec.priorityClassName)) ||
@@ -346,7 +346,7 @@ func priorityPolicy() *admissionv1.ValidatingAdmissionPolicy {
   ') unless the tenant\'s policy allows the class (kubectl zoo policy set --priority-classes) or the platform allows it in the namespace (annotation ` + translate.PriorityClassesAnnotation + `)'`,
 				Reason: forbidden,
 			}, {
-				Expression: `request.resource.resource != 'priorityclasses' ||
+				Expression: cel(`request.resource.resource != '$RESOURCE(scheduling.k8s.io/PriorityClass)'`) + ` ||
   (object.value <= ` + fmt.Sprint(translate.MaxTenantPriority) + ` && !(has(object.globalDefault) && object.globalDefault) &&
    has(object.preemptionPolicy) && object.preemptionPolicy == 'Never')`,
 				Message: fmt.Sprintf("a tenant's PriorityClass must have a value of at most %d, preemptionPolicy Never, and may not be the global default",

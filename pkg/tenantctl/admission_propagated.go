@@ -43,12 +43,12 @@ func propagatedValidations(forbidden *metav1.StatusReason) []admissionv1.Validat
 		Reason: forbidden,
 	}, {
 		Expression: "request.operation != 'CREATE' || variables.subres != '' || " +
-			"!((variables.reqGroup + '/' + request.resource.resource) in ['/resourcequotas', '/limitranges', 'networking.k8s.io/networkpolicies']) || " +
+			"!((variables.reqGroup + '/' + request.resource.resource) in " + celList(policyObjectPaths()) + ") || " +
 			"(object != null && has(object.metadata.name) ? object.metadata.name : variables.reqName) != " + name,
 		MessageExpression: "request.resource.resource + ' named " + platformobj.PolicyObjectName + " are made by kubectl-zoo from the policy of tenant ' + variables.tenant + '; the name is reserved'",
 		Reason:            forbidden,
 	}, {
-		Expression: "variables.reqGroup != '' || request.resource.resource != 'resourcequotas' || variables.subres != '' || object == null || " +
+		Expression: "variables.reqGroup != '' || request.resource.resource != '" + translate.ResourceOf("", "ResourceQuota") + "' || variables.subres != '' || object == null || " +
 			"!has(object.spec) || !has(object.spec.hard) || !object.spec.hard.exists(k, k in " + celList(policyCountedResources) + ")",
 		MessageExpression: "'a ResourceQuota of tenant ' + variables.tenant + ' may not limit " + strings.Join(policyCountedResources, ", ") +
 			": kubectl-zoo makes the policy\\'s ResourceQuota, LimitRange and NetworkPolicy in every namespace of the tenant, and quota admission would refuse them'",
@@ -74,4 +74,13 @@ func celList(items []string) string {
 		quoted[i] = quote(s)
 	}
 	return "[" + strings.Join(quoted, ", ") + "]"
+}
+
+// policyObjectPaths are the policy objects as "<group>/<resource>".
+func policyObjectPaths() []string {
+	var out []string
+	for _, gr := range translate.PolicyObjectResources() {
+		out = append(out, gr.Group+"/"+gr.Resource)
+	}
+	return out
 }

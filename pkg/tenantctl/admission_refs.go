@@ -16,7 +16,7 @@ import (
 // lists, so that a tenant identity used directly upstream meets the same
 // limits as one going through the proxy.
 func refValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {
-	isPV := "variables.reqGroup == '' && request.resource.resource == 'persistentvolumes' && variables.subres == '' && object != null"
+	isPV := cel("variables.reqGroup == '' && request.resource.resource == '$RESOURCE(core/PersistentVolume)' && variables.subres == '' && object != null")
 	var pv []string
 	for _, src := range translate.PVHostSources {
 		pv = append(pv, "!has(object.spec."+src+")")
@@ -35,7 +35,7 @@ func refValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {
 		MessageExpression: "'CustomResourceDefinitions of tenant ' + variables.tenant + ' may not name a conversion webhook URL (the API server would dial it)'",
 		Reason:            forbidden,
 	}, namespaceRefValidation(forbidden), {
-		Expression: "!(variables.reqGroup == 'storage.k8s.io' && request.resource.resource == 'storageclasses' && variables.subres == '' && object != null) || !has(object.parameters) || " +
+		Expression: cel("!(variables.reqGroup == 'storage.k8s.io' && request.resource.resource == '$RESOURCE(storage.k8s.io/StorageClass)' && variables.subres == '' && object != null)") + " || !has(object.parameters) || " +
 			"object.parameters.all(k, !(k.lowerAscii().endsWith('secret-namespace') || k.lowerAscii().endsWith('secretnamespace')) || " +
 			"object.parameters[k] == '" + translate.PVCNamespaceTemplate + "' || object.parameters[k].startsWith(variables.prefix))",
 		MessageExpression: "'the secrets a StorageClass of tenant ' + variables.tenant + ' names must be in namespaces starting with ' + variables.prefix",
@@ -48,7 +48,7 @@ func refValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {
 // table refuses to tenants (KindRule.RefusedFields: externalIPs,
 // loadBalancerIP), each set to anything but empty.
 func serviceRefusedValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {
-	rule, _ := translate.LookupKind(schema.GroupResource{Resource: "services"})
+	rule, _ := translate.LookupKindByKind(schema.GroupKind{Kind: "Service"})
 	var out []admissionv1.Validation
 	for _, ref := range rule.Refs {
 		if !ref.Target.Refused() {
@@ -56,7 +56,7 @@ func serviceRefusedValidations(forbidden *metav1.StatusReason) []admissionv1.Val
 		}
 		field := "object." + ref.Field
 		out = append(out, admissionv1.Validation{
-			Expression: "!(variables.reqGroup == '' && request.resource.resource == 'services' && variables.subres == '' && object != null) || " +
+			Expression: "!(variables.reqGroup == '' && request.resource.resource == '" + rule.Resource.Resource + "' && variables.subres == '' && object != null) || " +
 				absent(field) + " || size(" + field + ") == 0",
 			Message: "tenants may not set " + ref.Field + ": " + ref.Reason,
 			Reason:  forbidden,

@@ -22,9 +22,9 @@ import (
 // the label: TenantPolicy lets a tenant change only cluster-scoped objects
 // labeled as its own.
 func serverLabelValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {
-	const clusterRole = `variables.isRBAC && request.resource.resource == 'clusterroles' && object != null`
+	const clusterRole = `variables.isRBAC && request.resource.resource == '$RESOURCE(rbac.authorization.k8s.io/ClusterRole)' && object != null`
 	return []admissionv1.Validation{{
-		Expression: cel(`!('$SERVERLABEL' in variables.labels) || (variables.isRBAC && request.resource.resource == 'clusterroles')`),
+		Expression: cel(`!('$SERVERLABEL' in variables.labels) || (variables.isRBAC && request.resource.resource == '$RESOURCE(rbac.authorization.k8s.io/ClusterRole)')`),
 		Message:    cel("the label $SERVERLABEL grants rights to kubectl-zoo's server and belongs on ClusterRoles only"),
 		Reason:     forbidden,
 	}, {

@@ -5,6 +5,7 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
@@ -26,6 +27,12 @@ func storageCEL(expr string) string {
 			translate.DefaultIngressClassAnnotation,
 		}, "', '")+"']",
 		"$RESERVED", "['"+strings.Join(translate.ReservedTenantNames(), "', '")+"']",
+		"$VOLUMES", translate.ResourceOf("", "PersistentVolume"),
+		"$CLAIMS", translate.ResourceOf("", "PersistentVolumeClaim"),
+		"$STORAGECLASSES", translate.ResourceOf("storage.k8s.io", "StorageClass"),
+		"$INGRESSCLASSES", translate.ResourceOf("networking.k8s.io", "IngressClass"),
+		"$PRIORITYCLASSES", translate.ResourceOf("scheduling.k8s.io", "PriorityClass"),
+		"$CAPACITIES", translate.ResourceOf("storage.k8s.io", "CSIStorageCapacity"),
 	).Replace(expr))
 }
 
@@ -72,26 +79,15 @@ func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
 	v := func(name, expr string) admissionv1.Variable {
 		return admissionv1.Variable{Name: name, Expression: storageCEL(expr)}
 	}
-	writes := []admissionv1.OperationType{admissionv1.Create, admissionv1.Update}
-	rule := func(group string, resources ...string) admissionv1.NamedRuleWithOperations {
-		return admissionv1.NamedRuleWithOperations{RuleWithOperations: admissionv1.RuleWithOperations{
-			Operations: writes,
-			Rule:       admissionv1.Rule{APIGroups: []string{group}, APIVersions: []string{"*"}, Resources: resources},
-		}}
-	}
 	return &admissionv1.ValidatingAdmissionPolicy{
 		TypeMeta:   policyType,
 		ObjectMeta: metav1.ObjectMeta{Name: StoragePolicy, Labels: tenantapi.ManagedLabels()},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionv1.Fail),
-			MatchConstraints: &admissionv1.MatchResources{ResourceRules: append([]admissionv1.NamedRuleWithOperations{
-				rule("", "persistentvolumes", "persistentvolumeclaims"),
-				{RuleWithOperations: admissionv1.RuleWithOperations{Operations: []admissionv1.OperationType{admissionv1.Create},
-					Rule: admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"*"}, Resources: []string{"pods"}}}},
-				rule("storage.k8s.io", "storageclasses", "csistoragecapacities"),
-				rule("networking.k8s.io", "ingressclasses"),
-				rule("scheduling.k8s.io", "priorityclasses"),
-			}, append(sharedRefRules(), sharedListRules()...)...)},
+			MatchConstraints: &admissionv1.MatchResources{ResourceRules: append(append(storageJudgedRules(),
+				admissionv1.NamedRuleWithOperations{RuleWithOperations: admissionv1.RuleWithOperations{Operations: []admissionv1.OperationType{admissionv1.Create},
+					Rule: admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"*"}, Resources: []string{translate.ResourceOf("", "Pod")}}}}),
+				append(sharedRefRules(), sharedListRules()...)...)},
 			Variables: []admissionv1.Variable{
 				v("isZoo", zooIdentityExpr),
 				v("saTenant", saTenantExpr),
@@ -106,8 +102,8 @@ func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
 				v("owner", "'$LABEL' in variables.labels ? variables.labels['$LABEL'] : ''"),
 				v("oldOwner", "oldObject != null && has(oldObject.metadata.labels) && '$LABEL' in oldObject.metadata.labels ? oldObject.metadata.labels['$LABEL'] : ''"),
 				v("nsTenant", "namespaceObject != null && has(namespaceObject.metadata.labels) && '$LABEL' in namespaceObject.metadata.labels ? namespaceObject.metadata.labels['$LABEL'] : ''"),
-				v("claimNS", "variables.resource == 'persistentvolumes' && has(object.spec.claimRef) && has(object.spec.claimRef.namespace) ? object.spec.claimRef.namespace : ''"),
-				v("oldClaimNS", "oldObject != null && variables.resource == 'persistentvolumes' && has(oldObject.spec.claimRef) && has(oldObject.spec.claimRef.namespace) ? oldObject.spec.claimRef.namespace : ''"),
+				v("claimNS", "variables.resource == '$VOLUMES' && has(object.spec.claimRef) && has(object.spec.claimRef.namespace) ? object.spec.claimRef.namespace : ''"),
+				v("oldClaimNS", "oldObject != null && variables.resource == '$VOLUMES' && has(oldObject.spec.claimRef) && has(oldObject.spec.claimRef.namespace) ? oldObject.spec.claimRef.namespace : ''"),
 				// classes: the class the binder reads (the deprecated
 				// annotation first, then spec), as a list of what is set.
 				v("classes", `(has(object.spec) && has(object.spec.storageClassName) ? [object.spec.storageClassName] : []) +
@@ -115,7 +111,7 @@ func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
 				v("oldClasses", `oldObject == null ? [] : (has(oldObject.spec) && has(oldObject.spec.storageClassName) ? [oldObject.spec.storageClassName] : []) +
   ('$BETACLASS' in variables.oldAnnotations ? [variables.oldAnnotations['$BETACLASS']] : [])`),
 				v("classChanged", "oldObject == null || variables.classes != variables.oldClasses"),
-				v("volumeName", "variables.resource == 'persistentvolumeclaims' && has(object.spec.volumeName) ? object.spec.volumeName : ''"),
+				v("volumeName", "variables.resource == '$CLAIMS' && has(object.spec.volumeName) ? object.spec.volumeName : ''"),
 				v("sharedRefs", sharedRefsVariable()),
 				v("refTenant", "variables.nsTenant != '' ? variables.nsTenant : variables.owner"),
 				// volumeTenant: whose volumes a claim may name, for a claim a
@@ -123,29 +119,29 @@ func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
 				// tenant's namespace (the StatefulSet and ephemeral-volume
 				// controllers make claims from a tenant's templates).
 				v("volumeTenant", "variables.judged ? variables.tenant : (oldObject == null ? variables.nsTenant : '')"),
-				v("oldVolumeName", "oldObject != null && variables.resource == 'persistentvolumeclaims' && has(oldObject.spec.volumeName) ? oldObject.spec.volumeName : ''"),
+				v("oldVolumeName", "oldObject != null && variables.resource == '$CLAIMS' && has(oldObject.spec.volumeName) ? oldObject.spec.volumeName : ''"),
 			},
 			Validations: append([]admissionv1.Validation{{
-				Expression: storageCEL(`variables.resource != 'persistentvolumes' || variables.owner == '' || variables.claimNS == '' ||
+				Expression: storageCEL(`variables.resource != '$VOLUMES' || variables.owner == '' || variables.claimNS == '' ||
   (variables.claimNS == variables.oldClaimNS && variables.owner == variables.oldOwner) || variables.claimNS.startsWith(variables.owner + '-')`),
 				MessageExpression: storageCEL(`'PersistentVolume ' + object.metadata.name + ' belongs to tenant ' + variables.owner +
   ': only claims in its namespaces (' + variables.owner + '-*) may bind it, not a claim in ' + variables.claimNS`),
 				Reason: forbidden,
 			}, {
-				Expression: storageCEL(`variables.resource != 'persistentvolumes' || variables.owner == '' || (!variables.classChanged && variables.owner == variables.oldOwner) ||
+				Expression: storageCEL(`variables.resource != '$VOLUMES' || variables.owner == '' || (!variables.classChanged && variables.owner == variables.oldOwner) ||
   (size(variables.classes) > 0 && variables.classes.all(c, c.startsWith(variables.owner + '-') && size(c) > size(variables.owner) + 1))`),
 				MessageExpression: storageCEL(`'PersistentVolume ' + object.metadata.name + ' belongs to tenant ' + variables.owner +
   ': its storage class must be one of the tenant (' + variables.owner + '-*), so that no other tenant\'s claim can bind it, not ' +
   (size(variables.classes) == 0 ? '(none)' : variables.classes.join(', '))`),
 				Reason: forbidden,
 			}, {
-				Expression: storageCEL(`variables.resource != 'persistentvolumeclaims' || variables.volumeName == '' || variables.volumeTenant == '' ||
+				Expression: storageCEL(`variables.resource != '$CLAIMS' || variables.volumeName == '' || variables.volumeTenant == '' ||
   variables.volumeName == variables.oldVolumeName || variables.volumeName.startsWith(variables.volumeTenant + '-')`),
 				MessageExpression: storageCEL(`'claims of tenant ' + variables.volumeTenant + ' may only name the tenant\'s own volumes (' +
   variables.volumeTenant + '-*) in spec.volumeName, not ' + variables.volumeName`),
 				Reason: forbidden,
 			}, {
-				Expression: storageCEL(`variables.resource != 'persistentvolumeclaims' || variables.nsTenant == '' || !variables.classChanged ||
+				Expression: storageCEL(`variables.resource != '$CLAIMS' || variables.nsTenant == '' || !variables.classChanged ||
   variables.classes.all(c, c == '' || c.startsWith(variables.nsTenant + '-') || !c.matches('^[a-z][a-z0-9]{0,11}-.') ||
     c.split('-')[0] in $RESERVED ||
     !` + memberCheck("c.split('-')[0]", tenantapi.TenantResource, "", "get") + `)`),
@@ -153,23 +149,35 @@ func storagePolicy() *admissionv1.ValidatingAdmissionPolicy {
   ' may not ask for another tenant\'s storage class: ' + variables.classes.join(', ')`),
 				Reason: forbidden,
 			}, {
-				Expression: storageCEL(`!(variables.resource in ['storageclasses', 'ingressclasses']) || variables.owner == '' ||
+				Expression: storageCEL(`!(variables.resource in ['$STORAGECLASSES', '$INGRESSCLASSES']) || variables.owner == '' ||
   !variables.annotations.exists(k, k.lowerAscii() in $DEFAULTKEYS && variables.annotations[k] != 'false')`),
 				MessageExpression: storageCEL(`'the ' + variables.resource + ' of tenant ' + variables.owner +
   ' may not be the default (annotation ' + variables.annotations.filter(k, k.lowerAscii() in $DEFAULTKEYS && variables.annotations[k] != 'false').join(', ') +
   '): a default class is used by every tenant\'s objects that name none'`),
 				Reason: forbidden,
 			}, {
-				Expression:        `variables.resource != 'priorityclasses' || variables.owner == '' || !has(object.globalDefault) || !object.globalDefault`,
+				Expression:        storageCEL(`variables.resource != '$PRIORITYCLASSES' || variables.owner == '' || !has(object.globalDefault) || !object.globalDefault`),
 				MessageExpression: `'the PriorityClass of tenant ' + variables.owner + ' may not be the global default: it would apply to every tenant\'s pods'`,
 				Reason:            forbidden,
 			}, sharedRefValidation(forbidden), sharedListValidation(forbidden)}, append(podVolumeSourceValidations(forbidden), admissionv1.Validation{
-				Expression: `variables.resource != 'csistoragecapacities' || variables.nsTenant == '' || object == null ||
-  object.storageClassName.startsWith(variables.nsTenant + '-')`,
+				Expression: storageCEL(`variables.resource != '$CAPACITIES' || variables.nsTenant == '' || object == null ||
+  object.storageClassName.startsWith(variables.nsTenant + '-')`),
 				MessageExpression: `'CSIStorageCapacities in namespaces of tenant ' + variables.nsTenant + ' may only publish capacity for the tenant\'s storage classes (' +
   variables.nsTenant + '-*), not ' + object.storageClassName`,
 				Reason: forbidden,
 			})...),
 		},
 	}
+}
+
+// storageJudgedRules match writes of the kinds the storage policy judges
+// (the rows marked StorageJudged), one rule per group.
+func storageJudgedRules() []admissionv1.NamedRuleWithOperations {
+	judged := map[schema.GroupResource][]string{}
+	for _, k := range translate.Kinds() {
+		if k.StorageJudged {
+			judged[k.Resource] = nil
+		}
+	}
+	return matchRules(judged)
 }

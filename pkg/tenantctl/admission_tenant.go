@@ -72,7 +72,7 @@ const (
 	// Namespace object of its own tenant, else ''. RBAC lets a RoleBinding in
 	// a namespace grant rights on that namespace's own object, and for
 	// Namespace requests namespaceObject is null, so saTenantExpr misses it.
-	saNsTenantExpr = `(has(request.resource.group) ? request.resource.group : '') == '' && request.resource.resource == 'namespaces' &&
+	saNsTenantExpr = `(has(request.resource.group) ? request.resource.group : '') == '' && request.resource.resource == '$RESOURCE(core/Namespace)' &&
   request.userInfo.username.startsWith('system:serviceaccount:') && size(request.userInfo.username.split(':')) == 4 &&
   oldObject != null && has(oldObject.metadata.labels) && '$LABEL' in oldObject.metadata.labels &&
   request.userInfo.username.split(':')[2].startsWith(oldObject.metadata.labels['$LABEL'] + '-') ?
@@ -120,8 +120,8 @@ func tenantPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				v("reqName", "has(request.name) ? request.name : ''"),
 				v("reqGroup", "has(request.resource.group) ? request.resource.group : ''"),
 				v("prefix", "variables.tenant + '-'"),
-				v("isNamespace", "variables.reqGroup == '' && request.resource.resource == 'namespaces'"),
-				v("isCRD", "variables.reqGroup == 'apiextensions.k8s.io' && request.resource.resource == 'customresourcedefinitions'"),
+				v("isNamespace", "variables.reqGroup == '' && request.resource.resource == '$RESOURCE(core/Namespace)'"),
+				v("isCRD", "variables.reqGroup == 'apiextensions.k8s.io' && request.resource.resource == '$RESOURCE(apiextensions.k8s.io/CustomResourceDefinition)'"),
 				v("isRBAC", "variables.reqGroup == 'rbac.authorization.k8s.io' && variables.subres == ''"),
 				v("clusterScoped", "variables.ns == '' || variables.isNamespace"),
 				// target is the name that must carry the tenant's prefix: the
@@ -172,12 +172,12 @@ func tenantValidations(forbidden *metav1.StatusReason) []admissionv1.Validation 
 		MessageExpression: cel("'cluster-scoped objects of tenant ' + variables.tenant + ' must carry the label $LABEL=' + variables.tenant"),
 		Reason:            forbidden,
 	}, {
-		Expression: cel(`!variables.isRBAC || !(request.resource.resource in ['rolebindings', 'clusterrolebindings']) || object == null ||
+		Expression: cel(`!variables.isRBAC || !(request.resource.resource in ['$RESOURCE(rbac.authorization.k8s.io/RoleBinding)', '$RESOURCE(rbac.authorization.k8s.io/ClusterRoleBinding)']) || object == null ||
   object.roleRef.kind == 'Role' || object.roleRef.name.startsWith(variables.prefix) || object.roleRef.name == '$ADMINROLE'`),
 		MessageExpression: cel(`'bindings of tenant ' + variables.tenant + ' may only refer to its own ClusterRoles (' + variables.prefix + '*) or to $ADMINROLE, not to ' + object.roleRef.name`),
 		Reason:            forbidden,
 	}, {
-		Expression: cel(`!variables.isRBAC || !(request.resource.resource in ['rolebindings', 'clusterrolebindings']) || object == null || !has(object.subjects) ||
+		Expression: cel(`!variables.isRBAC || !(request.resource.resource in ['$RESOURCE(rbac.authorization.k8s.io/RoleBinding)', '$RESOURCE(rbac.authorization.k8s.io/ClusterRoleBinding)']) || object == null || !has(object.subjects) ||
   object.subjects.all(s,
     s.kind == 'ServiceAccount' ? has(s.namespace) && s.namespace.startsWith(variables.prefix) :
     s.kind == 'User' ? s.name.startsWith('zoo:' + variables.tenant + ':') || s.name.startsWith('system:serviceaccount:' + variables.prefix) :
@@ -185,11 +185,11 @@ func tenantValidations(forbidden *metav1.StatusReason) []admissionv1.Validation 
 		MessageExpression: "'bindings of tenant ' + variables.tenant + ' may only name the tenant\\'s own users, groups and ServiceAccounts'",
 		Reason:            forbidden,
 	}, {
-		Expression: `!variables.isRBAC || request.resource.resource != 'clusterrolebindings' || object == null || !has(object.subjects) || size(object.subjects) == 0`,
+		Expression: cel(`!variables.isRBAC || request.resource.resource != '$RESOURCE(rbac.authorization.k8s.io/ClusterRoleBinding)' || object == null || !has(object.subjects) || size(object.subjects) == 0`),
 		Message:    "a tenant's ClusterRoleBindings carry no subjects upstream (they would grant cluster-wide); kubectl-zoo grants their subjects with RoleBindings in the tenant's namespaces",
 		Reason:     forbidden,
 	}, {
-		Expression: cel(`!variables.isRBAC || request.resource.resource != 'clusterroles' || object == null ||
+		Expression: cel(`!variables.isRBAC || request.resource.resource != '$RESOURCE(rbac.authorization.k8s.io/ClusterRole)' || object == null ||
   (!variables.labels.exists(k, k.startsWith('rbac.authorization.k8s.io/aggregate-to-')) &&
    (!has(object.aggregationRule) || !has(object.aggregationRule.clusterRoleSelectors) ||
     object.aggregationRule.clusterRoleSelectors.all(s, has(s.matchLabels) && '$LABEL' in s.matchLabels && s.matchLabels['$LABEL'] == variables.tenant)))`),
@@ -227,7 +227,7 @@ func membershipValidations(forbidden *metav1.StatusReason) []admissionv1.Validat
 		MessageExpression: "'namespaces \\'' + variables.reqName + '\\' is forbidden: this namespace may not be deleted'",
 		Reason:            forbidden,
 	}, {
-		Expression: cel(`!variables.isRBAC || request.resource.resource != 'rolebindings' || request.operation != 'DELETE' || oldObject == null ||
+		Expression: cel(`!variables.isRBAC || request.resource.resource != '$RESOURCE(rbac.authorization.k8s.io/RoleBinding)' || request.operation != 'DELETE' || oldObject == null ||
   !has(oldObject.subjects) || !oldObject.subjects.exists(s, s.kind == 'ServiceAccount' && has(s.namespace) && s.namespace == '$REGISTRY_NS' && s.name == '$REGISTRY_SA')`),
 		MessageExpression: "'RoleBinding ' + variables.reqName + ' makes tenant ' + variables.tenant + ' a member of the cluster; kubectl-zoo keeps it'",
 		Reason:            forbidden,

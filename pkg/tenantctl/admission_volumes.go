@@ -51,7 +51,7 @@ func volumeSourceValidations(forbidden *metav1.StatusReason) []admissionv1.Valid
 			}
 		}
 		if s.Volume == translate.VolumeSourceExternal {
-			uses = append(uses, "("+kindMatch("", "persistentvolumes")+" && has(object.spec) && has(object.spec."+s.Name+"))")
+			uses = append(uses, "("+kindMatch("", translate.ResourceOf("", "PersistentVolume"))+" && has(object.spec) && has(object.spec."+s.Name+"))")
 		}
 		if len(uses) == 0 {
 			continue
@@ -90,7 +90,7 @@ func podVolumeSourceValidations(forbidden *metav1.StatusReason) []admissionv1.Va
 			continue
 		}
 		out = append(out, admissionv1.Validation{
-			Expression: "variables.resource != 'pods' || variables.nsTenant == '' || object == null || !has(object.spec.volumes) || " +
+			Expression: "variables.resource != '" + translate.ResourceOf("", "Pod") + "' || variables.nsTenant == '' || object == null || !has(object.spec.volumes) || " +
 				"!object.spec.volumes.exists(v, has(v." + s.Name + ")) || " + memberCheck("variables.nsTenant", VolumeSourceResource, strconv.Quote(s.Name), "use"),
 			MessageExpression: "'the volume source " + s.Name + " is not one the policy of tenant ' + variables.nsTenant + " +
 				"' allows (kubectl zoo policy set --volume-sources): no pod in its namespaces may have it, whoever creates the pod'",

@@ -57,31 +57,7 @@ func NewClient(config *rest.Config) (*Client, error) {
 	return &Client{Config: config, Kube: kube, Dynamic: dyn}, nil
 }
 
-var crdGVR = apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions")
-
-// resources maps the kinds kubectl-zoo applies to their resources.
-var resources = map[schema.GroupKind]string{
-	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:                 "customresourcedefinitions",
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:                         "clusterroles",
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}:                  "clusterrolebindings",
-	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:                         "rolebindings",
-	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}:        "validatingadmissionpolicies",
-	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicyBinding"}: "validatingadmissionpolicybindings",
-	{Group: "", Kind: "Namespace"}:                                                    "namespaces",
-	{Group: "", Kind: "Service"}:                                                      "services",
-	{Group: "", Kind: "Endpoints"}:                                                    "endpoints",
-	{Group: "discovery.k8s.io", Kind: "EndpointSlice"}:                                "endpointslices",
-	{Group: "zoo.kubectl-zoo.io", Kind: tenantapi.TenantKind}:                         tenantapi.TenantResource,
-	{Group: "", Kind: "ServiceAccount"}:                                               "serviceaccounts",
-	{Group: "", Kind: "Secret"}:                                                       "secrets",
-	{Group: "", Kind: "ConfigMap"}:                                                    "configmaps",
-	{Group: "rbac.authorization.k8s.io", Kind: "Role"}:                                "roles",
-	{Group: "apps", Kind: "Deployment"}:                                               "deployments",
-	{Group: "policy", Kind: "PodDisruptionBudget"}:                                    "poddisruptionbudgets",
-	{Group: "", Kind: "ResourceQuota"}:                                                "resourcequotas",
-	{Group: "", Kind: "LimitRange"}:                                                   "limitranges",
-	{Group: "networking.k8s.io", Kind: "NetworkPolicy"}:                               "networkpolicies",
-}
+var crdGVR, _ = translate.ResourceFor(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
 
 // ToUnstructured converts a typed object (with its TypeMeta set) to the form
 // kubectl-zoo applies and prints: no status, no creationTimestamp.
@@ -107,14 +83,18 @@ func ToUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
 	return u, nil
 }
 
-// gvrOf returns the resource of an object kubectl-zoo applies.
+// gvrOf returns the resource of an object kubectl-zoo applies: a Tenant,
+// or a built-in kind by the kinds table's mapping.
 func gvrOf(u *unstructured.Unstructured) (schema.GroupVersionResource, error) {
 	gvk := u.GroupVersionKind()
-	res, ok := resources[gvk.GroupKind()]
+	if gvk.GroupKind() == (schema.GroupKind{Group: tenantapi.TenantGVR.Group, Kind: tenantapi.TenantKind}) {
+		return gvk.GroupVersion().WithResource(tenantapi.TenantResource), nil
+	}
+	gvr, ok := translate.ResourceFor(gvk)
 	if !ok {
 		return schema.GroupVersionResource{}, fmt.Errorf("no resource known for kind %s", gvk)
 	}
-	return gvk.GroupVersion().WithResource(res), nil
+	return gvr, nil
 }
 
 // apply server-side applies obj with FieldManager, taking ownership of every

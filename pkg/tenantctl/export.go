@@ -34,7 +34,7 @@ type ExportResult struct {
 	Omitted map[string]int
 }
 
-var gvrCRD = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+var gvrCRD = crdGVR
 
 // Export reads every object tenant owns through view, a client config of
 // the tenant's own view (its names unprefixed, as `kubectl zoo serve` shows

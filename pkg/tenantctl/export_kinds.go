@@ -23,23 +23,18 @@ type ExportKind struct {
 }
 
 // exportSkipped are the tenant's kinds (namespaced or tenant-owned rows of
-// the kinds table) that an export leaves out, each with why: what the cluster
-// makes by itself, what is state rather than intent, and what only the
-// platform may write. Objects of exported kinds may still be left out one by
-// one (exportOmit, export_clean.go).
-var exportSkipped = map[schema.GroupResource]string{
-	{Resource: "events"}:                         "history: the cluster records new events",
-	{Group: "events.k8s.io", Resource: "events"}: "history: the cluster records new events",
-	{Resource: "bindings"}:                       "create-only: a pod's binding is the scheduler's",
-	{Group: "authorization.k8s.io", Resource: "localsubjectaccessreviews"}:               "create-only review, never stored",
-	{Group: "apps", Resource: "controllerrevisions"}:                                     "history: StatefulSets and DaemonSets record new revisions",
-	{Group: "coordination.k8s.io", Resource: "leases"}:                                   "held and renewed by running processes (leader election, node heartbeats)",
-	{Group: "coordination.k8s.io", Resource: "leasecandidates"}:                          "held and renewed by running processes (leader election)",
-	{Group: "storage.k8s.io", Resource: "csistoragecapacities"}:                          "published by the storage drivers of the cluster",
-	{Group: "certificates.k8s.io", Resource: "certificatesigningrequests"}:               "refused to tenants (no upstream access)",
-	{Group: "admissionregistration.k8s.io", Resource: "mutatingadmissionpolicies"}:       "refused to tenants (no upstream access)",
-	{Group: "admissionregistration.k8s.io", Resource: "mutatingadmissionpolicybindings"}: "refused to tenants (no upstream access)",
-}
+// the kinds table) that an export leaves out, each with why: the rows'
+// ExportSkip. Objects of exported kinds may still be left out one by one
+// (exportOmit, export_clean.go).
+var exportSkipped = func() map[schema.GroupResource]string {
+	out := map[schema.GroupResource]string{}
+	for _, r := range translate.Kinds() {
+		if r.ExportSkip != "" {
+			out[r.Resource] = r.ExportSkip
+		}
+	}
+	return out
+}()
 
 // ExportKinds lists the kinds of the kinds table a tenant owns objects of
 // (its namespaced, tenant-owned and shared rows), in apply order, with why a

@@ -21,6 +21,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/klog/v2"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // ImportFieldManager is the field manager of what `tenant import` writes.
@@ -149,7 +151,7 @@ func waitNamespacesWritable(ctx context.Context, view *rest.Config, names []stri
 	}
 	for _, ns := range names {
 		review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
-			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "create", Resource: "configmaps", Namespace: ns}}}
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "create", Resource: translate.ResourceOf("", "ConfigMap"), Namespace: ns}}}
 		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, establishTimeout, true, func(ctx context.Context) (bool, error) {
 			got, err := kube.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
 			return err == nil && got.Status.Allowed, nil

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -36,7 +36,7 @@ func (c InstallConfig) Validate() error {
 		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
 			return fmt.Errorf("--webhook-keys: %q is not a label or annotation key: %s", k, strings.Join(errs, "; "))
 		}
-		pods := schema.GroupResource{Resource: "pods"}
+		pods := translate.KindResource("", "Pod")
 		if !translate.IsPlatformOwned(pods, false, k) && !translate.IsPlatformOwned(pods, true, k) {
 			return fmt.Errorf("--webhook-keys: %s is not a platform-owned key of pods: tenants may set it already", k)
 		}
@@ -51,7 +51,7 @@ func (c InstallConfig) normalized() []string {
 	return slices.Compact(keys)
 }
 
-var vapGVR = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicies"}
+var vapGVR, _ = translate.ResourceFor(admissionv1.SchemeGroupVersion.WithKind("ValidatingAdmissionPolicy"))
 
 // InstalledConfig reads the InstallConfig of the installed policies; an
 // empty one when kubectl-zoo is not installed.

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -83,7 +84,7 @@ func (c *Client) indexedNamespaces(ctx context.Context, t translate.Tenant) ([]c
 // skipSweep are cluster-scoped resources the sweep leaves alone: namespaces
 // are deleted on their own, kubectl-zoo's own objects by exact name.
 var skipSweep = sets.New(
-	schema.GroupResource{Resource: "namespaces"},
+	translate.KindResource("", "Namespace"),
 	schema.GroupResource{Group: translate.APIGroup, Resource: tenantapi.TenantResource},
 )
 
@@ -149,9 +150,9 @@ func (c *Client) deleteExact(ctx context.Context, kind, namespace, name string, 
 // deleteExactLabeled is deleteExact for an object labeled key=value.
 func (c *Client) deleteExactLabeled(ctx context.Context, kind, namespace, name, key, value string) (bool, error) {
 	gvr, ok := map[string]schema.GroupVersionResource{
-		"clusterrole":        {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"},
-		"clusterrolebinding": {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"},
-		"rolebinding":        {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"},
+		"clusterrole":        rbacv1.SchemeGroupVersion.WithResource(translate.ResourceOf(rbacv1.GroupName, "ClusterRole")),
+		"clusterrolebinding": rbacv1.SchemeGroupVersion.WithResource(translate.ResourceOf(rbacv1.GroupName, "ClusterRoleBinding")),
+		"rolebinding":        rbacv1.SchemeGroupVersion.WithResource(translate.ResourceOf(rbacv1.GroupName, "RoleBinding")),
 	}[kind]
 	if !ok {
 		return false, fmt.Errorf("deleteExact: unknown kind %q", kind)

@@ -12,7 +12,7 @@ import (
 // use that class although its value is positive (PriorityPolicy asks the
 // authorizer). The grant is the tenant's policy's priorityClasses
 // (PriorityGrant).
-const PriorityClassResource = "priorityclasses"
+var PriorityClassResource = translate.ResourceOf("scheduling.k8s.io", "PriorityClass")
 
 // PriorityGrantRoleBinding names the RoleBinding, in a tenant's
 // MembershipNamespace, of its priority grant.

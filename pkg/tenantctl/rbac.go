@@ -114,10 +114,10 @@ func tenantClusterRules() []rbacv1.PolicyRule {
 		// escalate: a tenant ClusterRole may hold rules its author lacks
 		// cluster-wide; bind: RoleBindings in the tenant's namespaces to
 		// the tenant's ClusterRoles (admission checks the roleRef).
-		rbacv1.PolicyRule{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"clusterroles"}, Verbs: []string{"bind", "escalate"}},
+		kindRule(rbacv1.GroupName, "ClusterRole", "bind", "escalate"),
 		// create only: the RoleBinding of a namespace the tenant just
 		// created (NamespaceRBAC); admission confines the namespace.
-		rbacv1.PolicyRule{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"rolebindings"}, Verbs: []string{"create"}},
+		kindRule(rbacv1.GroupName, "RoleBinding", "create"),
 	)
 }
 

@@ -46,17 +46,17 @@ func ServerBaseClusterRole() *rbacv1.ClusterRole {
 		// ServiceAccount with its groups. RBAC cannot confine impersonation
 		// to names with a prefix, so this is every user, group and
 		// ServiceAccount.
-		{APIGroups: []string{""}, Resources: []string{"users", "groups", "serviceaccounts"}, Verbs: []string{"impersonate"}},
+		{APIGroups: []string{""}, Resources: []string{"users", "groups", translate.ResourceOf("", "ServiceAccount")}, Verbs: []string{"impersonate"}},
 		// No userextras: the proxy passes no extra fields upstream (the
 		// server impersonates users, groups and ServiceAccounts only).
 		// RBAC checks an extra as "userextras/<key>" with no wildcard for
 		// the key: passing extras would need "*" in authentication.k8s.io.
 		// Bearer tokens of callers (a tenant pod's ServiceAccount token)
 		// are authenticated with TokenReview.
-		{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"tokenreviews"}, Verbs: []string{"create"}},
+		kindRule("authentication.k8s.io", "TokenReview", "create"),
 		// /metrics is served to callers allowed `get` on the non-resource
 		// URL /metrics, asked with SubjectAccessReview.
-		{APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"subjectaccessreviews"}, Verbs: []string{"create"}},
+		kindRule("authorization.k8s.io", "SubjectAccessReview", "create"),
 		// Tenant records: the server's informer (get/list/watch), the
 		// proxy's read of the caller's tenant (tenant_record.go) and its
 		// list of the other tenants, left out of lists of shared kinds
@@ -67,26 +67,25 @@ func ServerBaseClusterRole() *rbacv1.ClusterRole {
 		// fanout_watch.go), read one by one for the priority classes a
 		// namespace may use (platform.go). A tenant user who is not an
 		// admin may not list namespaces upstream.
-		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: platformobj.ReadVerbs},
+		kindRule("", "Namespace", platformobj.ReadVerbs...),
 		// The tenant's stored ClusterRoleBindings, read by name and listed
 		// by the tenant label when they are granted in a namespace
 		// (crbstore.Grants.Own; the writes impersonate the tenant).
-		{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"clusterrolebindings"}, Verbs: []string{"get", "list"}},
+		kindRule(rbacv1.GroupName, "ClusterRoleBinding", "get", "list"),
 		// The API access of tenant pods (pkg/localproxy/apiaccess.go): before
 		// a pod or pod template is written, the ConfigMap the pods read the
 		// server's address, CA and their tenant-side namespace from is made
 		// or refreshed in the pod's namespace (only a namespace labelled for
 		// the writing tenant). RBAC cannot confine create by name.
-		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create"}},
-		{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{translate.APIAccessName}, Verbs: []string{"get", "update"}},
+		kindRule("", "ConfigMap", "create"),
+		named(kindRule("", "ConfigMap", "get", "update"), translate.APIAccessName),
 	}
 	// The objects a tenant's policy implies in each tenant namespace
 	// (propagate*.go): the proxy makes them when a tenant creates a
 	// namespace, the reconcile loop watches them to repair drift, and
 	// deletes those the policy no longer implies (and an unlabeled one in
 	// their way). RBAC cannot confine them to tenant namespaces.
-	rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"resourcequotas", "limitranges"}, Verbs: policyObjectVerbs},
-		rbacv1.PolicyRule{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"networkpolicies"}, Verbs: policyObjectVerbs})
+	rules = append(rules, policyObjectRules()...)
 	// The namespace limit of tenants (policy_maxns.go): the RoleBinding
 	// that marks a tenant at its limit, in its kube-system, listed, made
 	// and deleted after the tenant's namespace creates and deletes; it
@@ -96,8 +95,8 @@ func ServerBaseClusterRole() *rbacv1.ClusterRole {
 	// ClusterRoleBindings, and deletes an admins' RoleBinding a tenant
 	// changed (made again impersonating one of its admins).
 	rules = append(rules,
-		rbacv1.PolicyRule{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"rolebindings"}, Verbs: []string{"list", "watch", "create", "delete"}},
-		rbacv1.PolicyRule{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"clusterroles"}, ResourceNames: []string{NamespaceLimitClusterRole}, Verbs: []string{"bind"}})
+		kindRule(rbacv1.GroupName, "RoleBinding", "list", "watch", "create", "delete"),
+		named(kindRule(rbacv1.GroupName, "ClusterRole", "bind"), NamespaceLimitClusterRole))
 	// Objects of shared kinds a tenant names (a storage class, a priority
 	// class) are read one by one to learn whose they are (shared.go,
 	// platform.go's priority class values).
@@ -112,7 +111,7 @@ func ServerBaseClusterRole() *rbacv1.ClusterRole {
 	// its CustomResourceDefinition carries the tenant's label (a prefix
 	// alone is no ownership: cert-manager.io starts with a tenant "cert"),
 	// read one by one (tenant_group_owner.go).
-	rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, Verbs: []string{"get"}})
+	rules = append(rules, kindRule("apiextensions.k8s.io", "CustomResourceDefinition", "get"))
 	// Discovery of the upstream's resources and their scopes (scopes.go).
 	// system:discovery grants it to every authenticated user by default;
 	// the server does not rely on that default.
@@ -196,10 +195,7 @@ func ServerAuthenticationRole() *rbacv1.Role {
 	return &rbacv1.Role{
 		TypeMeta:   roleType,
 		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.ServerAuthenticationReader, Namespace: metav1.NamespaceSystem, Labels: serverLabels()},
-		Rules: []rbacv1.PolicyRule{{
-			APIGroups: []string{""}, Resources: []string{"configmaps"},
-			ResourceNames: []string{tenantapi.ClientCAConfigMap}, Verbs: platformobj.ReadVerbs,
-		}},
+		Rules:      []rbacv1.PolicyRule{named(kindRule("", "ConfigMap", platformobj.ReadVerbs...), tenantapi.ClientCAConfigMap)},
 	}
 }
 
@@ -227,9 +223,7 @@ func ServerPolicyLockRole() *rbacv1.Role {
 	return &rbacv1.Role{
 		TypeMeta:   roleType,
 		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.ServerPolicyLocks, Namespace: policyLockNamespace, Labels: serverLabels()},
-		Rules: []rbacv1.PolicyRule{{
-			APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "create", "update"},
-		}},
+		Rules:      []rbacv1.PolicyRule{kindRule("coordination.k8s.io", "Lease", "get", "create", "update")},
 	}
 }
 
@@ -246,4 +240,30 @@ func ServerPolicyLockRoleBinding() *rbacv1.RoleBinding {
 
 func serverSubject() rbacv1.Subject {
 	return rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: tenantapi.ServerNamespace, Name: tenantapi.ServerName}
+}
+
+// policyObjectRules grant policyObjectVerbs on the policy objects
+// (translate.PolicyObjectResources), one rule per group.
+func policyObjectRules() []rbacv1.PolicyRule {
+	var out []rbacv1.PolicyRule
+	for _, gr := range translate.PolicyObjectResources() {
+		if n := len(out); n > 0 && out[n-1].APIGroups[0] == gr.Group {
+			out[n-1].Resources = append(out[n-1].Resources, gr.Resource)
+			continue
+		}
+		out = append(out, rbacv1.PolicyRule{APIGroups: []string{gr.Group}, Resources: []string{gr.Resource}, Verbs: policyObjectVerbs})
+	}
+	return out
+}
+
+// kindRule grants verbs on the resource of a built-in kind, named by its
+// row of the kinds table (translate.ResourceOf).
+func kindRule(group, kind string, verbs ...string) rbacv1.PolicyRule {
+	return rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{translate.ResourceOf(group, kind)}, Verbs: verbs}
+}
+
+// named confines rule to the objects named names.
+func named(rule rbacv1.PolicyRule, names ...string) rbacv1.PolicyRule {
+	rule.ResourceNames = names
+	return rule
 }

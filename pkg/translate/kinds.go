@@ -86,6 +86,11 @@ type KindRule struct {
 	Resource schema.GroupResource
 	// Kind is the object kind.
 	Kind string
+	// ShortNames are the resource's short names as the API server's
+	// discovery serves them (`kubectl api-resources`, SHORTNAMES);
+	// explain's aliases are built from them, and the e2e
+	// TestDiscoveryIsClassified holds them to the server's.
+	ShortNames []string
 	// Treatment is how the kind is treated.
 	Treatment Treatment
 	// Reason explains a Forbidden or ReadOnly treatment (shown in the 403).
@@ -143,6 +148,26 @@ type KindRule struct {
 	// templates of every kind as well (platform_templates.go): a
 	// controller copies a template's keys to the pods it makes.
 	PlatformDomains bool
+	// StorageJudged marks a kind every write of which, whoever makes it
+	// (the platform's volume binder and controllers too), the
+	// zoo-tenant-storage policy judges upstream
+	// (tenantctl/admission_storage.go): volumes and claims, which bind
+	// across tenants; classes, which could become every tenant's default;
+	// published capacity, which steers every tenant's pods.
+	StorageJudged bool
+	// ExportSkip says why `kubectl zoo tenant export` leaves the tenant's
+	// objects of the kind out (what the cluster makes by itself, what is
+	// state rather than intent, what only the platform may write); ""
+	// exports them (tenantctl's export_kinds.go, docs/export.md).
+	ExportSkip string
+	// PolicyObject marks a kind of which a tenant's policy implies one
+	// object in each of its namespaces (tenantctl's propagate*.go): the
+	// namespace gate, the server's ClusterRole and zoo-tenant-propagated
+	// take these kinds from the rows (PolicyObjectResources).
+	PolicyObject bool
+	// cells are the cells of the kind's Table (what `kubectl get` prints)
+	// that show a reference, by lower-case column name (table_refs.go).
+	cells map[string]refCell
 }
 
 // AnnotationRule is an annotation a tenant may not set on a kind at all,
@@ -287,6 +312,46 @@ func LookupKind(gr schema.GroupResource) (*KindRule, bool) {
 func LookupKindByKind(gk schema.GroupKind) (*KindRule, bool) {
 	r, ok := kindsByKind[gk]
 	return r, ok
+}
+
+// ResourceFor maps a built-in kind to its resource by the kinds table: the
+// RESTMapper of the kinds the table knows, for where no cluster's
+// discovery is at hand (what kubectl-zoo writes itself).
+func ResourceFor(gvk schema.GroupVersionKind) (schema.GroupVersionResource, bool) {
+	r, ok := kindsByKind[gvk.GroupKind()]
+	if !ok {
+		return schema.GroupVersionResource{}, false
+	}
+	return gvk.GroupVersion().WithResource(r.Resource.Resource), true
+}
+
+// ResourceOf returns the plural resource of a built-in kind the table has a
+// row for, for generated code (the CEL of the upstream policies) that names
+// it. A kind without a row is a programming error: it panics, which every
+// test of the generated policies shows.
+func ResourceOf(group, kind string) string {
+	r, ok := kindsByKind[schema.GroupKind{Group: group, Kind: kind}]
+	if !ok {
+		panic("translate: no row of the kinds table for kind " + kind + " of group " + group)
+	}
+	return r.Resource.Resource
+}
+
+// PolicyObjectResources are the resources of the rows marked PolicyObject,
+// in table order.
+func PolicyObjectResources() []schema.GroupResource {
+	var out []schema.GroupResource
+	for i := range kindTable {
+		if kindTable[i].PolicyObject {
+			out = append(out, kindTable[i].Resource)
+		}
+	}
+	return out
+}
+
+// KindResource is ResourceOf as a GroupResource.
+func KindResource(group, kind string) schema.GroupResource {
+	return schema.GroupResource{Group: group, Resource: ResourceOf(group, kind)}
 }
 
 // Kinds returns every row of the kinds table, in table order.

@@ -30,9 +30,9 @@ type TemplateAPIServerKey struct {
 // Job's template (k8s.io/kubernetes pkg/registry/batch/job, generateSelector):
 // the Job controller reads them only in the Job's own namespace.
 var templateAPIServerKeys = []TemplateAPIServerKey{
-	{Resource: schema.GroupResource{Group: "batch", Resource: "jobs"}, Key: "batch.kubernetes.io/controller-uid",
+	{Resource: grJob, Key: "batch.kubernetes.io/controller-uid",
 		Reason: "the Job strategy selects the Job's pods by it; the Job controller reads it in the Job's namespace only"},
-	{Resource: schema.GroupResource{Group: "batch", Resource: "jobs"}, Key: "batch.kubernetes.io/job-name",
+	{Resource: grJob, Key: "batch.kubernetes.io/job-name",
 		Reason: "likewise, the Job's name"},
 }
 

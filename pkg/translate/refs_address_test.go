@@ -11,9 +11,8 @@ import (
 )
 
 var (
-	grService = gr("", "services")
-	grEPs     = gr("", "endpoints")
-	grSlices  = gr("discovery.k8s.io", "endpointslices")
+	grEPs    = gr("", "endpoints")
+	grSlices = gr("discovery.k8s.io", "endpointslices")
 )
 
 // TestPublicUnicast: only public unicast addresses pass, in every form the

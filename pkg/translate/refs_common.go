@@ -146,22 +146,3 @@ func podSpecRefs(path string) []Ref {
 		podAffinityRef(path), // refs_affinity.go
 	}, append(claimSpecRefs(path+".volumes[].ephemeral.volumeClaimTemplate.spec"), podVolumeSourceRefs(path)...)...)
 }
-
-// Well-known resources.
-var (
-	grNamespace       = schema.GroupResource{Resource: "namespaces"}
-	grPV              = schema.GroupResource{Resource: "persistentvolumes"}
-	grClusterRole     = schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}
-	grCRD             = schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
-	grStorageClass    = schema.GroupResource{Group: "storage.k8s.io", Resource: "storageclasses"}
-	grVolumeAttrClass = schema.GroupResource{Group: "storage.k8s.io", Resource: "volumeattributesclasses"}
-	grIngressClass    = schema.GroupResource{Group: "networking.k8s.io", Resource: "ingressclasses"}
-	grPriorityClass   = schema.GroupResource{Group: "scheduling.k8s.io", Resource: "priorityclasses"}
-	grRuntimeClass    = schema.GroupResource{Group: "node.k8s.io", Resource: "runtimeclasses"}
-	grVAP             = schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}
-	grMAP             = schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "mutatingadmissionpolicies"}
-	grPLC             = schema.GroupResource{Group: "flowcontrol.apiserver.k8s.io", Resource: "prioritylevelconfigurations"}
-	grNode            = schema.GroupResource{Resource: "nodes"}
-	grPod             = schema.GroupResource{Resource: "pods"}
-	grIngress         = schema.GroupResource{Group: "networking.k8s.io", Resource: "ingresses"}
-)

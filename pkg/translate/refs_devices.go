@@ -1,8 +1,5 @@
 package translate
 
-// grDeviceClass is the shared kind a claim's device requests name.
-var grDeviceClass = gr("resource.k8s.io", "deviceclasses")
-
 // deviceClassRefs are the DeviceClass names of the device requests of a
 // ResourceClaim's spec at path ("spec", or "spec.spec" in a
 // ResourceClaimTemplate): DeviceClasses are shared, so a request names the

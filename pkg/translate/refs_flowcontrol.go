@@ -150,7 +150,7 @@ func checkFlowSchema(m *mapper, obj map[string]any) error {
 		return nil
 	}
 	if n, ok := numberValue(p); ok && n != 0 && n < TenantMinMatchingPrecedence { // 0 is the API's default, 1000
-		return forbidden(gr(flowGroup, "flowschemas"), str(child(obj, "metadata"), "name"),
+		return forbidden(grFlowSchema, str(child(obj, "metadata"), "name"),
 			fmt.Sprintf("a tenant's FlowSchema needs a matchingPrecedence of at least %d: the shared cluster's own FlowSchemas come first", TenantMinMatchingPrecedence))
 	}
 	return nil

@@ -9,8 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-var grPVC = gr("", "persistentvolumeclaims")
-
 // TestStorageClassRefs: a tenant volume's class is always in the tenant's
 // prefix; a claim's class is the tenant's own, else the cluster's shared one,
 // else the tenant's; and back. (fakeShared: acme owns "fast", the cluster

@@ -43,7 +43,7 @@ var multiValued = map[string]bool{"dryRun": true, "command": true, "ports": true
 // a stream: exec, attach or port-forward of a pod in a namespace. No other
 // request may be forwarded as an upgrade.
 func (i RequestInfo) IsStreaming() bool {
-	return i.IsResourceRequest && i.APIPrefix == "api" && i.APIGroup == "" && i.Resource == "pods" &&
+	return i.IsResourceRequest && i.APIPrefix == "api" && i.APIGroup == grPod.Group && i.Resource == grPod.Resource &&
 		i.Namespace != "" && i.Name != "" && streamingSubresources[i.Subresource] && len(i.Rest) == 0
 }
 

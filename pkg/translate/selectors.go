@@ -100,17 +100,17 @@ var confinedSelectors = []SelectorRule{
 		Evaluator: "the network plugin, over every namespace", Reach: ReachConfined, Upstream: ownTraffic},
 	{Resource: grNetworkPolicy, Fields: []string{"spec.egress[].to[].namespaceSelector"}, Ref: "spec.egress[].to[].namespaceSelector",
 		Evaluator: "the network plugin, over every namespace", Reach: ReachConfined, Upstream: ownTraffic},
-	{Resource: gr(admissionGroup, "validatingwebhookconfigurations"), Fields: []string{"webhooks[].namespaceSelector"}, Ref: "webhooks[].namespaceSelector",
+	{Resource: grValidatingWebhooks, Fields: []string{"webhooks[].namespaceSelector"}, Ref: "webhooks[].namespaceSelector",
 		Evaluator: everyRequest, Reach: ReachConfined, Upstream: proxyWrites},
-	{Resource: gr(admissionGroup, "mutatingwebhookconfigurations"), Fields: []string{"webhooks[].namespaceSelector"}, Ref: "webhooks[].namespaceSelector",
+	{Resource: grMutatingWebhooks, Fields: []string{"webhooks[].namespaceSelector"}, Ref: "webhooks[].namespaceSelector",
 		Evaluator: everyRequest, Reach: ReachConfined, Upstream: proxyWrites},
 	{Resource: grVAP, Fields: []string{"spec.matchConstraints.namespaceSelector"}, Ref: "spec.matchConstraints.namespaceSelector",
 		Evaluator: everyRequest, Reach: ReachConfined, Upstream: proxyWrites},
 	{Resource: grMAP, Fields: []string{"spec.matchConstraints.namespaceSelector"}, Ref: "spec.matchConstraints.namespaceSelector",
 		Evaluator: everyRequest, Reach: ReachConfined, Upstream: proxyWrites},
-	{Resource: gr(admissionGroup, "validatingadmissionpolicybindings"), Fields: []string{"spec.matchResources.namespaceSelector"}, Ref: "spec.matchResources.namespaceSelector",
+	{Resource: grVAPB, Fields: []string{"spec.matchResources.namespaceSelector"}, Ref: "spec.matchResources.namespaceSelector",
 		Evaluator: everyRequest, Reach: ReachConfined, Upstream: proxyWrites},
-	{Resource: gr(admissionGroup, "mutatingadmissionpolicybindings"), Fields: []string{"spec.matchResources.namespaceSelector"}, Ref: "spec.matchResources.namespaceSelector",
+	{Resource: grMAPB, Fields: []string{"spec.matchResources.namespaceSelector"}, Ref: "spec.matchResources.namespaceSelector",
 		Evaluator: everyRequest, Reach: ReachConfined, Upstream: proxyWrites},
 }
 
@@ -119,5 +119,3 @@ const (
 	everyRequest = "the API server, over every namespaced request"
 	proxyWrites  = "no tenant identity may write admission configuration (the proxy writes it, AccessProxy)"
 )
-
-var grNetworkPolicy = gr("networking.k8s.io", "networkpolicies")

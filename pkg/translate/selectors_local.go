@@ -1,5 +1,7 @@
 package translate
 
+import "k8s.io/apimachinery/pkg/runtime/schema"
+
 const (
 	ownNamespace  = "evaluated over the objects of the selecting object's own namespace only"
 	byController  = "the kind's controller"
@@ -11,11 +13,11 @@ const (
 
 // ownSelector is the spec.selector of a workload kind, evaluated by its
 // controller in its own namespace.
-func ownSelector(group, resource string, fields ...string) SelectorRule {
+func ownSelector(resource schema.GroupResource, fields ...string) SelectorRule {
 	if len(fields) == 0 {
 		fields = []string{"spec.selector"}
 	}
-	return SelectorRule{Resource: gr(group, resource), Fields: fields, Evaluator: byController, Reach: ReachOwnNamespace, Upstream: ownNamespace}
+	return SelectorRule{Resource: resource, Fields: fields, Evaluator: byController, Reach: ReachOwnNamespace, Upstream: ownNamespace}
 }
 
 // localSelectors are the label selectors that cannot reach another
@@ -31,42 +33,42 @@ var localSelectors = []SelectorRule{
 		Reach: ReachShared, Upstream: "trust bundles are public certificates the cluster publishes for everyone; tenants may not write them (the kind is Forbidden)"},
 	{Resource: PodSpecSelector, Fields: []string{"volumes[].ephemeral.volumeClaimTemplate.spec.selector"}, Evaluator: "the PersistentVolume controller, on the claim made from it",
 		Reach: ReachNarrowing, Upstream: claimSelector},
-	{Resource: gr("", "services"), Fields: []string{"spec.selector"}, Evaluator: "the endpoints and EndpointSlice controllers", Reach: ReachOwnNamespace, Upstream: ownNamespace},
-	ownSelector("", "replicationcontrollers"),
-	ownSelector("apps", "deployments"),
-	ownSelector("apps", "replicasets"),
-	ownSelector("apps", "daemonsets"),
-	ownSelector("apps", "statefulsets"),
-	ownSelector("batch", "jobs"),
-	ownSelector("batch", "cronjobs", "spec.jobTemplate.spec.selector"),
-	{Resource: gr("policy", "poddisruptionbudgets"), Fields: []string{"spec.selector"}, Evaluator: "the disruption controller and the eviction API",
+	{Resource: grService, Fields: []string{"spec.selector"}, Evaluator: "the endpoints and EndpointSlice controllers", Reach: ReachOwnNamespace, Upstream: ownNamespace},
+	ownSelector(grReplicationController),
+	ownSelector(grDeployment),
+	ownSelector(grReplicaSet),
+	ownSelector(grDaemonSet),
+	ownSelector(grStatefulSet),
+	ownSelector(grJob),
+	ownSelector(grCronJob, "spec.jobTemplate.spec.selector"),
+	{Resource: grPDB, Fields: []string{"spec.selector"}, Evaluator: "the disruption controller and the eviction API",
 		Reach: ReachOwnNamespace, Upstream: ownNamespace},
-	{Resource: gr("autoscaling", "horizontalpodautoscalers"), Fields: []string{"spec.metrics[].*.metric.selector",
+	{Resource: grHPA, Fields: []string{"spec.metrics[].*.metric.selector",
 		"spec.metrics[].*.selector", "spec.metrics[].external.metricSelector"}, // autoscaling/v2beta1
 		Evaluator: "the HPA controller, through the metrics APIs", Reach: ReachOwnNamespace,
 		Upstream: "the controller asks the metrics APIs in the HPA's own namespace (what an external metrics adapter makes of it is the adapter's)"},
-	{Resource: gr("", "resourcequotas"), Fields: []string{"spec.scopeSelector"}, Evaluator: "the quota controller and admission", Reach: ReachOwnNamespace,
+	{Resource: grResourceQuota, Fields: []string{"spec.scopeSelector"}, Evaluator: "the quota controller and admission", Reach: ReachOwnNamespace,
 		Upstream: "a quota counts only its own namespace's objects"},
 	{Resource: grNetworkPolicy, Fields: []string{"spec.podSelector"}, Evaluator: "the network plugin", Reach: ReachOwnNamespace, Upstream: ownNamespace},
 	{Resource: grNetworkPolicy, Fields: []string{"spec.ingress[].from[].podSelector", "spec.egress[].to[].podSelector"}, Evaluator: "the network plugin",
 		Reach: ReachNarrowing, Upstream: "selects pods of the policy's own namespace, or of the namespaces its (confined) namespaceSelector selects"},
-	{Resource: gr("", "persistentvolumeclaims"), Fields: []string{"spec.selector"}, Evaluator: "the PersistentVolume controller", Reach: ReachNarrowing, Upstream: claimSelector},
-	{Resource: gr("apps", "statefulsets"), Fields: []string{"spec.volumeClaimTemplates[].spec.selector"}, Evaluator: "the PersistentVolume controller, on the claims made from it",
+	{Resource: grPVC, Fields: []string{"spec.selector"}, Evaluator: "the PersistentVolume controller", Reach: ReachNarrowing, Upstream: claimSelector},
+	{Resource: grStatefulSet, Fields: []string{"spec.volumeClaimTemplates[].spec.selector"}, Evaluator: "the PersistentVolume controller, on the claims made from it",
 		Reach: ReachNarrowing, Upstream: claimSelector},
-	{Resource: gr(admissionGroup, "validatingwebhookconfigurations"), Fields: []string{"webhooks[].objectSelector"}, Evaluator: "the API server", Reach: ReachNarrowing, Upstream: narrowRequest},
-	{Resource: gr(admissionGroup, "mutatingwebhookconfigurations"), Fields: []string{"webhooks[].objectSelector"}, Evaluator: "the API server", Reach: ReachNarrowing, Upstream: narrowRequest},
+	{Resource: grValidatingWebhooks, Fields: []string{"webhooks[].objectSelector"}, Evaluator: "the API server", Reach: ReachNarrowing, Upstream: narrowRequest},
+	{Resource: grMutatingWebhooks, Fields: []string{"webhooks[].objectSelector"}, Evaluator: "the API server", Reach: ReachNarrowing, Upstream: narrowRequest},
 	{Resource: grVAP, Fields: []string{"spec.matchConstraints.objectSelector"}, Evaluator: "the API server", Reach: ReachNarrowing, Upstream: narrowRequest},
 	{Resource: grMAP, Fields: []string{"spec.matchConstraints.objectSelector"}, Evaluator: "the API server", Reach: ReachNarrowing, Upstream: narrowRequest},
-	{Resource: gr(admissionGroup, "validatingadmissionpolicybindings"), Fields: []string{"spec.matchResources.objectSelector"}, Evaluator: "the API server",
+	{Resource: grVAPB, Fields: []string{"spec.matchResources.objectSelector"}, Evaluator: "the API server",
 		Reach: ReachNarrowing, Upstream: narrowRequest},
-	{Resource: gr(admissionGroup, "mutatingadmissionpolicybindings"), Fields: []string{"spec.matchResources.objectSelector"}, Evaluator: "the API server",
+	{Resource: grMAPB, Fields: []string{"spec.matchResources.objectSelector"}, Evaluator: "the API server",
 		Reach: ReachNarrowing, Upstream: narrowRequest},
-	{Resource: gr(admissionGroup, "validatingadmissionpolicybindings"), Fields: []string{"spec.paramRef.selector"}, Evaluator: "the API server, over the policy's parameters",
+	{Resource: grVAPB, Fields: []string{"spec.paramRef.selector"}, Evaluator: "the API server, over the policy's parameters",
 		Reach: ReachNarrowing, Upstream: paramSelector},
-	{Resource: gr(admissionGroup, "mutatingadmissionpolicybindings"), Fields: []string{"spec.paramRef.selector"}, Evaluator: "the API server, over the policy's parameters",
+	{Resource: grMAPB, Fields: []string{"spec.paramRef.selector"}, Evaluator: "the API server, over the policy's parameters",
 		Reach: ReachNarrowing, Upstream: paramSelector},
 	{Resource: grPV, Fields: []string{"spec.nodeAffinity.required"}, Evaluator: "the scheduler", Reach: ReachShared, Upstream: nodesOnly},
 	{Resource: grRuntimeClass, Fields: []string{"scheduling.nodeSelector", "spec.scheduling.nodeSelector"}, Evaluator: "the RuntimeClass admission plugin", Reach: ReachShared, Upstream: nodesOnly},
 	{Resource: grStorageClass, Fields: []string{"allowedTopologies[]"}, Evaluator: "the scheduler and provisioners", Reach: ReachShared, Upstream: nodesOnly},
-	{Resource: gr("storage.k8s.io", "csistoragecapacities"), Fields: []string{"nodeTopology"}, Evaluator: "the scheduler", Reach: ReachShared, Upstream: nodesOnly},
+	{Resource: grCSIStorageCapacity, Fields: []string{"nodeTopology"}, Evaluator: "the scheduler", Reach: ReachShared, Upstream: nodesOnly},
 }

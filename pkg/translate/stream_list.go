@@ -155,33 +155,45 @@ func (t *Translator) streamRest(rule *KindRule, s *jsonStream, out io.Writer, he
 func (t *Translator) streamArray(rule *KindRule, s *jsonStream, out io.Writer, buf *bytes.Buffer, key string, table bool, cols columns) error {
 	writeKey(buf, key)
 	buf.WriteByte('[')
+	if _, _, err := t.streamElements(rule, s, out, buf, key, table, cols); err != nil {
+		return err
+	}
+	buf.WriteByte(']')
+	return nil
+}
+
+// streamElements reads the array (or null) under key and writes its
+// elements to buf, translated and separated by commas, without the
+// brackets; what is not the tenant's is dropped. Unless out is nil, buf is
+// flushed to out now and then. It returns how many elements it wrote and
+// how many it read.
+func (t *Translator) streamElements(rule *KindRule, s *jsonStream, out io.Writer, buf *bytes.Buffer, key string, table bool, cols columns) (kept, read int64, err error) {
 	c, _, err := s.peek()
 	if err != nil {
-		return malformed(err)
+		return 0, 0, malformed(err)
 	}
 	if c == 'n' { // "items": null
 		if _, err := s.value(); err != nil {
-			return malformed(err)
+			return 0, 0, malformed(err)
 		}
-		buf.WriteByte(']')
-		return nil
+		return 0, 0, nil
 	}
 	if c != '[' {
-		return badRequest("malformed upstream response: %s is not a list", key)
+		return 0, 0, badRequest("malformed upstream response: %s is not a list", key)
 	}
 	s.pos++
 	more, err := s.first(']')
 	if err != nil {
-		return malformed(err)
+		return 0, 0, malformed(err)
 	}
-	first := true
 	for more {
 		raw, err := s.value()
 		if err != nil {
-			return malformed(err)
+			return kept, read, malformed(err)
 		}
+		read++
 		mark := buf.Len()
-		if !first {
+		if kept > 0 {
 			buf.WriteByte(',')
 		}
 		if table {
@@ -198,22 +210,21 @@ func (t *Translator) streamArray(rule *KindRule, s *jsonStream, out io.Writer, b
 		case IsNotTenants(err):
 			buf.Truncate(mark)
 		case err != nil:
-			return err
+			return kept, read, err
 		default:
-			first = false
+			kept++
 		}
-		if buf.Len() > 32<<10 {
+		if out != nil && buf.Len() > 32<<10 {
 			if _, err := out.Write(buf.Bytes()); err != nil {
-				return fmt.Errorf("writing response: %w", err)
+				return kept, read, fmt.Errorf("writing response: %w", err)
 			}
 			buf.Reset()
 		}
 		if more, err = s.next(']'); err != nil {
-			return malformed(err)
+			return kept, read, malformed(err)
 		}
 	}
-	buf.WriteByte(']')
-	return nil
+	return kept, read, nil
 }
 
 func writeKey(buf *bytes.Buffer, k string) {

@@ -110,7 +110,7 @@ func (t *Translator) rowOut(rule *KindRule, row map[string]any, cols columns) er
 	if err := t.refCellsOut(cells, cols.refs); err != nil {
 		return err
 	}
-	if rule.Resource.Group == rbacGroup && (rule.Resource.Resource == "rolebindings" || rule.Resource.Resource == "clusterrolebindings") {
+	if rule.Resource == grRoleBinding || rule.Resource == grClusterRoleBinding {
 		return t.rbacCellsOut(cells, cols)
 	}
 	return nil

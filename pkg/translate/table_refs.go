@@ -50,34 +50,30 @@ func namespacedCell(m *mapper, cell string) (string, error) {
 	return local + "/" + name, nil
 }
 
-// refCells are the reference cells by resource and lower-case column name.
-var refCells = map[schema.GroupResource]map[string]refCell{
-	gr("", "persistentvolumeclaims"): {
+// The reference cells of a kind are its row's cells (kinds_table.go),
+// by lower-case column name.
+var (
+	claimCells = map[string]refCell{
 		"volume":                {out: nameCell(grPV)},
 		"storageclass":          {out: (*mapper).claimClassOut},
 		"volumeattributesclass": {out: sharedCell(grVolumeAttrClass), unset: "<unset>"},
-	},
-	grPV: {
+	}
+	volumeCells = map[string]refCell{
 		"claim":                 {out: namespacedCell},
 		"storageclass":          {out: (*mapper).classOut},
 		"volumeattributesclass": {out: sharedCell(grVolumeAttrClass), unset: "<unset>"},
-	},
-	gr("networking.k8s.io", "ingresses"):         {"class": {out: sharedCell(grIngressClass), unset: "<none>"}},
-	gr("", "services"):                           {"external-ip": {out: (*mapper).externalNameCell, unset: "<none>"}},
-	gr("storage.k8s.io", "csistoragecapacities"): {"storageclassname": {out: (*mapper).classOut}},
-	gr(flowGroup, "flowschemas"):                 {"prioritylevel": {out: nameCell(grPLC)}},
-	gr(admissionGroup, "validatingadmissionpolicybindings"): {
-		"policyname": {out: nameCell(grVAP)}, "paramref": {out: namespacedCell, unset: "<unset>"}},
-	gr(admissionGroup, "mutatingadmissionpolicybindings"): {
-		"policyname": {out: nameCell(grMAP)}, "paramref": {out: namespacedCell, unset: "<unset>"}},
-}
+	}
+	policyBindingCells = func(policy schema.GroupResource) map[string]refCell {
+		return map[string]refCell{"policyname": {out: nameCell(policy)}, "paramref": {out: namespacedCell, unset: "<unset>"}}
+	}
+)
 
 // refColumns finds the reference columns of a Table of rule's kind.
 func refColumns(rule *KindRule, defs []any) []refColumn {
 	if rule == nil {
 		return nil
 	}
-	cells := refCells[rule.Resource]
+	cells := rule.cells
 	if cells == nil {
 		return nil
 	}

@@ -78,7 +78,7 @@ func newTenantPropLoop(cfg *rest.Config) (*tenantPropLoop, error) {
 		}
 		return nil, nil
 	}}
-	ns := metadatainformer.NewFilteredMetadataInformer(own, schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "",
+	ns := metadatainformer.NewFilteredMetadataInformer(own, translate.KindResource("", "Namespace").WithVersion("v1"), "",
 		tenantPropResync, cache.Indexers{}, selector(translate.TenantLabel)).Informer()
 	_ = ns.SetTransform(stripMetadata)
 	_, _ = ns.AddEventHandler(cache.ResourceEventHandlerFuncs{

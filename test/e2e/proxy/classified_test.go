@@ -20,7 +20,8 @@ import (
 // feature lost, or, before the refusal, a hole). Subresources of hidden and
 // forbidden kinds are refused with the kind. A tenant's custom resources
 // get status and scale, the only subresources the API server serves for
-// them. And the table names no subresource the server does not serve.
+// them. And the table names no subresource the server does not serve, and
+// the short names of every row are the server's (explain's aliases).
 func TestDiscoveryIsClassified(t *testing.T) {
 	tenants(t)
 	_, lists, err := framework.AdminClient(t).Discovery().ServerGroupsAndResources()
@@ -41,7 +42,11 @@ func TestDiscoveryIsClassified(t *testing.T) {
 				continue
 			}
 			rule, ok := translate.LookupKind(gr)
-			if !assert.True(t, ok, "%s (%s) is served but not a row of the kinds table", gr, list.GroupVersion) || sub == "" {
+			if !assert.True(t, ok, "%s (%s) is served but not a row of the kinds table", gr, list.GroupVersion) {
+				continue
+			}
+			if sub == "" {
+				assert.ElementsMatch(t, res.ShortNames, rule.ShortNames, "the short names of %s (%s): the row's ShortNames", gr, list.GroupVersion)
 				continue
 			}
 			checked++
