@@ -20,8 +20,8 @@ import (
 // namespaces, all written impersonating the tenant identity. This file only
 // wires them into the proxy: the behaviours clusterRoleBindings and
 // materializedRoleBindings (behaviour_crb.go) take over their writes and
-// hide the materialized RoleBindings; reads go through forward
-// (or answer), which restore the subjects (crbstore.Restore) before
+// hide the materialized RoleBindings; reads go through forward, where the
+// former's after-phase restores the subjects (crbstore.Restore) before
 // translation; afterNamespaceCreate grants them in a new namespace.
 
 // putQueryKeys are the query parameters of a patch that an update takes too.
