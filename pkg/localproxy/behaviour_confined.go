@@ -9,16 +9,7 @@ import "net/http"
 type confinedIdentity struct{}
 
 func (confinedIdentity) before(p *Proxy, x *exchange) bool {
-	if !isConfinedKind(x.u) {
-		return false
-	}
-	own, st := p.asConfinedWriter(x.r, x.u)
-	if st != nil {
-		writeStatus(x.w, st)
-		return true
-	}
-	x.r = own
-	return false
+	return isConfinedKind(x.u) && x.switchIdentity(p.asConfinedWriter(x.r, x.u))
 }
 
 func (confinedIdentity) refused(p *Proxy, x *exchange, resp *http.Response) bool {

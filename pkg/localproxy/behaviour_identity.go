@@ -4,6 +4,8 @@ import (
 	"io"
 	"net/http"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -27,6 +29,17 @@ func isProxyCreatesRow(k *translate.KindRule) bool { return k.ProxyCreates }
 // ownIdentity reports whether r's upstream requests go with the proxy's own
 // identity.
 func ownIdentity(r *http.Request) bool { return r.Context().Value(ownIdentityKey{}) != nil }
+
+// switchIdentity goes on with own, the request with the identity a
+// behaviour chose, or answers st (answered) when it refused the request.
+func (x *exchange) switchIdentity(own *http.Request, st *metav1.Status) (answered bool) {
+	if st != nil {
+		writeStatus(x.w, st)
+		return true
+	}
+	x.r = own
+	return false
+}
 
 // readRefusal reads the beginning of a refusal, for the log.
 func readRefusal(resp *http.Response) []byte {

@@ -9,16 +9,7 @@ import "net/http"
 type reviewIdentity struct{}
 
 func (reviewIdentity) before(p *Proxy, x *exchange) bool {
-	if !isProxyCreate(x.u) {
-		return false
-	}
-	own, st := p.reviewAsOwnIdentity(x.r, x.u)
-	if st != nil {
-		writeStatus(x.w, st)
-		return true
-	}
-	x.r = own
-	return false
+	return isProxyCreate(x.u) && x.switchIdentity(p.reviewAsOwnIdentity(x.r, x.u))
 }
 
 func (reviewIdentity) refused(p *Proxy, x *exchange, _ *http.Response) bool {

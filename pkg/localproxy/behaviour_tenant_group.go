@@ -13,13 +13,7 @@ func (tenantGroupIdentity) before(p *Proxy, x *exchange) bool {
 	if !ok {
 		return false
 	}
-	own, st := p.asOwnIdentity(x.r, x.u, group)
-	if st != nil {
-		writeStatus(x.w, st)
-		return true
-	}
-	x.r = own
-	return false
+	return x.switchIdentity(p.asOwnIdentity(x.r, x.u, group))
 }
 
 func (tenantGroupIdentity) refused(p *Proxy, x *exchange, resp *http.Response) bool {
