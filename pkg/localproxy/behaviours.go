@@ -5,21 +5,32 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/crbstore"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // The rows of the kinds table that behaviours are registered for by
-// resource (TestBehavioursAreRegisteredByKind checks that each is a row).
+// resource, named by kind (TestBehavioursAreRegisteredByKind checks that
+// each is a row).
 var (
-	namespacesResource = schema.GroupResource{Resource: "namespaces"}
-	clusterRoles       = schema.GroupResource{Group: rbacv1.GroupName, Resource: "clusterroles"}
-	roleBindings       = schema.GroupResource{Group: rbacv1.GroupName, Resource: "rolebindings"}
-	crdsResource       = schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
+	namespacesResource = kindResource("", "Namespace")
+	clusterRoles       = kindResource(rbacv1.GroupName, "ClusterRole")
+	roleBindings       = kindResource(rbacv1.GroupName, "RoleBinding")
+	crdsResource       = kindResource("apiextensions.k8s.io", "CustomResourceDefinition")
 	accessReviews      = []schema.GroupResource{
-		{Group: "authorization.k8s.io", Resource: "selfsubjectaccessreviews"},
-		{Group: "authorization.k8s.io", Resource: "subjectaccessreviews"},
+		kindResource("authorization.k8s.io", "SelfSubjectAccessReview"),
+		kindResource("authorization.k8s.io", "SubjectAccessReview"),
 	}
-	propagatedResources = []schema.GroupResource{namespacesResource, {Resource: "secrets"}, {Resource: "configmaps"}}
+	propagatedResources = []schema.GroupResource{namespacesResource, kindResource("", "Secret"), kindResource("", "ConfigMap")}
 )
+
+// kindResource is the resource of the kinds table's row of a built-in kind.
+func kindResource(group, kind string) schema.GroupResource {
+	k, ok := translate.LookupKindByKind(schema.GroupKind{Group: group, Kind: kind})
+	if !ok {
+		panic("localproxy: the kinds table has no row of kind " + kind)
+	}
+	return k.Resource
+}
 
 // behaviours are the proxy's behaviours, by the rows they are for, in the
 // order each phase runs them. Before a request is forwarded: the identity
