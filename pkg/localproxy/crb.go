@@ -18,9 +18,10 @@ import (
 // Tenant ClusterRoleBindings live in pkg/crbstore: stored upstream without
 // subjects and granted by one RoleBinding in each of the tenant's
 // namespaces, all written impersonating the tenant identity. This file only
-// wires them into the proxy: serveClusterRoleBindings takes over their
-// writes and hides the materialized RoleBindings; reads go through forward
-// (or answer), which restore the subjects (crbstore.Restore) before
+// wires them into the proxy: the behaviours clusterRoleBindings and
+// materializedRoleBindings (behaviour_crb.go) take over their writes and
+// hide the materialized RoleBindings; reads go through forward, where the
+// former's after-phase restores the subjects (crbstore.Restore) before
 // translation; afterNamespaceCreate grants them in a new namespace.
 
 // putQueryKeys are the query parameters of a patch that an update takes too.
@@ -32,38 +33,6 @@ func isClusterRoleBindings(u *translate.UpstreamRequest) bool {
 	i := u.Info
 	return i.IsResourceRequest && i.APIGroup == rbacv1.GroupName && i.Resource == crbstore.Resource.Resource &&
 		i.Subresource == "" && u.Response == translate.ResponseObjects
-}
-
-// serveClusterRoleBindings handles what tenant ClusterRoleBindings need and
-// reports whether it answered the request: writes of ClusterRoleBindings, and
-// the hiding of materialized RoleBindings. body is the tenant's own request
-// body (patches are applied in the tenant's view).
-func (p *Proxy) serveClusterRoleBindings(w http.ResponseWriter, r *http.Request, u *translate.UpstreamRequest, body []byte) bool {
-	i := u.Info
-	if !i.IsResourceRequest || i.APIGroup != rbacv1.GroupName || i.Subresource != "" {
-		return false
-	}
-	if i.Resource == "rolebindings" {
-		if err := hideMaterialized(u); err != nil {
-			writeStatus(w, translate.ToStatus(err))
-			return true
-		}
-		return false
-	}
-	if !isClusterRoleBindings(u) {
-		return false
-	}
-	switch i.Verb {
-	case "create", "update":
-		p.writeClusterRoleBinding(w, r, u)
-	case "patch":
-		p.patchClusterRoleBinding(w, r, u, body)
-	case "delete", "deletecollection":
-		p.deleteClusterRoleBindings(w, r, u)
-	default:
-		return false
-	}
-	return true
 }
 
 // writeClusterRoleBinding creates or replaces a tenant ClusterRoleBinding.

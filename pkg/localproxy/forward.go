@@ -12,7 +12,6 @@ import (
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/crbstore"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -49,11 +48,13 @@ func (p *Proxy) newUpstreamRequest(ctx context.Context, r *http.Request, u *tran
 	return req, nil
 }
 
-// forward sends a translated request upstream once and translates the answer.
-func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.UpstreamRequest) {
+// forward sends a translated request upstream once and answers with the
+// translated answer: the upstream's refusal with 403 passes the request's
+// refusal-behaviours, its success its after-behaviours (pipeline.go).
+func (p *Proxy) forward(x *exchange) {
+	w, r, u := x.w, x.r, x.u
 	ctx := r.Context()
-	watch := u.Info.Verb == "watch"
-	if watch {
+	if u.Info.Verb == "watch" {
 		var cancel context.CancelFunc
 		ctx, cancel = p.watchContext(ctx)
 		defer cancel()
@@ -69,20 +70,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 		return
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusForbidden && ctx.Value(ownIdentityKey{}) != nil && isProxyCreate(u) {
-		p.ownIdentityReviewForbidden(w, u) // reviews.go
-		return
-	}
-	if resp.StatusCode == http.StatusForbidden && ctx.Value(ownIdentityKey{}) != nil {
-		upstream, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		if isConfinedKind(u) {
-			p.confinedForbidden(w, u, upstream) // confined.go
-			return
-		}
-		p.ownIdentityForbidden(w, r, u, upstream) // tenant_group_role.go
-		return
-	}
-	if resp.StatusCode == http.StatusForbidden && p.answerMissingNamespace(w, r, u) { // missing_namespace.go
+	if resp.StatusCode == http.StatusForbidden && p.runRefused(x, resp) {
 		return
 	}
 	copyHeaders(w.Header(), resp.Header)
@@ -94,21 +82,17 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, u *translate.Ups
 		w.Header().Set("Content-Type", translate.MediaOpenAPIV2Protobuf) // translated from JSON (openapi_v2.go)
 		w.Header().Del("Etag")                                           // the upstream's is of its JSON document
 	}
-	if isClusterRoleBindings(u) && resp.StatusCode/100 == 2 { // crb.go: subjects back from their annotation
-		resp.Body = crbstore.Restore(p.tenant, resp.Body)
+	if resp.StatusCode/100 == 2 {
+		p.runAfter(x, resp)
 	}
-	if isNamespaceWrite(u) && resp.StatusCode/100 == 2 && p.nsIndex != nil {
-		resp.Body = withWholeBody(resp.Body, p.noteNamespaceWrite) // namespace_list.go
-	}
-	if createdNamespace(u, resp.StatusCode) { // namespace_rbac.go
-		resp.Body = p.afterNamespaceCreate(ctx, w, resp.Body)
-	}
-	if isClusterRoleWrite(u) && resp.StatusCode/100 == 2 {
-		resp.Body = withWholeBody(resp.Body, func(body []byte) { p.afterClusterRoleWrite(ctx, w, body) }) // aggregation.go
-	}
-	if isCRDWrite(u) && resp.StatusCode/100 == 2 {
-		resp.Body = p.afterCRDWrite(ctx, w, resp.Body) // tenant_group_role.go
-	}
+	p.answerUpstream(ctx, w, r, u, resp)
+}
+
+// answerUpstream translates the upstream's answer resp to u into the
+// tenant's terms and writes it. ctx is the request's (a watch's is
+// bounded).
+func (p *Proxy) answerUpstream(ctx context.Context, w http.ResponseWriter, r *http.Request, u *translate.UpstreamRequest, resp *http.Response) {
+	watch := u.Info.Verb == "watch"
 	if resp.StatusCode == http.StatusNotModified || r.Method == http.MethodHead || resp.StatusCode == http.StatusNoContent {
 		w.WriteHeader(resp.StatusCode)
 		return

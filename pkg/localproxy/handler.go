@@ -23,25 +23,25 @@ const maxBodyBytes = 64 << 20
 // ServeHTTP authenticates, translates and forwards one request.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	rec := &recorder{ResponseWriter: w, code: http.StatusOK}
+	x := newExchange(w, r)
 	verb, resource := strings.ToLower(r.Method), r.URL.Path
 	if v := klog.V(2); v.Enabled() { // no arguments to box at lower levels
 		defer func() {
 			v.InfoS("request", "tenant", p.tenant.Name(), "verb", verb, "resource", resource,
-				"path", r.URL.Path, "code", rec.code, "latency", time.Since(start).Round(time.Microsecond))
+				"path", r.URL.Path, "code", x.rec.code, "latency", time.Since(start).Round(time.Microsecond))
 		}()
 	}
 	if !p.authenticated(r) {
-		writeStatus(rec, &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnauthorized,
+		writeStatus(&x.rec, &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnauthorized,
 			Reason: metav1.StatusReasonUnauthorized, Message: "Unauthorized: present the bearer token of the kubeconfig `kubectl zoo serve` wrote"})
 		return
 	}
-	ticket, ok := p.admit(rec, r) // fairshare.go
+	ticket, ok := p.admit(&x.rec, r) // fairshare.go
 	if !ok {
 		return
 	}
 	defer ticket.Done()
-	p.serveAuthenticated(rec, r, &verb, &resource, nil)
+	p.serveAuthenticated(x, &verb, &resource, nil)
 }
 
 // ServeAuthenticated translates and forwards one request whose caller the
@@ -51,121 +51,103 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // when not nil, receives what was done (given as an argument, not in r's
 // context: no copy of the request per request).
 func (p *Proxy) ServeAuthenticated(w http.ResponseWriter, r *http.Request, out *Outcome) {
-	rec := &recorder{ResponseWriter: w, code: http.StatusOK}
 	verb, resource := strings.ToLower(r.Method), r.URL.Path
-	p.serveAuthenticated(rec, r, &verb, &resource, out)
+	p.serveAuthenticated(newExchange(w, r), &verb, &resource, out)
 }
 
-func (p *Proxy) serveAuthenticated(rec *recorder, r *http.Request, verb, resource *string, out *Outcome) {
+func (p *Proxy) serveAuthenticated(x *exchange, verb, resource *string, out *Outcome) {
+	r := x.r // the tenant's request, whatever identity the behaviours choose
 	upgrade := httpstream.IsUpgradeRequest(r)
 	sanitizeHeaders(r.Header, upgrade)
-	var w2 http.ResponseWriter = rec
 	var yw *yamlWriter
 	if !upgrade && preferYAML(r.Header.Get("Accept")) { // yaml.go
-		yw = &yamlWriter{ResponseWriter: rec}
-		w2 = yw
+		yw = &yamlWriter{ResponseWriter: &x.rec}
+		x.w = yw
 	}
-	u, body := p.serve(w2, r, upgrade, yw, verb, resource)
+	p.serve(x, upgrade, yw, verb, resource)
 	if yw != nil {
 		yw.finish()
 	}
 	if out != nil {
-		out.record(u, r, body, rec.code)
+		out.record(x.u, r, x.body, x.rec.code)
 	}
 }
 
-// serve reads, translates and carries out an authenticated request; yw, when
-// set, turns JSON answers into YAML. verb and resource are set for the log.
-// It returns the upstream request (nil when the request was refused
-// before translation) and the tenant's body.
-func (p *Proxy) serve(rec http.ResponseWriter, r *http.Request, upgrade bool, yw *yamlWriter, verb, resource *string) (*translate.UpstreamRequest, []byte) {
-	var body []byte
-	if !upgrade && r.Body != nil {
-		var err error
-		body, err = io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
-		if err != nil {
-			writeStatus(rec, badRequest(fmt.Sprintf("reading the request body: %v", err)))
-			return nil, body
-		}
-		if len(body) > maxBodyBytes {
-			writeStatus(rec, &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusRequestEntityTooLarge,
-				Reason: metav1.StatusReasonRequestEntityTooLarge, Message: "the request body is too large"})
-			return nil, body
-		}
+// serve reads, translates and carries out an authenticated request, the
+// pipeline of pipeline.go; yw, when set, turns JSON answers into YAML. verb
+// and resource are set for the log. It leaves in x the upstream request
+// (nil when the request was refused before translation) and the tenant's
+// body.
+func (p *Proxy) serve(x *exchange, upgrade bool, yw *yamlWriter, verb, resource *string) {
+	if !upgrade && !readBody(x) {
+		return
 	}
-	u, err := p.tr.TranslateRequest(translate.Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header, Body: body})
+	r := x.r
+	u, err := p.tr.TranslateRequest(translate.Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header, Body: x.body})
 	if err != nil {
-		writeStatus(rec, translate.ToStatus(err))
-		return nil, body
+		writeStatus(x.w, translate.ToStatus(err))
+		return
 	}
+	x.u = u
 	*verb, *resource = describe(u)
 	if yw != nil && streamed(u) {
 		yw.pass = true
 	}
-	if upgrade {
-		if st := upgradeRefusal(r, u); st != nil { // upgrade.go
-			writeStatus(rec, st)
-			return u, body
-		}
-	}
-	if group, ok := p.tenantGroupRequest(u); ok && !upgrade {
-		own, st := p.asOwnIdentity(r, u, group) // tenant_group.go
-		if st != nil {
-			writeStatus(rec, st)
-			return u, body
-		}
-		r = own
-	}
-	if isConfinedKind(u) && !upgrade {
-		own, st := p.asConfinedWriter(r, u) // confined.go
-		if st != nil {
-			writeStatus(rec, st)
-			return u, body
-		}
-		r = own
-	}
-	if isProxyCreate(u) && !upgrade {
-		own, st := p.reviewAsOwnIdentity(r, u) // reviews.go
-		if st != nil {
-			writeStatus(rec, st)
-			return u, body
-		}
-		r = own
-	}
-	if !upgrade && p.serveClusterRoleBindings(rec, r, u, body) { // crb.go
-		return u, body
-	}
-	if !upgrade && !p.ensureAPIAccess(rec, r, u) { // apiaccess.go
-		return u, body
-	}
-	if !upgrade && !p.wakeFirst(rec, r, u) { // sleep.go
-		return u, body
-	}
-	if !upgrade {
-		var done func()
-		if rec, done = p.withPolicies(rec, r, u); rec == nil { // tenantpolicy.go: maxns.go, tenantprop.go
-			return u, body
-		}
-		defer done()
-	}
+	defer x.release()
 	switch {
 	case upgrade:
-		p.serveUpgrade(rec, r, u)
-	case isNamespaceList(u) && p.listNamespacesFromIndex(rec, r, u): // namespace_list.go
-	case u.Plan == translate.PlanFanOut && u.Info.Verb == "watch":
-		p.fanOutWatch(rec, r, u)
-	case u.Plan == translate.PlanFanOut:
-		p.fanOutList(rec, r, u)
-	case u.Plan == translate.PlanSharedList:
-		p.sharedList(rec, r, u)
-	case u.Plan == translate.PlanPatchInView:
-		p.patchInView(rec, r, u, body) // patch_view.go
-	case p.answersAllNamespacesReview(rec, r, u): // reviews_all.go
+		if st := upgradeRefusal(r, u); st != nil { // upgrade.go
+			writeStatus(x.w, st)
+			return
+		}
+		p.serveUpgrade(x.w, r, u)
+	case p.runBefore(x):
+		return
 	default:
-		p.forward(rec, r, u)
+		p.handle(x)
 	}
 	p.forgetSharedAfterWrite(u)
-	return u, body
+}
+
+// readBody reads the tenant's request body into x, and answers the request
+// when it could not.
+func readBody(x *exchange) bool {
+	if x.r.Body == nil {
+		return true
+	}
+	var err error
+	x.body, err = io.ReadAll(io.LimitReader(x.r.Body, maxBodyBytes+1))
+	if err != nil {
+		writeStatus(x.w, badRequest(fmt.Sprintf("reading the request body: %v", err)))
+		return false
+	}
+	if len(x.body) > maxBodyBytes {
+		writeStatus(x.w, &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusRequestEntityTooLarge,
+			Reason: metav1.StatusReasonRequestEntityTooLarge, Message: "the request body is too large"})
+		return false
+	}
+	return true
+}
+
+// handle carries out a request the before-behaviours left: by its plan
+// (the fanned-out lists and watches, the shared list, the patch in the
+// tenant's view), else forwarded.
+func (p *Proxy) handle(x *exchange) {
+	u := x.u
+	switch u.Plan {
+	case translate.PlanFanOut:
+		if u.Info.Verb == "watch" {
+			p.fanOutWatch(x.w, x.r, u)
+		} else {
+			p.fanOutList(x.w, x.r, u)
+		}
+	case translate.PlanSharedList:
+		p.sharedList(x.w, x.r, u)
+	case translate.PlanPatchInView:
+		p.patchInView(x.w, x.r, u, x.body) // patch_view.go
+	default:
+		p.forward(x)
+	}
 }
 
 // forgetSharedAfterWrite drops the cached lookups of a shared kind that the
