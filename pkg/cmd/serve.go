@@ -176,7 +176,7 @@ func (o *ServeOptions) Run(ctx context.Context) error {
 	if err := o.keepNamespacesSetUp(ctx, namespaces); err != nil { // serve_setup.go
 		return err
 	}
-	p, err := localproxy.New(localproxy.Config{Upstream: o.upstream, Tenant: o.Tenant, User: o.User, Groups: o.Groups, Admin: admin,
+	p, err := localproxy.New(localproxy.Config{Upstream: o.upstream, NewPolicyClient: tenantctl.PolicyClientFor, Tenant: o.Tenant, User: o.User, Groups: o.Groups, Admin: admin,
 		Direct: o.direct, Token: token, FairShare: !o.direct, Namespaces: namespaces})
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -107,7 +108,7 @@ func (o *TenantSleepOptions) Run(cmd *cobra.Command) error {
 }
 
 // printLeft says which bare pods and Jobs were deleted or left running.
-func printLeft(w io.Writer, res tenantctl.SleepResult) {
+func printLeft(w io.Writer, res tenantapi.SleepResult) {
 	verb := "left running (delete them with --include-pods)"
 	if res.Deleted {
 		verb = "deleted"

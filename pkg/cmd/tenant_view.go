@@ -55,7 +55,7 @@ func openTenantViewOn(ctx context.Context, upstream *rest.Config, tenant string)
 	if err != nil {
 		return nil, err
 	}
-	p, err := localproxy.New(localproxy.Config{Upstream: upstream, Tenant: tenant, User: user, Admin: true, Token: token})
+	p, err := localproxy.New(localproxy.Config{Upstream: upstream, NewPolicyClient: tenantctl.PolicyClientFor, Tenant: tenant, User: user, Admin: true, Token: token})
 	if err != nil {
 		return nil, fmt.Errorf("the view of tenant %s: %w", tenant, err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -53,6 +54,12 @@ type Config struct {
 	// grows with the number of tenants. Its watch must be the caller's own
 	// identity's. Nil: the proxy lists them each time.
 	Namespaces *NamespaceIndex
+	// NewPolicyClient makes the tenant library's client of the policy
+	// hooks (the namespace limit, a new namespace's policy objects, the
+	// wake of a sleeping tenant) with the caller's credentials and the
+	// tenant's namespaces (nil: listed by label); tenantctl.PolicyClientFor
+	// in production. Required unless Direct.
+	NewPolicyClient func(upstream *rest.Config, namespaces tenantapi.NamespaceSource) (tenantapi.PolicyClient, error)
 	// Token is the bearer token local clients must present; see NewToken.
 	// Empty means the proxy is served only through ServeAuthenticated, by a
 	// server that authenticates its callers itself: ServeHTTP then refuses

@@ -11,7 +11,8 @@
 //
 // Usable in-process (tests, benchmarks):
 //
-//	p, _ := localproxy.New(localproxy.Config{Upstream: cfg, Tenant: "acme", Token: tok})
+//	p, _ := localproxy.New(localproxy.Config{Upstream: cfg, Tenant: "acme", Token: tok,
+//		NewPolicyClient: tenantctl.PolicyClientFor})
 //	srv := localproxy.NewServer(p, "127.0.0.1:0")
 //	_ = srv.Start()
 //	defer srv.Shutdown(ctx)

@@ -13,7 +13,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -26,11 +25,11 @@ const liftTimeout = 10 * time.Second
 // of a namespace that does not exist — is counted first: at its limit the
 // tenant gets a 403 naming the limit and nothing is forwarded (ok false).
 // After a successful create or delete the upstream's mark of the limit is
-// reconciled (tenantctl.ReconcileNamespaceLimit), and after a create,
+// reconciled (tenantapi.PolicyClient.ReconcileNamespaceLimit), and after a create,
 // update or patch the tenant's propagated copies (a new namespace gets
 // them, a relabeled one gains or loses them).
 func (p *Proxy) namespaceHooks(w http.ResponseWriter, r *http.Request, u *translate.UpstreamRequest) (after func(context.Context), ok bool) {
-	tc, prop, err := p.policyClients()
+	pc, err := p.policyClients()
 	if err != nil {
 		writeStatus(w, &metav1.Status{Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError, Message: err.Error()})
 		return nil, false
@@ -41,23 +40,23 @@ func (p *Proxy) namespaceHooks(w http.ResponseWriter, r *http.Request, u *transl
 		name, _ = p.tenant.TenantNamespace(bodyName(u.Header.Get("Content-Type"), u.Body))
 	} else if u.Info.Verb == "patch" {
 		upstream, _ := p.tenant.UpstreamNamespace(name)
-		_, err := tc.Kube.CoreV1().Namespaces().Get(ctx, upstream, metav1.GetOptions{})
+		_, err := pc.kube.CoreV1().Namespaces().Get(ctx, upstream, metav1.GetOptions{})
 		creates = apierrors.IsNotFound(err)
 	}
 	if creates {
-		if st := p.admitNamespace(ctx, tc, name); st != nil {
+		if st := p.admitNamespace(ctx, pc.tc, name); st != nil {
 			writeStatus(w, st)
 			return nil, false
 		}
 	}
 	return func(ctx context.Context) {
 		if creates || u.Info.Verb == "delete" || u.Info.Verb == "deletecollection" {
-			if err := tc.ReconcileNamespaceLimit(ctx, p.tenant.Name()); err != nil {
+			if err := pc.tc.ReconcileNamespaceLimit(ctx, p.tenant.Name()); err != nil {
 				klog.ErrorS(err, "reconciling the namespace limit", "tenant", p.tenant.Name())
 			}
 		}
 		if u.Info.Verb != "delete" && u.Info.Verb != "deletecollection" {
-			if _, err := prop.Reconcile(ctx, p.tenant); err != nil {
+			if _, err := pc.prop.Reconcile(ctx, p.tenant); err != nil {
 				klog.ErrorS(err, "propagating into the tenant's namespaces", "tenant", p.tenant.Name())
 			}
 		}
@@ -67,7 +66,7 @@ func (p *Proxy) namespaceHooks(w http.ResponseWriter, r *http.Request, u *transl
 // admitNamespace counts the tenant's namespaces before a create: nil lets
 // the create through (after lifting a stale mark of the limit upstream and
 // waiting until the authorizer no longer sees it), else the refusal.
-func (p *Proxy) admitNamespace(ctx context.Context, tc *tenantctl.Client, name string) *metav1.Status {
+func (p *Proxy) admitNamespace(ctx context.Context, tc tenantapi.PolicyClient, name string) *metav1.Status {
 	n, err := tc.CountNamespaces(ctx, p.tenant.Name())
 	if err != nil {
 		return &metav1.Status{Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError,

@@ -160,7 +160,7 @@ func (x *NamespaceIndex) Namespaces(ctx context.Context, tenant string) (nss []*
 }
 
 // TenantNamespaces is Namespaces for t as copies, the shape of
-// tenantctl.NamespaceSource: the tenant's namespaces for the policy hooks
+// tenantapi.NamespaceSource: the tenant's namespaces for the policy hooks
 // and loops without a LIST by label.
 func (x *NamespaceIndex) TenantNamespaces(ctx context.Context, t translate.Tenant) ([]corev1.Namespace, bool) {
 	nss, _, ok := x.Namespaces(ctx, t.Name())

@@ -40,9 +40,9 @@ func (p *Proxy) policyObjects(ctx context.Context, w http.ResponseWriter, ns str
 // namespace ns (tenantctl.ReconcileNamespacePolicyObjects: the new
 // namespace's only, unless the tenant has a quota to split).
 func (p *Proxy) reconcilePolicyObjects(ctx context.Context, ns string) error {
-	c, _, err := p.policyClients()
+	pc, err := p.policyClients()
 	if err != nil {
 		return err
 	}
-	return c.ReconcileNamespacePolicyObjects(ctx, p.tenant.Name(), ns)
+	return pc.tc.ReconcileNamespacePolicyObjects(ctx, p.tenant.Name(), ns)
 }

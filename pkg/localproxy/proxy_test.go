@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/rest"
@@ -54,7 +55,8 @@ func newTestProxy(t *testing.T, handler http.HandlerFunc) (*Proxy, *upstream) {
 	up := &upstream{handler: handler}
 	ts := httptest.NewServer(up)
 	t.Cleanup(ts.Close)
-	p, err := New(Config{Upstream: &rest.Config{Host: ts.URL, BearerToken: "upstream-secret"}, Tenant: "acme", Token: testToken})
+	p, err := New(Config{Upstream: &rest.Config{Host: ts.URL, BearerToken: "upstream-secret"}, Tenant: "acme", Token: testToken,
+		NewPolicyClient: tenantctl.PolicyClientFor})
 	require.NoError(t, err)
 	return p, up
 }

@@ -38,7 +38,7 @@ func mayRunPods(u *translate.UpstreamRequest) bool {
 }
 
 // wakeFirst wakes the tenant, when its record says it sleeps, before a
-// write that may run pods (tenantctl.Client.WakeTenant, with the proxy's
+// write that may run pods (tenantapi.PolicyClient.WakeTenant, with the proxy's
 // own identity, bounded by WakeTimeout); the write is then served as
 // usual. It returns false when it answered instead (503: the wake failed).
 // The record is read afresh for each such write: one the tenant made
@@ -69,13 +69,13 @@ func (p *Proxy) wakeFirst(w http.ResponseWriter, r *http.Request, u *translate.U
 // Wake wakes the proxy's tenant with the proxy's own identity, waiting at
 // most WakeTimeout.
 func (p *Proxy) Wake(ctx context.Context) error {
-	tc, _, err := p.policyClients() // tenantpolicy.go
+	pc, err := p.policyClients() // tenantpolicy.go
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, WakeTimeout)
 	defer cancel()
-	res, err := tc.WakeTenant(ctx, p.tenant.Name())
+	res, err := pc.tc.WakeTenant(ctx, p.tenant.Name())
 	if err == nil {
 		klog.InfoS("woke tenant", "tenant", p.tenant.Name(), "restored", len(res.Changed))
 	}

@@ -2,12 +2,15 @@ package localproxy
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sync"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantprop"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 )
 
 // tenantLocks serialize, within one process, the policy work of one
@@ -49,29 +52,46 @@ func LockTenant(tenant string) (unlock func()) {
 }
 
 // policyClients are the clients of the policy hooks, made on first use
-// with the proxy's own credentials: the tenant records, RoleBindings and
-// access reviews (tenantctl), and the propagator identity (tenantprop).
+// with the proxy's own credentials: the tenant library's (Config's
+// NewPolicyClient: the records, the namespace limit, the policy objects, the
+// wake), a clientset of the proxy's own, and the propagator identity
+// (tenantprop).
 type policyClients struct {
 	once sync.Once
-	tc   *tenantctl.Client
+	tc   tenantapi.PolicyClient
+	kube kubernetes.Interface
 	prop *tenantprop.Propagator
 	err  error
 }
 
-func (p *Proxy) policyClients() (*tenantctl.Client, *tenantprop.Propagator, error) {
+func (p *Proxy) policyClients() (*policyClients, error) {
 	c := &p.policies
 	c.once.Do(func() {
-		if c.tc, c.err = tenantctl.NewClient(p.cfg.Upstream); c.err != nil {
+		var namespaces tenantapi.NamespaceSource
+		if p.nsIndex != nil { // the tenant's namespaces without a LIST by label
+			namespaces = p.nsIndex.TenantNamespaces
+		}
+		if p.cfg.NewPolicyClient == nil {
+			c.err = errors.New("the proxy was made without a policy client (Config.NewPolicyClient)")
+			return
+		}
+		if c.tc, c.err = p.cfg.NewPolicyClient(p.cfg.Upstream, namespaces); c.err != nil {
+			return
+		}
+		own := rest.CopyConfig(p.cfg.Upstream)
+		own.QPS, own.Burst = 100, 200
+		if c.kube, c.err = kubernetes.NewForConfig(own); c.err != nil {
 			return
 		}
 		if c.prop, c.err = tenantprop.New(p.cfg.Upstream); c.err != nil {
 			return
 		}
-		if p.nsIndex != nil { // the tenant's namespaces without a LIST by label
-			c.tc.Namespaces, c.prop.Namespaces = p.nsIndex.TenantNamespaces, p.nsIndex.TenantNamespaces
-		}
+		c.prop.Namespaces = namespaces
 	})
-	return c.tc, c.prop, c.err
+	if c.err != nil {
+		return nil, c.err
+	}
+	return c, nil
 }
 
 // withPolicies runs the tenant policy hooks around a request: before it is

@@ -23,7 +23,7 @@ import (
 // the write.
 func (p *Proxy) propagationHooks(r *http.Request, u *translate.UpstreamRequest) func(context.Context) {
 	info := u.Info
-	_, prop, err := p.policyClients()
+	pc, err := p.policyClients()
 	if err != nil {
 		klog.ErrorS(err, "propagation", "tenant", p.tenant.Name())
 		return nil
@@ -35,12 +35,12 @@ func (p *Proxy) propagationHooks(r *http.Request, u *translate.UpstreamRequest) 
 	reconcile := func(ctx context.Context) {
 		unlock := LockTenant(p.tenant.Name())
 		defer unlock()
-		if _, err := prop.Reconcile(ctx, p.tenant); err != nil {
+		if _, err := pc.prop.Reconcile(ctx, p.tenant); err != nil {
 			klog.ErrorS(err, "propagating into the tenant's namespaces", "tenant", p.tenant.Name())
 		}
 	}
 	marked := func(ctx context.Context) bool {
-		m, err := prop.IsMarked(ctx, info.Resource, ns, info.Name)
+		m, err := pc.prop.IsMarked(ctx, info.Resource, ns, info.Name)
 		if err != nil {
 			klog.ErrorS(err, "propagation", "tenant", p.tenant.Name())
 		}

@@ -22,11 +22,12 @@ const module = "github.com/kubectl-zoo/kubectl-zoo/"
 const tenantctl = module + "pkg/tenantctl"
 
 // stillImportTenantctl are the files of the packages below that import
-// tenantctl directly, each for its client: the proxy's policy hooks call the
-// namespace limit, policy-object and wake reconcilers on *tenantctl.Client.
-// Issue 26 empties this list; a file may leave it, none may join it.
+// tenantctl directly: none. The proxy's policy hooks get the tenant
+// library's client through localproxy.Config.NewPolicyClient
+// (tenantapi.PolicyClient), certs through certs.Client. A file may not
+// join it.
 var stillImportTenantctl = map[string][]string{
-	"pkg/localproxy":  {"maxns.go", "tenantpolicy.go"},
+	"pkg/localproxy":  nil,
 	"pkg/nssetup":     nil,
 	"pkg/certs":       nil,
 	"pkg/tenantapi":   nil,

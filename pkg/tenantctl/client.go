@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -34,12 +33,8 @@ type Client struct {
 	// proxy's, localproxy.NamespaceIndex) instead of a LIST by label, which
 	// makes the API server filter every namespace of the cluster; ok false
 	// falls back to the LIST.
-	Namespaces NamespaceSource
+	Namespaces tenantapi.NamespaceSource
 }
-
-// NamespaceSource lists the namespaces labeled for tenant t (ok false: it
-// cannot answer now). The caller keeps those with t's prefix.
-type NamespaceSource func(ctx context.Context, t translate.Tenant) (nss []corev1.Namespace, ok bool)
 
 // NewClient returns a Client for config, with client-side rate limits high
 // enough that `tenant create` is not throttled.
@@ -139,4 +134,16 @@ func qualifiedName(u *unstructured.Unstructured) string {
 		return u.GetNamespace() + "/" + u.GetName()
 	}
 	return u.GetName()
+}
+
+// PolicyClientFor is the tenant library's client of the proxy's policy
+// hooks (localproxy.Config.NewPolicyClient): a Client for config that lists
+// a tenant's namespaces from namespaces when set.
+func PolicyClientFor(config *rest.Config, namespaces tenantapi.NamespaceSource) (tenantapi.PolicyClient, error) {
+	c, err := NewClient(config)
+	if err != nil {
+		return nil, err
+	}
+	c.Namespaces = namespaces
+	return c, nil
 }

@@ -55,44 +55,33 @@ func NamespaceLimitClusterRoleObject() *rbacv1.ClusterRole {
 	}
 }
 
-// NamespaceCount is a tenant's limit (nil: none) and how many namespaces it
-// has (labeled and prefixed as its own, Terminating ones included: a
-// namespace counts until it is gone).
-type NamespaceCount struct {
-	Limit *int32
-	Count int
-}
-
-// Reached reports whether no further namespace fits.
-func (n NamespaceCount) Reached() bool { return n.Limit != nil && n.Count >= int(*n.Limit) }
-
 // CountNamespaces reads the tenant's limit from its record and counts its
 // namespaces: two reads, of the record and of the namespaces labeled as the
 // tenant's.
-func (c *Client) CountNamespaces(ctx context.Context, tenant string) (NamespaceCount, error) {
+func (c *Client) CountNamespaces(ctx context.Context, tenant string) (tenantapi.NamespaceCount, error) {
 	t, err := translate.NewTenant(tenant)
 	if err != nil {
-		return NamespaceCount{}, err
+		return tenantapi.NamespaceCount{}, err
 	}
 	u, err := c.Dynamic.Resource(tenantapi.TenantGVR).Get(ctx, tenant, metav1.GetOptions{})
 	if err != nil {
-		return NamespaceCount{}, fmt.Errorf("get tenant %q: %w", tenant, err)
+		return tenantapi.NamespaceCount{}, fmt.Errorf("get tenant %q: %w", tenant, err)
 	}
 	rec, err := tenantapi.TenantFromUnstructured(u)
 	if err != nil {
-		return NamespaceCount{}, err
+		return tenantapi.NamespaceCount{}, err
 	}
 	p, err := tenantapi.PolicyOf(rec)
 	if err != nil {
-		return NamespaceCount{}, err
+		return tenantapi.NamespaceCount{}, err
 	}
-	out := NamespaceCount{Limit: policy.Effective(p, policy.Policy{}).MaxNamespaces}
+	out := tenantapi.NamespaceCount{Limit: policy.Effective(p, policy.Policy{}).MaxNamespaces}
 	if out.Limit == nil {
 		return out, nil
 	}
 	nss, err := c.tenantNamespacesFrom(ctx, t, false) // exact, never an index
 	if err != nil {
-		return NamespaceCount{}, err
+		return tenantapi.NamespaceCount{}, err
 	}
 	out.Count = len(nss)
 	return out, nil
@@ -116,7 +105,7 @@ func (c *Client) ReconcileNamespaceLimit(ctx context.Context, tenant string) err
 // reports whether a marking binding was deleted, i.e. whether the upstream
 // may still refuse creates until its authorizer has seen that (see
 // WaitNamespaceLimitLifted).
-func (c *Client) SetNamespaceLimitReached(ctx context.Context, tenant string, n NamespaceCount) (lifted bool, err error) {
+func (c *Client) SetNamespaceLimitReached(ctx context.Context, tenant string, n tenantapi.NamespaceCount) (lifted bool, err error) {
 	t, err := translate.NewTenant(tenant)
 	if err != nil {
 		return false, err

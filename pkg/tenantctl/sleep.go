@@ -35,19 +35,6 @@ type SleepOptions struct {
 	NoPods bool
 }
 
-// SleepResult is what SleepTenant and WakeTenant did.
-type SleepResult struct {
-	// Changed are the workloads scaled or (un)suspended, resource/ns/name.
-	Changed []string
-	// Recorded is the number of workloads the record holds.
-	Recorded int
-	// Pods and Jobs are the bare pods and unfinished Jobs left running
-	// (without IncludePods) or deleted (with it), as namespace/name.
-	Pods, Jobs []string
-	// Deleted tells that Pods and Jobs were deleted.
-	Deleted bool
-}
-
 // SleepTenant puts a tenant to sleep: it records, in the tenant's record,
 // the replicas of every Deployment, StatefulSet, ReplicaSet (but those a
 // Deployment controls) and ReplicationController that runs pods and the
@@ -55,7 +42,7 @@ type SleepResult struct {
 // subresource and suspends the CronJobs. HorizontalPodAutoscalers are left
 // as they are: the HPA controller does not scale a target whose replicas
 // are 0. Running it again, or while a wake runs, converges.
-func (c *Client) SleepTenant(ctx context.Context, name string, opts SleepOptions) (SleepResult, error) {
+func (c *Client) SleepTenant(ctx context.Context, name string, opts SleepOptions) (tenantapi.SleepResult, error) {
 	now := metav1.Now()
 	if opts.Now != nil {
 		now = metav1.NewTime(opts.Now())
@@ -75,9 +62,9 @@ func (c *Client) SleepTenant(ctx context.Context, name string, opts SleepOptions
 // WakeTenant wakes a tenant: it restores every workload the record holds to
 // the replicas and suspend flag it had before sleep (one recreated since,
 // by a different UID, is left alone). Waking an awake tenant does nothing.
-func (c *Client) WakeTenant(ctx context.Context, name string) (SleepResult, error) {
+func (c *Client) WakeTenant(ctx context.Context, name string) (tenantapi.SleepResult, error) {
 	if rec, err := c.readRecord(ctx, name); err == nil && !wakeNeeded(rec) {
-		return SleepResult{}, nil // the common case of a request that finds its tenant woken: one GET
+		return tenantapi.SleepResult{}, nil // the common case of a request that finds its tenant woken: one GET
 	}
 	now := metav1.Now()
 	return c.changeSleep(ctx, name, false, func(s *tenantapi.SleepState, _ inventory) tenantapi.SleepState {
@@ -106,22 +93,22 @@ func SleepLockName(t translate.Tenant) string { return "zoo-sleep-" + t.Name() }
 // holds the tenant's sleep Lease throughout: one writer at a time (a user,
 // the server's replicas) scales the tenant's workloads, so that none
 // scales them to a state another has since replaced.
-func (c *Client) changeSleep(ctx context.Context, name string, withInventory bool, next func(*tenantapi.SleepState, inventory) tenantapi.SleepState) (SleepResult, error) {
+func (c *Client) changeSleep(ctx context.Context, name string, withInventory bool, next func(*tenantapi.SleepState, inventory) tenantapi.SleepState) (tenantapi.SleepResult, error) {
 	t, err := translate.NewTenant(name)
 	if err != nil {
-		return SleepResult{}, err
+		return tenantapi.SleepResult{}, err
 	}
 	if err := c.checkInstalled(ctx); err != nil {
-		return SleepResult{}, err
+		return tenantapi.SleepResult{}, err
 	}
 	ctx, unlock, err := c.lockLease(ctx, t, SleepLockName(t), "sleep")
 	if err != nil {
-		return SleepResult{}, err
+		return tenantapi.SleepResult{}, err
 	}
 	defer unlock()
 	sc, err := c.asSleeper() // sleep_rbac.go
 	if err != nil {
-		return SleepResult{}, err
+		return tenantapi.SleepResult{}, err
 	}
 	var rec *tenantapi.Tenant
 	err = retry.RetryOnConflict(policyRetry, func() error {
@@ -143,7 +130,7 @@ func (c *Client) changeSleep(ctx context.Context, name string, withInventory boo
 		return err
 	})
 	if err != nil {
-		return SleepResult{}, err
+		return tenantapi.SleepResult{}, err
 	}
 	return sc.settle(ctx, t, rec)
 }
@@ -152,8 +139,8 @@ func (c *Client) changeSleep(ctx context.Context, name string, withInventory boo
 // with rec's resourceVersion. When another writer changed the record
 // meanwhile, it brings the workloads to that writer's state instead and
 // tries again: the last state written is the one that holds.
-func (c *Client) settle(ctx context.Context, t translate.Tenant, rec *tenantapi.Tenant) (SleepResult, error) {
-	var res SleepResult
+func (c *Client) settle(ctx context.Context, t translate.Tenant, rec *tenantapi.Tenant) (tenantapi.SleepResult, error) {
+	var res tenantapi.SleepResult
 	for {
 		changed, err := c.converge(ctx, t, *rec.Status.Sleep)
 		res.Changed = append(res.Changed, changed...)
@@ -263,7 +250,7 @@ func (c *Client) setWorkload(ctx context.Context, w tenantapi.SleptWorkload) err
 
 // pods reports the tenant's bare pods and unfinished Jobs in res, and
 // deletes them when asked.
-func (c *Client) pods(ctx context.Context, name string, del bool, res *SleepResult) error {
+func (c *Client) pods(ctx context.Context, name string, del bool, res *tenantapi.SleepResult) error {
 	t, _ := translate.NewTenant(name)
 	inv, err := c.takeInventory(ctx, t, true)
 	if err != nil {

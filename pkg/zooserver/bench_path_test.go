@@ -27,6 +27,7 @@ import (
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/localproxy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
 // pathConfigMap is the ConfigMap the request-path benchmarks' upstream
@@ -107,7 +108,7 @@ func benchServer(b *testing.B, upstream *rest.Config) *Server {
 // `make bench`), each in front of the same upstream, called in process.
 func pathHandlers(b *testing.B) map[string]http.Handler {
 	up, cfg := pathUpstream(b)
-	p, err := localproxy.New(localproxy.Config{Upstream: cfg, Tenant: "acme", Token: "local-token-of-the-bench"})
+	p, err := localproxy.New(localproxy.Config{Upstream: cfg, NewPolicyClient: tenantctl.PolicyClientFor, Tenant: "acme", Token: "local-token-of-the-bench"})
 	if err != nil {
 		b.Fatal(err)
 	}

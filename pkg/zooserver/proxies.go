@@ -7,6 +7,7 @@ import (
 	"k8s.io/utils/lru"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/localproxy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
 // DefaultMaxProxies bounds how many identities' proxies a server holds for
@@ -94,6 +95,8 @@ func (ps *proxies) get(id Identity, admin bool, judgedAt uint64) (*localproxy.Pr
 		APIAccess:  ps.apiAccess,
 		IsTenant:   ps.isTenant,
 		Namespaces: ps.namespaces,
+		// The tenant library's client of the policy hooks.
+		NewPolicyClient: tenantctl.PolicyClientFor,
 	})
 	if err != nil {
 		return nil, err

@@ -24,7 +24,7 @@ const maxActivityFlush = time.Minute
 
 // sleepClient is what the idle loop calls (tenantctl.Client).
 type sleepClient interface {
-	SleepTenant(ctx context.Context, name string, opts tenantctl.SleepOptions) (tenantctl.SleepResult, error)
+	SleepTenant(ctx context.Context, name string, opts tenantctl.SleepOptions) (tenantapi.SleepResult, error)
 	RecordActivity(ctx context.Context, name string, at time.Time) error
 }
 

@@ -72,13 +72,13 @@ type fakeSleeper struct {
 	shared map[string]time.Time
 }
 
-func (f *fakeSleeper) SleepTenant(_ context.Context, name string, opts tenantctl.SleepOptions) (tenantctl.SleepResult, error) {
+func (f *fakeSleeper) SleepTenant(_ context.Context, name string, opts tenantctl.SleepOptions) (tenantapi.SleepResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if opts.By == tenantapi.SleptByServer && opts.NoPods {
 		f.slept = append(f.slept, name)
 	}
-	return tenantctl.SleepResult{}, nil
+	return tenantapi.SleepResult{}, nil
 }
 
 func (f *fakeSleeper) RecordActivity(_ context.Context, name string, at time.Time) error {

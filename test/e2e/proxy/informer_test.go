@@ -16,13 +16,14 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/localproxy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
 // inProcess starts the proxy in this process (as the benchmarks do).
 func inProcess(t *testing.T, tenant, token, addr string, cert *localproxyCert) (*localproxy.Server, *localproxyCert) {
 	t.Helper()
-	p, err := localproxy.New(localproxy.Config{Upstream: rest.CopyConfig(framework.Cluster().Config), Tenant: tenant, Token: token})
+	p, err := localproxy.New(localproxy.Config{Upstream: rest.CopyConfig(framework.Cluster().Config), NewPolicyClient: tenantctl.PolicyClientFor, Tenant: tenant, Token: token})
 	require.NoError(t, err)
 	var srv *localproxy.Server
 	if cert == nil {
