@@ -115,7 +115,7 @@ func (c *twinCache) twin(gr schema.GroupResource, t *Target, make func() error) 
 // (twin: base's object).
 func outsideCheck(gr schema.GroupResource, ref translate.Ref, base outsideBase, twins *twinCache) Check {
 	id := outsideCheckID(gr, ref.Field)
-	keys := strings.Split(ref.Field, ".")
+	keys := outsideKeys(ref.Field)
 	attempt := func(t *Target, name string) *unstructured.Unstructured {
 		obj := base(t, name)
 		setOutside(obj.Object, keys, outsideValue(ref.Target, ref.Field)(t))
@@ -138,12 +138,23 @@ func outsideCheck(gr schema.GroupResource, ref translate.Ref, base outsideBase, 
 		},
 		Attempt: func(ctx context.Context, t *Target) error { return create(ctx, t, attempt(t, t.name(outsideName(id)))) },
 		Readback: func(ctx context.Context, t *Target) (string, string, error) {
-			stored, err := readObject(ctx, t, gr.WithVersion(base(t, "").GroupVersionKind().Version), upstreamNamespace(t), outsideName(id)+t.realSuffix())
+			stored, err := readOutside(ctx, t, gr, base(t, ""), outsideName(id)+t.realSuffix())
 			if err != nil {
 				return "", "", err
 			}
 			return outsideReadback(t, ref, fieldValues(stored.Object, keys), fieldValues(attempt(t, "").Object, keys))
 		}}
+}
+
+// readOutside reads, as the platform admin, what the attempt named name
+// stored of gr, whose twin is like: in the attacker's namespace, or
+// cluster-scoped under the attacker's prefix.
+func readOutside(ctx context.Context, t *Target, gr schema.GroupResource, like *unstructured.Unstructured, name string) (*unstructured.Unstructured, error) {
+	gvr := gr.WithVersion(like.GroupVersionKind().Version)
+	if like.GetNamespace() == "" {
+		return readObject(ctx, t, gvr, "", t.Attacker.Prefix()+name)
+	}
+	return readObject(ctx, t, gvr, upstreamNamespace(t), name)
 }
 
 // outsideNotApplicable says when the tenant's policy allows the value: a
@@ -181,6 +192,8 @@ func outsideClass(target translate.Target) string {
 		return ClassSelectors
 	case translate.TargetStorage, translate.TargetOwned:
 		return ClassStorage
+	case translate.TargetPlatform:
+		return ClassPriority
 	}
 	return ClassReferences
 }
@@ -202,6 +215,9 @@ func outsideReadback(t *Target, ref translate.Ref, stored, sent []any) (string, 
 		if ref.Target == translate.TargetSelector && !selectorConfined(v, lastKey(ref.Field), t.Attacker) {
 			return "", fmt.Sprintf("%s is stored unconfined: %v", ref.Field, v), nil
 		}
+	}
+	if ref.Target == translate.TargetPlatform {
+		return LayerProxyCapped, fmt.Sprintf("%s is stored capped: %v", ref.Field, stored), nil
 	}
 	if ref.Target == translate.TargetSelector {
 		return LayerProxyConfined, fmt.Sprintf("%s is confined to %s In (%s)", ref.Field, translate.TenantLabel, t.Attacker), nil

@@ -26,12 +26,11 @@ import (
 // this list; a new kind or reference without an attempt fails
 // TestOutsideChecks.
 var outsideNotAttempted = []string{
-	"clusterrolebindings.rbac.authorization.k8s.io", "clusterroles.rbac.authorization.k8s.io", "csistoragecapacities.storage.k8s.io",
+	"clusterrolebindings.rbac.authorization.k8s.io", "clusterroles.rbac.authorization.k8s.io",
 	"customresourcedefinitions.apiextensions.k8s.io", "endpoints", "endpointslices.discovery.k8s.io", "events", "events.events.k8s.io",
 	"flowschemas.flowcontrol.apiserver.k8s.io", "ingressclasses.networking.k8s.io", "ingresses.networking.k8s.io",
 	"mutatingadmissionpolicies.admissionregistration.k8s.io", "mutatingadmissionpolicybindings.admissionregistration.k8s.io",
-	"mutatingwebhookconfigurations.admissionregistration.k8s.io", "persistentvolumes", "priorityclasses.scheduling.k8s.io",
-	"resourceclaims.resource.k8s.io", "resourceclaimtemplates.resource.k8s.io", "storageclasses.storage.k8s.io",
+	"mutatingwebhookconfigurations.admissionregistration.k8s.io", "persistentvolumes",
 	"validatingadmissionpolicies.admissionregistration.k8s.io", "validatingadmissionpolicybindings.admissionregistration.k8s.io",
 	"validatingwebhookconfigurations.admissionregistration.k8s.io",
 }
@@ -106,11 +105,15 @@ func TestOutsideAttempts(t *testing.T) {
 				require.NoError(t, c.Attempt(context.Background(), tgt))
 				require.Len(t, sent, 2)
 				twin, attempt := sent[0], sent[1]
-				assert.Equal(t, "zooverify1-default", attempt.GetNamespace())
-				assert.Equal(t, "zooverify1-default", twin.GetNamespace())
+				ns := "zooverify1-default"
+				if rule.Treatment != translate.Namespaced { // the attacker's own cluster-scoped object
+					ns = ""
+				}
+				assert.Equal(t, ns, attempt.GetNamespace())
+				assert.Equal(t, ns, twin.GetNamespace())
 				require.NoError(t, c.Twin(context.Background(), tgt))
 				assert.Len(t, sent, 2, "the twin of a kind is sent once per path")
-				keys := strings.Split(ref.Field, ".")
+				keys := outsideKeys(ref.Field)
 				values := fieldValues(attempt.Object, keys)
 				require.NotEmpty(t, values, "the attempt sets nothing at %s", ref.Field)
 				for _, v := range values {
@@ -143,6 +146,8 @@ func TestOutsideReadback(t *testing.T) {
 		{"an affinity confined", translate.TargetSelector, "spec.affinity",
 			[]any{map[string]any{"podAffinity": map[string]any{"namespaceSelector": confined}}}, []any{everyNamespaceAffinity()}, true},
 		{"an affinity as sent", translate.TargetSelector, "spec.affinity", []any{everyNamespaceAffinity()}, []any{everyNamespaceAffinity()}, false},
+		{"a priority capped", translate.TargetPlatform, "value", []any{int64(0)}, []any{int64(1000000000)}, true},
+		{"a priority as sent", translate.TargetPlatform, "value", []any{int64(1000000000)}, []any{int64(1000000000)}, false},
 		{"storage stored, defaulted", translate.TargetStorage, "spec.volumes[].nfs",
 			[]any{map[string]any{"server": "x", "path": "/", "readOnly": false}}, []any{map[string]any{"server": "x", "path": "/"}}, false},
 	} {
