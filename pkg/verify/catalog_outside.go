@@ -61,6 +61,7 @@ var outsideElsewhere = map[string]string{
 	"rolebindings.rbac.authorization.k8s.io subjects":                                                  "reference/rolebindings.subjects",
 	"rolebindings.rbac.authorization.k8s.io roleRef":                                                   "MTB-PL2-CC-TI-1",
 	"validatingadmissionpolicies.admissionregistration.k8s.io spec.matchConstraints.namespaceSelector": "admission/validatingadmissionpolicies",
+	"validatingwebhookconfigurations.admissionregistration.k8s.io webhooks[].namespaceSelector":        "admission/validatingwebhookconfigurations",
 }
 
 // outsideKey names gr's reference at field.
@@ -205,6 +206,9 @@ func outsideReadback(t *Target, ref translate.Ref, stored, sent []any) (string, 
 	if len(stored) == 0 {
 		return "", "", fmt.Errorf("%s is not stored", ref.Field)
 	}
+	if lastKey(ref.Field) == "matchConditions" {
+		return matchConditionsReadback(t, ref.Field, stored)
+	}
 	if ref.Target.PolicyAllowed() { // checked, never translated: stored at all is an escape
 		return "", fmt.Sprintf("%s is stored: %v", ref.Field, stored), nil
 	}
@@ -286,4 +290,24 @@ func fieldValues(obj any, keys []string) []any {
 		out = append(out, fieldValues(item, keys[1:])...)
 	}
 	return out
+}
+
+// matchConditionsReadback judges stored match conditions: held when each
+// list holds the proxy's condition once, as the proxy wrote it for t's
+// attacker (not the attempt's "true").
+func matchConditionsReadback(t *Target, field string, stored []any) (string, string, error) {
+	for _, v := range stored {
+		conds, _ := v.([]any)
+		var own []string
+		for _, c := range conds {
+			if m, _ := c.(map[string]any); m["name"] == translate.TenantMatchCondition {
+				expr, _ := m["expression"].(string)
+				own = append(own, expr)
+			}
+		}
+		if len(own) != 1 || own[0] == "true" || !strings.Contains(own[0], t.Attacker.String()) {
+			return "", fmt.Sprintf("%s is stored without the proxy's condition for %s: %v", field, t.Attacker, v), nil
+		}
+	}
+	return LayerProxyConfined, fmt.Sprintf("%s holds the proxy's condition %s", field, translate.TenantMatchCondition), nil
 }

@@ -79,7 +79,7 @@ func outsideBases() map[schema.GroupResource]outsideBase {
 				"podSelector": map[string]any{"matchLabels": verifyLabels}, "policyTypes": []any{"Ingress", "Egress"}}})
 		},
 	}
-	for _, bases := range []map[schema.GroupResource]outsideBase{classBases} {
+	for _, bases := range []map[schema.GroupResource]outsideBase{classBases, admissionBases} {
 		for gr, base := range bases {
 			out[gr] = base
 		}
@@ -128,7 +128,7 @@ func outsideValue(target translate.Target, field string) func(t *Target) any {
 		return func(*Target) any { return map[string]any{} } // every namespace
 	case target == translate.TargetOwned && leaf == "storageClassName":
 		return func(t *Target) any { return t.Victim.Prefix() + ScratchObject } // the victim's class (setUpVictimClasses)
-	case target == translate.TargetNamespace && strings.HasSuffix(leaf, "-secret-namespace"):
+	case target == translate.TargetNamespace && (leaf == "namespace" || strings.HasSuffix(leaf, "-secret-namespace")):
 		return func(t *Target) any { return t.VictimNamespace }
 	case target == translate.TargetPlatform && leaf == "value":
 		return func(*Target) any { return int64(1000000000) } // the highest a class not the system's may have
@@ -137,7 +137,7 @@ func outsideValue(target translate.Target, field string) func(t *Target) any {
 	case target == translate.TargetStorage && storageSamples[leaf] != nil:
 		return func(*Target) any { return runtime.DeepCopyJSONValue(storageSamples[leaf]) }
 	}
-	return nil
+	return admissionValue(target, leaf)
 }
 
 // everyNamespaceAffinity is a pod anti-affinity term that weighs the pods

@@ -28,11 +28,9 @@ import (
 var outsideNotAttempted = []string{
 	"clusterrolebindings.rbac.authorization.k8s.io", "clusterroles.rbac.authorization.k8s.io",
 	"customresourcedefinitions.apiextensions.k8s.io", "endpoints", "endpointslices.discovery.k8s.io", "events", "events.events.k8s.io",
-	"flowschemas.flowcontrol.apiserver.k8s.io", "ingressclasses.networking.k8s.io", "ingresses.networking.k8s.io",
+	"ingressclasses.networking.k8s.io", "ingresses.networking.k8s.io",
 	"mutatingadmissionpolicies.admissionregistration.k8s.io", "mutatingadmissionpolicybindings.admissionregistration.k8s.io",
-	"mutatingwebhookconfigurations.admissionregistration.k8s.io", "persistentvolumes",
-	"validatingadmissionpolicies.admissionregistration.k8s.io", "validatingadmissionpolicybindings.admissionregistration.k8s.io",
-	"validatingwebhookconfigurations.admissionregistration.k8s.io",
+	"persistentvolumes",
 }
 
 // TestOutsideChecks: every reference of the kinds table that can name
@@ -148,6 +146,10 @@ func TestOutsideReadback(t *testing.T) {
 		{"an affinity as sent", translate.TargetSelector, "spec.affinity", []any{everyNamespaceAffinity()}, []any{everyNamespaceAffinity()}, false},
 		{"a priority capped", translate.TargetPlatform, "value", []any{int64(0)}, []any{int64(1000000000)}, true},
 		{"a priority as sent", translate.TargetPlatform, "value", []any{int64(1000000000)}, []any{int64(1000000000)}, false},
+		{"match conditions with the proxy's", translate.TargetSelector, "webhooks[].matchConditions",
+			[]any{[]any{map[string]any{"name": translate.TenantMatchCondition, "expression": "request.name.startsWith('zooverify1-')"}}}, []any{[]any{}}, true},
+		{"match conditions as sent", translate.TargetSelector, "webhooks[].matchConditions",
+			[]any{[]any{map[string]any{"name": translate.TenantMatchCondition, "expression": "true"}}}, []any{[]any{}}, false},
 		{"storage stored, defaulted", translate.TargetStorage, "spec.volumes[].nfs",
 			[]any{map[string]any{"server": "x", "path": "/", "readOnly": false}}, []any{map[string]any{"server": "x", "path": "/"}}, false},
 	} {
