@@ -9,8 +9,11 @@ import (
 	"strings"
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -48,7 +51,13 @@ func outsideChecks() []Check {
 			if !ref.Target.NamesOutside() || ref.Target.Refused() || elsewhere || outsideValue(ref.Target, ref.Field) == nil {
 				continue
 			}
-			out = append(out, outsideCheck(rule.Resource, ref, base, twins))
+			id := outsideCheckID(rule.Resource, ref.Field)
+			out = append(out, outsideCheck(rule.Resource, ref, base, twins, id, outsideValue(ref.Target, ref.Field),
+				"name the victim's or every namespace's in "+ref.Field+" of a "+rule.Resource.Resource+" ("+ref.Target.String()+")"))
+			if platform := platformValue(ref.Target, lastKey(ref.Field)); platform != nil {
+				out = append(out, outsideCheck(rule.Resource, ref, base, twins, id+"/platform", platform,
+					"name the platform's in "+ref.Field+" of a "+rule.Resource.Resource+" ("+ref.Target.String()+")"))
+			}
 		}
 	}
 	return out
@@ -80,10 +89,28 @@ func outsideName(id string) string {
 	return fmt.Sprintf("zoo-verify-o%08x", h.Sum32())
 }
 
-// outsidePaths are the paths of the generated attempts: serve's proxy, and
-// the two identities directly upstream. The server paths run the same
-// translator as serve; the catalog's other checks attempt through them.
-var outsidePaths = []Path{PathServe, PathIdentity, PathServiceAccount}
+// outsidePaths are the paths of the generated attempts: every path (serve's
+// proxy and the server's run the same translator, each read back on its
+// own path's names; the two identities directly upstream).
+var outsidePaths = Paths
+
+// paramKinds are the kinds whose twin names a param kind or a param
+// object (an admission policy, its binding): the API server lets only a
+// writer that may read those write it, which the server's ServiceAccount
+// may not, so their attempts are not made through the server.
+var paramKinds = map[schema.GroupResource]bool{
+	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}:       true,
+	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicybindings"}: true,
+}
+
+// outsidePathsOf are the paths of the generated attempts at gr's
+// references.
+func outsidePathsOf(gr schema.GroupResource) []Path {
+	if paramKinds[gr] {
+		return []Path{PathServe, PathIdentity, PathServiceAccount}
+	}
+	return outsidePaths
+}
 
 // twinCache remembers, per kind and path, that the kind's harmless object
 // was admitted: the twin of every attempt at the kind's references is the
@@ -112,22 +139,21 @@ func (c *twinCache) twin(gr schema.GroupResource, t *Target, make func() error) 
 	return err
 }
 
-// outsideCheck sets ref's field of base's object to the target's value
+// outsideCheck, the attempt id, sets ref's field of base's object to value
 // (twin: base's object).
-func outsideCheck(gr schema.GroupResource, ref translate.Ref, base outsideBase, twins *twinCache) Check {
-	id := outsideCheckID(gr, ref.Field)
+func outsideCheck(gr schema.GroupResource, ref translate.Ref, base outsideBase, twins *twinCache, id string, value func(*Target) any, title string) Check {
 	keys := outsideKeys(ref.Field)
 	attempt := func(t *Target, name string) *unstructured.Unstructured {
 		obj := base(t, name)
-		setOutside(obj.Object, keys, outsideValue(ref.Target, ref.Field)(t))
+		setOutside(obj.Object, keys, value(t))
 		return obj
 	}
 	create := func(ctx context.Context, t *Target, obj *unstructured.Unstructured) error {
 		_, err := t.Dynamic.Resource(gr.WithVersion(obj.GroupVersionKind().Version)).Namespace(obj.GetNamespace()).Create(ctx, obj, t.Write)
 		return err
 	}
-	return Check{ID: id, Class: outsideClass(ref.Target), TwinRBAC: true, Scratch: ref.Target == translate.TargetShared, Paths: outsidePaths,
-		Title:          "name the victim's or every namespace's in " + ref.Field + " of a " + gr.Resource + " (" + ref.Target.String() + ")",
+	return Check{ID: id, Class: outsideClass(ref.Target), TwinRBAC: true, Scratch: ref.Target == translate.TargetShared, Paths: outsidePathsOf(gr),
+		Title:          title,
 		NotApplicable:  outsideNotApplicable(ref),
 		DirectHarmless: outsideHarmlessUpstream(ref.Field),
 		Twin: func(ctx context.Context, t *Target) error {
@@ -149,13 +175,23 @@ func outsideCheck(gr schema.GroupResource, ref translate.Ref, base outsideBase, 
 
 // readOutside reads, as the platform admin, what the attempt named name
 // stored of gr, whose twin is like: in the attacker's namespace, or
-// cluster-scoped under the attacker's prefix.
+// cluster-scoped under the attacker's prefix. It then deletes it, so that
+// the real writes of every attempt and path never add up to a tenant's
+// limit of a kind (ten FlowSchemas); one left behind by a failed delete
+// goes with the scratch tenant.
 func readOutside(ctx context.Context, t *Target, gr schema.GroupResource, like *unstructured.Unstructured, name string) (*unstructured.Unstructured, error) {
 	gvr := gr.WithVersion(like.GroupVersionKind().Version)
+	ns := upstreamNamespace(t)
 	if like.GetNamespace() == "" {
-		return readObject(ctx, t, gvr, "", t.Attacker.Prefix()+name)
+		ns, name = "", t.Attacker.Prefix()+name
 	}
-	return readObject(ctx, t, gvr, upstreamNamespace(t), name)
+	obj, err := readObject(ctx, t, gvr, ns, name)
+	if err == nil {
+		if err := t.Upstream.Resource(gvr).Namespace(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			klog.V(2).InfoS("delete an attempt's object after its read back", "resource", gvr, "namespace", ns, "name", name, "err", err)
+		}
+	}
+	return obj, err
 }
 
 // outsideNotApplicable says when the tenant's policy allows the value: a

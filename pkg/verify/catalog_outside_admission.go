@@ -85,3 +85,20 @@ func admissionValue(target translate.Target, leaf string) func(t *Target) any {
 	}
 	return nil
 }
+
+// platformValue is what the second attempt at a reference of target at
+// leaf sets it to, naming the platform's own: a namespace and a priority
+// level of the cluster's, its nodes' group; nil when there is none.
+func platformValue(target translate.Target, leaf string) func(t *Target) any {
+	switch {
+	case target == translate.TargetNamespace && leaf == "namespaces":
+		return func(*Target) any { return []any{"kube-system"} }
+	case target == translate.TargetOwned && leaf == "name":
+		return func(*Target) any { return "exempt" } // the API server's own level
+	case target == translate.TargetIdentity && leaf == "subjects":
+		return func(*Target) any {
+			return []any{map[string]any{"kind": "Group", "group": map[string]any{"name": "system:nodes"}}}
+		}
+	}
+	return nil
+}
