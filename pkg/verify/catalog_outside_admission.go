@@ -9,7 +9,9 @@ import (
 
 // neverSelector selects no object: what verify's webhooks and admission
 // policies match, so that none of them is ever called.
-var neverSelector = map[string]any{"matchLabels": map[string]any{"zoo-verify.example.com/never": "x"}}
+func neverSelector() map[string]any {
+	return map[string]any{"matchLabels": map[string]any{"zoo-verify.example.com/never": "x"}}
+}
 
 // configMapRule is an admission rule over ConfigMaps (only the
 // attacker's, by neverSelector none).
@@ -23,7 +25,7 @@ func configMapRule() map[string]any {
 func matchedNothing() map[string]any {
 	exclude := configMapRule()
 	exclude["resourceNames"] = []any{"zoo-verify-none"}
-	return map[string]any{"resourceRules": []any{configMapRule()}, "excludeResourceRules": []any{exclude}, "objectSelector": neverSelector}
+	return map[string]any{"resourceRules": []any{configMapRule()}, "excludeResourceRules": []any{exclude}, "objectSelector": neverSelector()}
 }
 
 // admissionBases are the harmless objects of the admission and flow

@@ -79,7 +79,7 @@ func outsideBases() map[schema.GroupResource]outsideBase {
 				"podSelector": map[string]any{"matchLabels": verifyLabels}, "policyTypes": []any{"Ingress", "Egress"}}})
 		},
 	}
-	for _, bases := range []map[schema.GroupResource]outsideBase{classBases, admissionBases} {
+	for _, bases := range []map[schema.GroupResource]outsideBase{classBases, admissionBases, endpointBases} {
 		for gr, base := range bases {
 			out[gr] = base
 		}
@@ -137,7 +137,10 @@ func outsideValue(target translate.Target, field string) func(t *Target) any {
 	case target == translate.TargetStorage && storageSamples[leaf] != nil:
 		return func(*Target) any { return runtime.DeepCopyJSONValue(storageSamples[leaf]) }
 	}
-	return admissionValue(target, leaf)
+	if v := admissionValue(target, leaf); v != nil {
+		return v
+	}
+	return endpointValue(target, leaf)
 }
 
 // everyNamespaceAffinity is a pod anti-affinity term that weighs the pods

@@ -29,7 +29,7 @@ import (
 var outsideNotAttempted = []string{
 	"clusterrolebindings.rbac.authorization.k8s.io", "clusterroles.rbac.authorization.k8s.io",
 	"customresourcedefinitions.apiextensions.k8s.io", // spec.group: the attempt would have to rename the CRD too
-	"endpoints", "endpointslices.discovery.k8s.io",
+	"endpoints", "endpointslices.discovery.k8s.io", // targetRef: admitted directly upstream, see endpointValue
 	"events", "events.events.k8s.io", // the API server refuses an involvedObject (regarding) of another namespace itself
 	"ingressclasses.networking.k8s.io", "ingresses.networking.k8s.io", "persistentvolumes",
 	// Tenants may not write these at all (AccessNone; not served by default

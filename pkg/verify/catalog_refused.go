@@ -189,9 +189,9 @@ func serviceRef(t *Target) map[string]any {
 func webhookConfiguration(t *Target, kind, name string) *unstructured.Unstructured {
 	return object("admissionregistration.k8s.io/v1", kind, "", t.Prefix+name, t.Owner, map[string]any{
 		"webhooks": []any{map[string]any{"name": "zoo-verify.example.com", "clientConfig": serviceRef(t),
-			"rules":       []any{map[string]any{"apiGroups": []any{""}, "apiVersions": []any{"v1"}, "operations": []any{"CREATE"}, "resources": []any{"configmaps"}}},
+			"rules":       []any{configMapRule()},
 			"sideEffects": "None", "admissionReviewVersions": []any{"v1"}, "failurePolicy": "Ignore",
-			"objectSelector": map[string]any{"matchLabels": map[string]any{"zoo-verify.example.com/never": "x"}}}}})
+			"objectSelector": neverSelector()}}})
 }
 
 // conversionCRD is a CRD of the attacker's whose conversion webhook is its
