@@ -8,14 +8,20 @@ import (
 )
 
 // classBases are the harmless objects of the kinds that name or are
-// classes: a StorageClass and a PriorityClass of the attacker's (no
-// provisioner runs, priority 0 that never preempts), a CSIStorageCapacity
+// classes: a StorageClass, an IngressClass and a PriorityClass of the
+// attacker's (no provisioner nor controller runs, its parameters a
+// ConfigMap of the attacker's, priority 0 that never preempts), a CSIStorageCapacity
 // of the attacker's own class, and device claims (and their templates)
 // that request nothing.
 var classBases = map[schema.GroupResource]outsideBase{
 	{Group: "storage.k8s.io", Resource: "storageclasses"}: func(t *Target, name string) *unstructured.Unstructured {
 		return object("storage.k8s.io/v1", "StorageClass", "", t.Prefix+name, t.Owner, map[string]any{
 			"provisioner": "zoo-verify.example.com/none", "parameters": map[string]any{"zoo-verify.example.com/harmless": "true"}})
+	},
+	{Group: "networking.k8s.io", Resource: "ingressclasses"}: func(t *Target, name string) *unstructured.Unstructured {
+		return object("networking.k8s.io/v1", "IngressClass", "", t.Prefix+name, t.Owner, map[string]any{"spec": map[string]any{
+			"controller": "zoo-verify.example.com/none", "parameters": map[string]any{
+				"kind": "ConfigMap", "name": ScratchObject, "scope": "Namespace", "namespace": t.Namespace}}})
 	},
 	{Group: "scheduling.k8s.io", Resource: "priorityclasses"}: func(t *Target, name string) *unstructured.Unstructured {
 		return object("scheduling.k8s.io/v1", "PriorityClass", "", t.Prefix+name, t.Owner, map[string]any{

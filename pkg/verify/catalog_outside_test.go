@@ -31,7 +31,8 @@ var outsideNotAttempted = []string{
 	"customresourcedefinitions.apiextensions.k8s.io", // spec.group: the attempt would have to rename the CRD too
 	"endpoints", "endpointslices.discovery.k8s.io", // targetRef: admitted directly upstream, see endpointValue
 	"events", "events.events.k8s.io", // the API server refuses an involvedObject (regarding) of another namespace itself
-	"ingressclasses.networking.k8s.io", "ingresses.networking.k8s.io", "persistentvolumes",
+	"ingressclasses.networking.k8s.io", // spec.parameters.apiGroup: an object reference, as targetRef
+	"ingresses.networking.k8s.io", "persistentvolumes",
 	// Tenants may not write these at all (AccessNone; not served by default
 	// at v1.34): no harmless twin.
 	"mutatingadmissionpolicies.admissionregistration.k8s.io", "mutatingadmissionpolicybindings.admissionregistration.k8s.io",
