@@ -98,15 +98,15 @@ var outsidePaths = Paths
 // object (an admission policy, its binding): the API server lets only a
 // writer that may read those write it, which the server's ServiceAccount
 // may not, so their attempts are not made through the server.
-var paramKinds = map[schema.GroupResource]bool{
-	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}:       true,
-	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicybindings"}: true,
+var paramKinds = map[schema.GroupKind]bool{
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}:        true,
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicyBinding"}: true,
 }
 
 // outsidePathsOf are the paths of the generated attempts at gr's
 // references.
 func outsidePathsOf(gr schema.GroupResource) []Path {
-	if paramKinds[gr] {
+	if rule, ok := translate.LookupKind(gr); ok && paramKinds[schema.GroupKind{Group: gr.Group, Kind: rule.Kind}] {
 		return []Path{PathServe, PathIdentity, PathServiceAccount}
 	}
 	return outsidePaths

@@ -1,6 +1,10 @@
 package verify
 
 import (
+	"strings"
+
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -35,29 +39,34 @@ func matchedNothing() map[string]any {
 // allows everything, a binding of the attacker's own policy that matches no
 // object, and a FlowSchema at the tenants' lowest precedence for a
 // resource that does not exist, of the attacker's own priority level.
-var admissionBases = map[schema.GroupResource]outsideBase{
-	{Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations"}: func(t *Target, name string) *unstructured.Unstructured {
+var admissionBases = map[schema.GroupKind]outsideBase{
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: func(t *Target, name string) *unstructured.Unstructured {
 		return webhookConfiguration(t, "ValidatingWebhookConfiguration", name)
 	},
-	{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"}: func(t *Target, name string) *unstructured.Unstructured {
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}: func(t *Target, name string) *unstructured.Unstructured {
 		return webhookConfiguration(t, "MutatingWebhookConfiguration", name)
 	},
-	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}: func(t *Target, name string) *unstructured.Unstructured {
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}: func(t *Target, name string) *unstructured.Unstructured {
 		return object("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy", "", t.Prefix+name, t.Owner, map[string]any{"spec": map[string]any{
 			"failurePolicy": "Ignore", "paramKind": map[string]any{"apiVersion": "v1", "kind": "ConfigMap"},
 			"matchConstraints": matchedNothing(), "validations": []any{map[string]any{"expression": "true"}}}})
 	},
-	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicybindings"}: func(t *Target, name string) *unstructured.Unstructured {
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicyBinding"}: func(t *Target, name string) *unstructured.Unstructured {
 		return object("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding", "", t.Prefix+name, t.Owner, map[string]any{"spec": map[string]any{
 			"policyName": t.Prefix + ScratchObject, "validationActions": []any{"Deny"}, "matchResources": matchedNothing(),
 			"paramRef": map[string]any{"name": ScratchObject, "namespace": t.Namespace, "parameterNotFoundAction": "Allow"}}})
 	},
-	{Group: "flowcontrol.apiserver.k8s.io", Resource: "flowschemas"}: func(t *Target, name string) *unstructured.Unstructured {
-		return object("flowcontrol.apiserver.k8s.io/v1", "FlowSchema", "", t.Prefix+name, t.Owner, map[string]any{"spec": map[string]any{
-			"matchingPrecedence": int64(translate.TenantMinMatchingPrecedence), "priorityLevelConfiguration": map[string]any{"name": t.Prefix + ScratchObject},
-			"rules": []any{map[string]any{"subjects": []any{map[string]any{"kind": "Group", "group": map[string]any{"name": "system:authenticated"}}},
-				"resourceRules": []any{map[string]any{"verbs": []any{"get"}, "apiGroups": []any{""}, "resources": []any{"zoo-verify-none"},
-					"namespaces": []any{t.Namespace}}}}}}})
+	{Group: "flowcontrol.apiserver.k8s.io", Kind: "FlowSchema"}: func(t *Target, name string) *unstructured.Unstructured {
+		obj := typedObject(&flowcontrolv1.FlowSchema{TypeMeta: metav1.TypeMeta{APIVersion: "flowcontrol.apiserver.k8s.io/v1", Kind: "FlowSchema"},
+			ObjectMeta: metav1.ObjectMeta{Name: t.Prefix + name, Labels: t.Owner}, Spec: flowcontrolv1.FlowSchemaSpec{
+				MatchingPrecedence:         translate.TenantMinMatchingPrecedence,
+				PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: t.Prefix + ScratchObject},
+				Rules: []flowcontrolv1.PolicyRulesWithSubjects{{
+					Subjects: []flowcontrolv1.Subject{{Kind: flowcontrolv1.SubjectKindGroup, Group: &flowcontrolv1.GroupSubject{Name: "system:authenticated"}}},
+					ResourceRules: []flowcontrolv1.ResourcePolicyRule{{Verbs: []string{"get"}, APIGroups: []string{""},
+						Resources: []string{"zoo-verify-none"}, Namespaces: []string{t.Namespace}}}}}}})
+		unstructured.RemoveNestedField(obj.Object, "status")
+		return obj
 	},
 }
 
@@ -72,7 +81,7 @@ func admissionValue(target translate.Target, leaf string) func(t *Target) any {
 		return func(t *Target) any { return []any{victimGroup(t)} }
 	case target == translate.TargetAPIGroup && leaf == "apiVersion":
 		return func(t *Target) any { return victimGroup(t) + "/v1" }
-	case target == translate.TargetNamespace && leaf == "namespaces":
+	case target == translate.TargetNamespace && strings.HasSuffix(leaf, "s"): // a list of them (a FlowSchema rule's)
 		return func(t *Target) any { return []any{t.VictimNamespace} }
 	case target == translate.TargetOwned && (leaf == "policyName" || leaf == "name"):
 		return func(t *Target) any { return t.Victim.Prefix() + ScratchObject }
@@ -93,7 +102,7 @@ func admissionValue(target translate.Target, leaf string) func(t *Target) any {
 // level of the cluster's, its nodes' group; nil when there is none.
 func platformValue(target translate.Target, leaf string) func(t *Target) any {
 	switch {
-	case target == translate.TargetNamespace && leaf == "namespaces":
+	case target == translate.TargetNamespace && strings.HasSuffix(leaf, "s"):
 		return func(*Target) any { return []any{"kube-system"} }
 	case target == translate.TargetOwned && leaf == "name":
 		return func(*Target) any { return "exempt" } // the API server's own level

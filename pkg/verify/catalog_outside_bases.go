@@ -79,9 +79,11 @@ func outsideBases() map[schema.GroupResource]outsideBase {
 				"podSelector": map[string]any{"matchLabels": verifyLabels}, "policyTypes": []any{"Ingress", "Egress"}}})
 		},
 	}
-	for _, bases := range []map[schema.GroupResource]outsideBase{classBases, admissionBases, endpointBases} {
-		for gr, base := range bases {
-			out[gr] = base
+	for _, bases := range []map[schema.GroupKind]outsideBase{classBases, admissionBases, endpointBases} {
+		for gk, base := range bases {
+			if rule, ok := translate.LookupKindByKind(gk); ok {
+				out[rule.Resource] = base
+			}
 		}
 	}
 	for gr, path := range podSpecPaths() {
