@@ -67,8 +67,7 @@ func webhookCheck() Check {
 	return Check{ID: "admission/validatingwebhookconfigurations", Class: ClassAdmission,
 		Title: "call a webhook of the attacker's for every namespace's ConfigMaps",
 		Attempt: func(ctx context.Context, t *Target) error {
-			wh := webhookConfiguration(t, "ValidatingWebhookConfiguration")
-			wh.SetName(t.Prefix + t.name("zoo-verify-every"))
+			wh := webhookConfiguration(t, "ValidatingWebhookConfiguration", t.name("zoo-verify-every"))
 			for _, w := range wh.Object["webhooks"].([]any) {
 				w.(map[string]any)["namespaceSelector"] = map[string]any{}
 			}

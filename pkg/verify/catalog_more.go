@@ -29,6 +29,10 @@ const (
 // stored upstream.
 const LayerProxyConfined = "kubectl-zoo proxy (confined on the way upstream)"
 
+// LayerProxyCapped is the proxy capping a value whose effect reaches every
+// tenant (a PriorityClass's), found by reading back what it stored.
+const LayerProxyCapped = "kubectl-zoo proxy (capped on the way upstream)"
+
 var (
 	gvrRoleBindings = schema.GroupVersionResource{Group: rbacv1.GroupName, Version: "v1", Resource: "rolebindings"}
 	gvrClaims       = schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}

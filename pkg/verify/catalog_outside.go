@@ -9,8 +9,11 @@ import (
 	"strings"
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -48,7 +51,13 @@ func outsideChecks() []Check {
 			if !ref.Target.NamesOutside() || ref.Target.Refused() || elsewhere || outsideValue(ref.Target, ref.Field) == nil {
 				continue
 			}
-			out = append(out, outsideCheck(rule.Resource, ref, base, twins))
+			id := outsideCheckID(rule.Resource, ref.Field)
+			out = append(out, outsideCheck(rule.Resource, ref, base, twins, id, outsideValue(ref.Target, ref.Field),
+				"name the victim's or every namespace's in "+ref.Field+" of a "+rule.Resource.Resource+" ("+ref.Target.String()+")"))
+			if platform := platformValue(ref.Target, lastKey(ref.Field)); platform != nil {
+				out = append(out, outsideCheck(rule.Resource, ref, base, twins, id+"/platform", platform,
+					"name the platform's in "+ref.Field+" of a "+rule.Resource.Resource+" ("+ref.Target.String()+")"))
+			}
 		}
 	}
 	return out
@@ -61,6 +70,7 @@ var outsideElsewhere = map[string]string{
 	"rolebindings.rbac.authorization.k8s.io subjects":                                                  "reference/rolebindings.subjects",
 	"rolebindings.rbac.authorization.k8s.io roleRef":                                                   "MTB-PL2-CC-TI-1",
 	"validatingadmissionpolicies.admissionregistration.k8s.io spec.matchConstraints.namespaceSelector": "admission/validatingadmissionpolicies",
+	"validatingwebhookconfigurations.admissionregistration.k8s.io webhooks[].namespaceSelector":        "admission/validatingwebhookconfigurations",
 }
 
 // outsideKey names gr's reference at field.
@@ -79,10 +89,28 @@ func outsideName(id string) string {
 	return fmt.Sprintf("zoo-verify-o%08x", h.Sum32())
 }
 
-// outsidePaths are the paths of the generated attempts: serve's proxy, and
-// the two identities directly upstream. The server paths run the same
-// translator as serve; the catalog's other checks attempt through them.
-var outsidePaths = []Path{PathServe, PathIdentity, PathServiceAccount}
+// outsidePaths are the paths of the generated attempts: every path (serve's
+// proxy and the server's run the same translator, each read back on its
+// own path's names; the two identities directly upstream).
+var outsidePaths = Paths
+
+// paramKinds are the kinds whose twin names a param kind or a param
+// object (an admission policy, its binding): the API server lets only a
+// writer that may read those write it, which the server's ServiceAccount
+// may not, so their attempts are not made through the server.
+var paramKinds = map[schema.GroupKind]bool{
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}:        true,
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicyBinding"}: true,
+}
+
+// outsidePathsOf are the paths of the generated attempts at gr's
+// references.
+func outsidePathsOf(gr schema.GroupResource) []Path {
+	if rule, ok := translate.LookupKind(gr); ok && paramKinds[schema.GroupKind{Group: gr.Group, Kind: rule.Kind}] {
+		return []Path{PathServe, PathIdentity, PathServiceAccount}
+	}
+	return outsidePaths
+}
 
 // twinCache remembers, per kind and path, that the kind's harmless object
 // was admitted: the twin of every attempt at the kind's references is the
@@ -111,22 +139,21 @@ func (c *twinCache) twin(gr schema.GroupResource, t *Target, make func() error) 
 	return err
 }
 
-// outsideCheck sets ref's field of base's object to the target's value
+// outsideCheck, the attempt id, sets ref's field of base's object to value
 // (twin: base's object).
-func outsideCheck(gr schema.GroupResource, ref translate.Ref, base outsideBase, twins *twinCache) Check {
-	id := outsideCheckID(gr, ref.Field)
-	keys := strings.Split(ref.Field, ".")
+func outsideCheck(gr schema.GroupResource, ref translate.Ref, base outsideBase, twins *twinCache, id string, value func(*Target) any, title string) Check {
+	keys := outsideKeys(ref.Field)
 	attempt := func(t *Target, name string) *unstructured.Unstructured {
 		obj := base(t, name)
-		setOutside(obj.Object, keys, outsideValue(ref.Target, ref.Field)(t))
+		setOutside(obj.Object, keys, value(t))
 		return obj
 	}
 	create := func(ctx context.Context, t *Target, obj *unstructured.Unstructured) error {
 		_, err := t.Dynamic.Resource(gr.WithVersion(obj.GroupVersionKind().Version)).Namespace(obj.GetNamespace()).Create(ctx, obj, t.Write)
 		return err
 	}
-	return Check{ID: id, Class: outsideClass(ref.Target), TwinRBAC: true, Scratch: ref.Target == translate.TargetShared, Paths: outsidePaths,
-		Title:          "name the victim's or every namespace's in " + ref.Field + " of a " + gr.Resource + " (" + ref.Target.String() + ")",
+	return Check{ID: id, Class: outsideClass(ref.Target), TwinRBAC: true, Scratch: ref.Target == translate.TargetShared, Paths: outsidePathsOf(gr),
+		Title:          title,
 		NotApplicable:  outsideNotApplicable(ref),
 		DirectHarmless: outsideHarmlessUpstream(ref.Field),
 		Twin: func(ctx context.Context, t *Target) error {
@@ -138,12 +165,33 @@ func outsideCheck(gr schema.GroupResource, ref translate.Ref, base outsideBase, 
 		},
 		Attempt: func(ctx context.Context, t *Target) error { return create(ctx, t, attempt(t, t.name(outsideName(id)))) },
 		Readback: func(ctx context.Context, t *Target) (string, string, error) {
-			stored, err := readObject(ctx, t, gr.WithVersion(base(t, "").GroupVersionKind().Version), upstreamNamespace(t), outsideName(id)+t.realSuffix())
+			stored, err := readOutside(ctx, t, gr, base(t, ""), outsideName(id)+t.realSuffix())
 			if err != nil {
 				return "", "", err
 			}
 			return outsideReadback(t, ref, fieldValues(stored.Object, keys), fieldValues(attempt(t, "").Object, keys))
 		}}
+}
+
+// readOutside reads, as the platform admin, what the attempt named name
+// stored of gr, whose twin is like: in the attacker's namespace, or
+// cluster-scoped under the attacker's prefix. It then deletes it, so that
+// the real writes of every attempt and path never add up to a tenant's
+// limit of a kind (ten FlowSchemas); one left behind by a failed delete
+// goes with the scratch tenant.
+func readOutside(ctx context.Context, t *Target, gr schema.GroupResource, like *unstructured.Unstructured, name string) (*unstructured.Unstructured, error) {
+	gvr := gr.WithVersion(like.GroupVersionKind().Version)
+	ns := upstreamNamespace(t)
+	if like.GetNamespace() == "" {
+		ns, name = "", t.Attacker.Prefix()+name
+	}
+	obj, err := readObject(ctx, t, gvr, ns, name)
+	if err == nil {
+		if err := t.Upstream.Resource(gvr).Namespace(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			klog.V(2).InfoS("delete an attempt's object after its read back", "resource", gvr, "namespace", ns, "name", name, "err", err)
+		}
+	}
+	return obj, err
 }
 
 // outsideNotApplicable says when the tenant's policy allows the value: a
@@ -181,6 +229,8 @@ func outsideClass(target translate.Target) string {
 		return ClassSelectors
 	case translate.TargetStorage, translate.TargetOwned:
 		return ClassStorage
+	case translate.TargetPlatform:
+		return ClassPriority
 	}
 	return ClassReferences
 }
@@ -192,6 +242,9 @@ func outsideReadback(t *Target, ref translate.Ref, stored, sent []any) (string, 
 	if len(stored) == 0 {
 		return "", "", fmt.Errorf("%s is not stored", ref.Field)
 	}
+	if lastKey(ref.Field) == "matchConditions" {
+		return matchConditionsReadback(t, ref.Field, stored)
+	}
 	if ref.Target.PolicyAllowed() { // checked, never translated: stored at all is an escape
 		return "", fmt.Sprintf("%s is stored: %v", ref.Field, stored), nil
 	}
@@ -202,6 +255,9 @@ func outsideReadback(t *Target, ref translate.Ref, stored, sent []any) (string, 
 		if ref.Target == translate.TargetSelector && !selectorConfined(v, lastKey(ref.Field), t.Attacker) {
 			return "", fmt.Sprintf("%s is stored unconfined: %v", ref.Field, v), nil
 		}
+	}
+	if ref.Target == translate.TargetPlatform {
+		return LayerProxyCapped, fmt.Sprintf("%s is stored capped: %v", ref.Field, stored), nil
 	}
 	if ref.Target == translate.TargetSelector {
 		return LayerProxyConfined, fmt.Sprintf("%s is confined to %s In (%s)", ref.Field, translate.TenantLabel, t.Attacker), nil
@@ -270,4 +326,24 @@ func fieldValues(obj any, keys []string) []any {
 		out = append(out, fieldValues(item, keys[1:])...)
 	}
 	return out
+}
+
+// matchConditionsReadback judges stored match conditions: held when each
+// list holds the proxy's condition once, as the proxy wrote it for t's
+// attacker (not the attempt's "true").
+func matchConditionsReadback(t *Target, field string, stored []any) (string, string, error) {
+	for _, v := range stored {
+		conds, _ := v.([]any)
+		var own []string
+		for _, c := range conds {
+			if m, _ := c.(map[string]any); m["name"] == translate.TenantMatchCondition {
+				expr, _ := m["expression"].(string)
+				own = append(own, expr)
+			}
+		}
+		if len(own) != 1 || own[0] == "true" || !strings.Contains(own[0], t.Attacker.String()) {
+			return "", fmt.Sprintf("%s is stored without the proxy's condition for %s: %v", field, t.Attacker, v), nil
+		}
+	}
+	return LayerProxyConfined, fmt.Sprintf("%s holds the proxy's condition %s", field, translate.TenantMatchCondition), nil
 }

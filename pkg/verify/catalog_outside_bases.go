@@ -79,6 +79,13 @@ func outsideBases() map[schema.GroupResource]outsideBase {
 				"podSelector": map[string]any{"matchLabels": verifyLabels}, "policyTypes": []any{"Ingress", "Egress"}}})
 		},
 	}
+	for _, bases := range []map[schema.GroupKind]outsideBase{classBases, admissionBases, endpointBases} {
+		for gk, base := range bases {
+			if rule, ok := translate.LookupKindByKind(gk); ok {
+				out[rule.Resource] = base
+			}
+		}
+	}
 	for gr, path := range podSpecPaths() {
 		k, ok := podSpecKinds[gr]
 		if !ok {
@@ -121,12 +128,21 @@ func outsideValue(target translate.Target, field string) func(t *Target) any {
 		return func(*Target) any { return everyNamespaceAffinity() }
 	case target == translate.TargetSelector && leaf == "namespaceSelector":
 		return func(*Target) any { return map[string]any{} } // every namespace
+	case target == translate.TargetOwned && leaf == "storageClassName":
+		return func(t *Target) any { return t.Victim.Prefix() + ScratchObject } // the victim's class (setUpVictimClasses)
+	case target == translate.TargetNamespace && (leaf == "namespace" || strings.HasSuffix(leaf, "-secret-namespace")):
+		return func(t *Target) any { return t.VictimNamespace }
+	case target == translate.TargetPlatform && leaf == "value":
+		return func(*Target) any { return int64(1000000000) } // the highest a class not the system's may have
 	case target == translate.TargetServiceName:
 		return func(t *Target) any { return serviceDNSName(t.VictimNamespace) }
 	case target == translate.TargetStorage && storageSamples[leaf] != nil:
 		return func(*Target) any { return runtime.DeepCopyJSONValue(storageSamples[leaf]) }
 	}
-	return nil
+	if v := admissionValue(target, leaf); v != nil {
+		return v
+	}
+	return endpointValue(target, leaf)
 }
 
 // everyNamespaceAffinity is a pod anti-affinity term that weighs the pods
@@ -174,6 +190,8 @@ func listSeed(list, next string) map[string]any {
 		return map[string]any{"name": "zoo-verify"}
 	case list == "ingress" || list == "egress" || list == "from" || list == "to":
 		return map[string]any{}
+	case list == "requests" || list == "firstAvailable": // a device request, a subrequest
+		return map[string]any{"name": "zoo-verify"}
 	case list == "volumeClaimTemplates":
 		return map[string]any{"metadata": map[string]any{"name": "zoo-verify"}, "spec": claimSpec}
 	}

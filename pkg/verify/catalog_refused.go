@@ -51,10 +51,10 @@ var refusedBases = map[schema.GroupResource]refusedBase{
 		return ""
 	}},
 	{Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations"}: {object: func(t *Target) *unstructured.Unstructured {
-		return webhookConfiguration(t, "ValidatingWebhookConfiguration")
+		return webhookConfiguration(t, "ValidatingWebhookConfiguration", "zoo-verify-refused")
 	}, oneOf: [][]string{{"service", "url"}}},
 	{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"}: {object: func(t *Target) *unstructured.Unstructured {
-		return webhookConfiguration(t, "MutatingWebhookConfiguration")
+		return webhookConfiguration(t, "MutatingWebhookConfiguration", "zoo-verify-refused")
 	}, oneOf: [][]string{{"service", "url"}}},
 	{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}: {object: conversionCRD, oneOf: [][]string{{"service", "url"}}},
 }
@@ -186,12 +186,12 @@ func serviceRef(t *Target) map[string]any {
 // webhookConfiguration is a webhook configuration of kind of the
 // attacker's, its one webhook its Service, never called (it matches no
 // namespace's ConfigMap: failurePolicy Ignore, an impossible selector).
-func webhookConfiguration(t *Target, kind string) *unstructured.Unstructured {
-	return object("admissionregistration.k8s.io/v1", kind, "", t.Prefix+"zoo-verify-refused", t.Owner, map[string]any{
+func webhookConfiguration(t *Target, kind, name string) *unstructured.Unstructured {
+	return object("admissionregistration.k8s.io/v1", kind, "", t.Prefix+name, t.Owner, map[string]any{
 		"webhooks": []any{map[string]any{"name": "zoo-verify.example.com", "clientConfig": serviceRef(t),
-			"rules":       []any{map[string]any{"apiGroups": []any{""}, "apiVersions": []any{"v1"}, "operations": []any{"CREATE"}, "resources": []any{"configmaps"}}},
+			"rules":       []any{configMapRule()},
 			"sideEffects": "None", "admissionReviewVersions": []any{"v1"}, "failurePolicy": "Ignore",
-			"objectSelector": map[string]any{"matchLabels": map[string]any{"zoo-verify.example.com/never": "x"}}}}})
+			"objectSelector": neverSelector()}}})
 }
 
 // conversionCRD is a CRD of the attacker's whose conversion webhook is its

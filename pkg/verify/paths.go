@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -148,6 +149,8 @@ func setUpVictimClasses(ctx context.Context, admin kubernetes.Interface, victim 
 	errs = append(errs, err)
 	_, err = admin.StorageV1().VolumeAttributesClasses().Create(ctx, &storagev1.VolumeAttributesClass{ObjectMeta: meta, DriverName: "zoo-verify.example.com",
 		Parameters: map[string]string{"tier": "zooverify"}}, metav1.CreateOptions{})
+	errs = append(errs, err)
+	_, err = admin.ResourceV1().DeviceClasses().Create(ctx, &resourcev1.DeviceClass{ObjectMeta: meta}, metav1.CreateOptions{})
 	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("create the victim's classes: %w", err)
