@@ -3,9 +3,12 @@ package translate
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -122,6 +125,31 @@ func TestTranslateWatch(t *testing.T) {
 	t.Run("write error", func(t *testing.T) {
 		err := tr.TranslateWatch(u.Rule, strings.NewReader(in), failWriter{})
 		require.Error(t, err)
+	})
+	// A watch's read buffer starts small (watchReadStart) and grows to the
+	// largest event: events of many times its size, read in pieces of
+	// every size, arrive whole and in order.
+	t.Run("events larger than the start buffer", func(t *testing.T) {
+		var stream strings.Builder
+		var want []string
+		for i, size := range []int{1, watchReadStart - 100, watchReadStart, 3 * watchReadStart, 40 * watchReadStart, 10} {
+			label := strings.Repeat("x", size)
+			fmt.Fprintf(&stream, `{"type":"ADDED","object":{"kind":"Namespace","metadata":{"name":"acme-n%d","labels":{"zoo.kubectl-zoo.io/tenant":"acme","big":%q}}}}`+"\n", i, label)
+			want = append(want, fmt.Sprintf(`{"type":"ADDED","object":{"kind":"Namespace","metadata":{"name":"n%d","labels":{"big":%q}}}}`, i, label))
+		}
+		for _, r := range []func(io.Reader) io.Reader{
+			func(r io.Reader) io.Reader { return r },
+			iotest.OneByteReader,
+			iotest.HalfReader,
+		} {
+			out := &flushRecorder{}
+			require.NoError(t, tr.TranslateWatch(u.Rule, r(strings.NewReader(stream.String())), out))
+			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+			require.Len(t, lines, len(want))
+			for i := range want {
+				assert.JSONEq(t, want[i], lines[i])
+			}
+		}
 	})
 }
 
