@@ -53,13 +53,3 @@ func figure(v *float64) string {
 	}
 	return fmt.Sprintf("%.2f", *v)
 }
-
-// replaceGenerated returns doc with the text between docBegin and docEnd
-// replaced by table; an error when the markers are missing or out of order.
-func replaceGenerated(doc, table string) (string, error) {
-	i, j := strings.Index(doc, docBegin), strings.Index(doc, docEnd)
-	if i < 0 || j < i {
-		return "", fmt.Errorf("the markers %q and %q are missing or out of order", docBegin, docEnd)
-	}
-	return doc[:i+len(docBegin)] + "\n" + table + doc[j:], nil
-}

@@ -75,13 +75,3 @@ func markdownTable(names []string, runs []comparison) string {
 func duration(seconds float64) string {
 	return (time.Duration(seconds) * time.Second).Round(time.Second).String()
 }
-
-// replaceGenerated returns doc with the text between docBegin and docEnd
-// replaced by table.
-func replaceGenerated(doc, table string) (string, error) {
-	i, j := strings.Index(doc, docBegin), strings.Index(doc, docEnd)
-	if i < 0 || j < i {
-		return "", fmt.Errorf("the markers %q and %q are missing or out of order", docBegin, docEnd)
-	}
-	return doc[:i+len(docBegin)] + "\n" + table + doc[j:], nil
-}

@@ -2,10 +2,10 @@ package main
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/kubectl-zoo/kubectl-zoo/internal/docgen"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -25,15 +25,9 @@ func TestConformanceDoc(t *testing.T) {
 		require.NotZero(t, c.Matched, s.path)
 		names, runs = append(names, s.name), append(runs, c)
 	}
-	doc, err := os.ReadFile(docPath)
+	got, want, err := docgen.Sync(docPath, docBegin, docEnd, markdownTable(names, runs), *update)
 	require.NoError(t, err)
-	want, err := replaceGenerated(string(doc), markdownTable(names, runs))
-	require.NoError(t, err)
-	if *update {
-		require.NoError(t, os.WriteFile(docPath, []byte(want), 0o644))
-		return
-	}
-	assert.Equal(t, want, string(doc), "docs/conformance.md's table is not the results files': go test ./test/conformance -run TestConformanceDoc -update")
+	assert.Equal(t, want, got, "docs/conformance.md's table is not the results files': go test ./test/conformance -run TestConformanceDoc -update")
 }
 
 func TestMarkdownTable(t *testing.T) {
