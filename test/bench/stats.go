@@ -152,12 +152,16 @@ type runFile struct {
 	Results []result `json:"results"`
 }
 
+// startCommit is the checkout's commit when the run started: the code it
+// measures (the checkout may move while a run of many minutes goes on).
+var startCommit = runinfo.Commit()
+
 // writeJSON writes results, with the date and the commit, to path.
 func writeJSON(path string, results []result) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(runFile{Date: time.Now().UTC().Format(time.RFC3339), Commit: runinfo.Commit(), Results: results}, "", "  ")
+	b, err := json.MarshalIndent(runFile{Date: time.Now().UTC().Format(time.RFC3339), Commit: startCommit, Results: results}, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -10,11 +10,15 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/internal/runinfo"
 )
 
+// startCommit is the checkout's commit when the run started: the code the
+// suite ran against (the checkout may move during a run of twenty minutes).
+var startCommit = runinfo.Commit()
+
 // buildComparison sums the two runs up.
 func buildComparison(c config, skips []skipEntry, direct, proxied runResult, took map[string]time.Duration) comparison {
 	cmp := comparison{
 		Date:              time.Now().UTC().Format(time.DateOnly),
-		Commit:            runinfo.Commit(),
+		Commit:            startCommit,
 		KubernetesVersion: os.Getenv("ZOO_KUBE_VERSION"),
 		Focus:             c.focus,
 		Skip:              skips,
