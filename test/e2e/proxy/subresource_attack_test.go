@@ -185,7 +185,9 @@ spec:
 // longer charged by quota, while the kubelet lets it run out its grace
 // period, and a nominatedNodeName makes the scheduler hold capacity. Both
 // are the platform's, like a pod's addresses, on every path; the pod's
-// conditions stay the tenant's.
+// conditions stay the tenant's. The pod stays Pending: no node matches its
+// selector (bound to a missing node, the pod GC deleted it midway on a slow
+// machine).
 func TestPodStatusPhaseIsThePlatforms(t *testing.T) {
 	acme := serve(t, "acme")
 	acme.k(t, "create", "namespace", "phase")
@@ -193,7 +195,7 @@ func TestPodStatusPhaseIsThePlatforms(t *testing.T) {
 	acme.apply(t, `apiVersion: v1
 kind: Pod
 metadata: {name: p, namespace: phase}
-spec: {containers: [{name: c, image: busybox}], nodeName: no-such-node}
+spec: {containers: [{name: c, image: busybox}], nodeSelector: {example.com/no-such-node: "true"}}
 `)
 	paths := attackPaths(t, acme, "phase")
 	before := othersState(t)
