@@ -26,11 +26,6 @@ const VolumeSourceGrantRoleBinding = "zoo-tenant-volume-sources"
 // volume-source grant with the tenant's name (as PriorityGrantTenantLabel).
 const VolumeSourceGrantTenantLabel = translate.APIGroup + "/volume-sources-grant-of"
 
-// volumeSourceGrant lets a tenant's volumes name the storage sources its
-// policy allows.
-var volumeSourceGrant = registryGrant{resource: VolumeSourceResource, binding: VolumeSourceGrantRoleBinding,
-	rolePrefix: "zoo-tenant-volume-sources-", ownerLabel: VolumeSourceGrantTenantLabel, who: "the volumes of tenant", noun: "the volume source"}
-
 // volumeSourceValidations hold upstream, for tenant identities and tenant
 // ServiceAccounts, what translate.VolumeSources says of the external
 // sources: one rule per source, which holds when no pod spec of the object

@@ -6,15 +6,6 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
-// ExternalNameResource is the virtual resource (in kubectl-zoo's API group)
-// whose `use` on an external name or "*." pattern, granted to the registry
-// identity in a tenant's MembershipNamespace, lets the tenant's Services
-// name it as their externalName (the zoo-tenant policy asks the authorizer
-// about the name and its one-label wildcard, admission_address.go). The
-// grant is the tenant's policy's externalNames, as the priority grant is
-// its priorityClasses (policy_priority.go).
-const ExternalNameResource = "externalnames"
-
 // ExternalNameGrantRoleBinding names the RoleBinding, in a tenant's
 // MembershipNamespace, of its external-name grant.
 const ExternalNameGrantRoleBinding = "zoo-tenant-external-names"

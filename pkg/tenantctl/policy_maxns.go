@@ -28,11 +28,6 @@ import (
 // create while the authorizer says so: one authorization of one namespace's
 // bindings, only on namespace CREATE.
 const (
-	// NamespaceLimitResource is the virtual resource (in kubectl-zoo's API
-	// group) whose `use` on NamespaceLimitReached marks a tenant at its limit.
-	NamespaceLimitResource = "namespacelimits"
-	// NamespaceLimitReached is the resource name of that grant.
-	NamespaceLimitReached = "reached"
 	// NamespaceLimitClusterRole grants `use` of namespacelimits/reached.
 	NamespaceLimitClusterRole = "zoo-namespace-limit-reached"
 	// NamespaceLimitBindingPrefix starts the name of the marking RoleBinding;

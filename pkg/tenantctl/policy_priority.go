@@ -6,14 +6,6 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
-// PriorityClassResource is the virtual resource (in kubectl-zoo's API
-// group) whose `use` on a cluster PriorityClass's name, granted to the
-// registry identity in a tenant's MembershipNamespace, lets the tenant's pods
-// use that class although its value is positive (PriorityPolicy asks the
-// authorizer). The grant is the tenant's policy's priorityClasses
-// (PriorityGrant).
-var PriorityClassResource = translate.ResourceOf("scheduling.k8s.io", "PriorityClass")
-
 // PriorityGrantRoleBinding names the RoleBinding, in a tenant's
 // MembershipNamespace, of its priority grant.
 const PriorityGrantRoleBinding = "zoo-tenant-priority"

@@ -175,3 +175,8 @@ func (c *Client) revokePolicyGrants(ctx context.Context, t translate.Tenant, pro
 	}
 	return found, nil
 }
+
+// volumeSourceGrant lets a tenant's volumes name the storage sources its
+// policy allows.
+var volumeSourceGrant = registryGrant{resource: VolumeSourceResource, binding: VolumeSourceGrantRoleBinding,
+	rolePrefix: "zoo-tenant-volume-sources-", ownerLabel: VolumeSourceGrantTenantLabel, who: "the volumes of tenant", noun: "the volume source"}

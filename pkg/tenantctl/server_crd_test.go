@@ -1,14 +1,12 @@
 package tenantctl
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
@@ -67,22 +65,4 @@ func TestCRDServerClusterRole(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
-}
-
-// TestServerLabelValidations: TenantPolicy carries the rules that confine
-// ServerAggregateLabel, with every placeholder filled; the e2e tests in
-// test/e2e/tenant (TestServerAggregateLabelConfined) prove them against the
-// API server.
-func TestServerLabelValidations(t *testing.T) {
-	raw, err := yaml.Marshal(tenantPolicy())
-	require.NoError(t, err)
-	assert.NotRegexp(t, `\$[A-Z]+`, string(raw))
-	var found int
-	for _, v := range tenantPolicy().Spec.Validations {
-		if strings.Contains(v.Expression, tenantapi.ServerAggregateLabel) {
-			found++
-			assert.True(t, strings.HasPrefix(v.Expression, "!variables.judged || "))
-		}
-	}
-	assert.Equal(t, 3, found, "the label's kinds, a labeled role's rules, aggregation rules selecting it")
 }
