@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
@@ -137,7 +138,7 @@ func (o *InstallOptions) Complete() error {
 
 // installConfig is the platform's configuration the flags give, nil to
 // keep the installed one.
-func (o *InstallOptions) installConfig() *tenantctl.InstallConfig {
+func (o *InstallOptions) installConfig() *admissionrules.InstallConfig {
 	if o.WebhookKeys == nil {
 		return nil
 	}
@@ -147,7 +148,7 @@ func (o *InstallOptions) installConfig() *tenantctl.InstallConfig {
 			keys = append(keys, k)
 		}
 	}
-	return &tenantctl.InstallConfig{WebhookKeys: keys}
+	return &admissionrules.InstallConfig{WebhookKeys: keys}
 }
 
 // Validate checks the flag combinations.
@@ -249,7 +250,7 @@ ServiceAccount in one of their tenant's namespaces.
 
 // printObjects prints what install would apply (--dry-run=client).
 func (o *InstallOptions) printObjects() error {
-	var cfg tenantctl.InstallConfig
+	var cfg admissionrules.InstallConfig
 	if c := o.installConfig(); c != nil {
 		cfg = *c
 	}

@@ -65,7 +65,7 @@ func policyObjectMeta(t translate.Tenant, ns string) metav1.ObjectMeta {
 // empty): zoo-tenant-policy-objects admits pods only where it exists. It
 // carries the policy's ingress host patterns hosts
 // (translate.IngressHostsAnnotation), which zoo-tenant-ingress-hosts reads
-// (admission_ingress.go).
+// (admissionrules/ingress.go).
 func PolicyResourceQuota(t translate.Tenant, ns string, hard corev1.ResourceList, hosts []string) *corev1.ResourceQuota {
 	if hard == nil {
 		hard = corev1.ResourceList{}

@@ -280,7 +280,7 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *tena
 		}
 	}
 	// The policy objects before anything else in the namespaces: until its
-	// ResourceQuota exists, a namespace admits no create (admission_gate.go).
+	// ResourceQuota exists, a namespace admits no create (admissionrules/gate.go).
 	if err := c.ReconcilePolicyObjects(ctx, t.Name()); err != nil { // propagate_reconcile.go
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,7 +19,7 @@ import (
 // InstallObjects returns, in apply order, the cluster-side pieces of
 // kubectl-zoo for the platform's cfg: the Tenant CRD, the ClusterRoles, the
 // one ClusterRoleBinding, the admission policies and their bindings.
-func InstallObjects(cfg InstallConfig) []runtime.Object {
+func InstallObjects(cfg admissionrules.InstallConfig) []runtime.Object {
 	objs := []runtime.Object{TenantCRD()}
 	for _, r := range InstallClusterRoles() {
 		objs = append(objs, r)
@@ -26,7 +27,7 @@ func InstallObjects(cfg InstallConfig) []runtime.Object {
 	for _, b := range InstallClusterRoleBindings() {
 		objs = append(objs, b)
 	}
-	policies, bindings := InstallPolicies(cfg)
+	policies, bindings := admissionrules.InstallPolicies(cfg)
 	for _, p := range policies {
 		objs = append(objs, p)
 	}
@@ -42,7 +43,7 @@ func InstallObjects(cfg InstallConfig) []runtime.Object {
 // webhooks and admission policies (ReconfineTenantAdmission). It waits for
 // the CRD to be Established before it applies the policy whose parameter
 // kind the CRD defines. A nil cfg keeps the installed one.
-func (c *Client) Install(ctx context.Context, dryRun bool, cfg *InstallConfig) ([]*unstructured.Unstructured, error) {
+func (c *Client) Install(ctx context.Context, dryRun bool, cfg *admissionrules.InstallConfig) ([]*unstructured.Unstructured, error) {
 	if cfg == nil {
 		installed, err := c.InstalledConfig(ctx)
 		if err != nil {
@@ -131,7 +132,7 @@ func (c *Client) Uninstall(ctx context.Context, opts UninstallOptions) ([]string
 	if err != nil {
 		return removed, err
 	}
-	objs := InstallObjects(InstallConfig{})
+	objs := InstallObjects(admissionrules.InstallConfig{})
 	for i := len(objs) - 1; i >= 0; i-- {
 		u, err := ToUnstructured(objs[i])
 		if err != nil {

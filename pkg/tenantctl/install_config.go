@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -16,16 +17,16 @@ var vapGVR, _ = translate.ResourceFor(admissionv1.SchemeGroupVersion.WithKind("V
 
 // InstalledConfig reads the InstallConfig of the installed policies; an
 // empty one when kubectl-zoo is not installed.
-func (c *Client) InstalledConfig(ctx context.Context) (InstallConfig, error) {
-	u, err := c.Dynamic.Resource(vapGVR).Get(ctx, MetadataPolicy, metav1.GetOptions{})
+func (c *Client) InstalledConfig(ctx context.Context) (admissionrules.InstallConfig, error) {
+	u, err := c.Dynamic.Resource(vapGVR).Get(ctx, admissionrules.MetadataPolicy, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return InstallConfig{}, nil
+		return admissionrules.InstallConfig{}, nil
 	}
 	if err != nil {
-		return InstallConfig{}, fmt.Errorf("read the installed configuration: %w", err)
+		return admissionrules.InstallConfig{}, fmt.Errorf("read the installed configuration: %w", err)
 	}
-	var cfg InstallConfig
-	for _, k := range strings.Split(u.GetAnnotations()[WebhookKeysAnnotation], ",") {
+	var cfg admissionrules.InstallConfig
+	for _, k := range strings.Split(u.GetAnnotations()[admissionrules.WebhookKeysAnnotation], ",") {
 		if k != "" {
 			cfg.WebhookKeys = append(cfg.WebhookKeys, k)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -17,7 +18,7 @@ import (
 // tenant's prefix, and the CEL carries the shared names (no placeholder
 // left).
 func TestInstallObjects(t *testing.T) {
-	objs := InstallObjects(InstallConfig{})
+	objs := InstallObjects(admissionrules.InstallConfig{})
 	require.Len(t, objs, 31)
 	for i, obj := range objs {
 		u, err := ToUnstructured(obj)
@@ -38,12 +39,12 @@ func TestInstallObjects(t *testing.T) {
 		assert.NotRegexp(t, `\$[A-Z]+`, string(raw), "unreplaced CEL placeholder in %s", u.GetName())
 		switch {
 		case u.GetKind() != "ValidatingAdmissionPolicy":
-		case u.GetName() == PropagatorName: // it judges the propagator identity only
+		case u.GetName() == admissionrules.PropagatorName: // it judges the propagator identity only
 			assert.Contains(t, string(raw), "system:serviceaccount:zoo-system:zoo-propagator")
-		case u.GetName() != PriorityPolicy && u.GetName() != PolicyObjectsPolicy && u.GetName() != IngressHostsPolicy: // it judges namespaces, not identities
+		case u.GetName() != admissionrules.PriorityPolicy && u.GetName() != admissionrules.PolicyObjectsPolicy && u.GetName() != admissionrules.IngressHostsPolicy: // it judges namespaces, not identities
 			assert.Contains(t, string(raw), translate.TenantGroupPrefix)
 		}
-		if u.GetKind() == "ValidatingAdmissionPolicy" && u.GetName() == PriorityPolicy {
+		if u.GetKind() == "ValidatingAdmissionPolicy" && u.GetName() == admissionrules.PriorityPolicy {
 			assert.Contains(t, string(raw), translate.TenantLabel)
 		}
 	}

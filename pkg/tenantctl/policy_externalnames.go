@@ -3,6 +3,7 @@ package tenantctl
 import (
 	rbacv1 "k8s.io/api/rbac/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -17,7 +18,7 @@ const ExternalNameGrantTenantLabel = translate.APIGroup + "/external-names-grant
 
 // externalNameGrant lets the Services of a tenant name the external names
 // its policy allows (the zoo-tenant policy asks the authorizer).
-var externalNameGrant = registryGrant{resource: ExternalNameResource, binding: ExternalNameGrantRoleBinding,
+var externalNameGrant = registryGrant{resource: admissionrules.ExternalNameResource, binding: ExternalNameGrantRoleBinding,
 	rolePrefix: "zoo-tenant-external-names-", ownerLabel: ExternalNameGrantTenantLabel, who: "the Services of tenant", noun: "the external name"}
 
 // ExternalNameGrantClusterRole names the ClusterRole of a tenant's

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
@@ -44,8 +45,8 @@ func NamespaceLimitClusterRoleObject() *rbacv1.ClusterRole {
 		TypeMeta:   platformobj.ClusterRoleType,
 		ObjectMeta: metav1.ObjectMeta{Name: NamespaceLimitClusterRole, Labels: tenantapi.ManagedLabels()},
 		Rules: []rbacv1.PolicyRule{{
-			APIGroups: []string{translate.APIGroup}, Resources: []string{NamespaceLimitResource},
-			ResourceNames: []string{NamespaceLimitReached}, Verbs: []string{"use"},
+			APIGroups: []string{translate.APIGroup}, Resources: []string{admissionrules.NamespaceLimitResource},
+			ResourceNames: []string{admissionrules.NamespaceLimitReached}, Verbs: []string{"use"},
 		}},
 	}
 }
@@ -159,7 +160,7 @@ func (c *Client) WaitNamespaceLimitLifted(ctx context.Context, tenant string, ti
 		User:   "system:serviceaccount:" + tenantapi.RegistryNamespace + ":" + tenantapi.RegistryServiceAccount,
 		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + tenantapi.RegistryNamespace, "system:authenticated"},
 		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: tenantapi.MembershipNamespace(t), Verb: "use",
-			Group: translate.APIGroup, Resource: NamespaceLimitResource, Name: NamespaceLimitReached},
+			Group: translate.APIGroup, Resource: admissionrules.NamespaceLimitResource, Name: admissionrules.NamespaceLimitReached},
 	}}
 	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		got, err := c.Kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})

@@ -3,6 +3,7 @@ package tenantctl
 import (
 	rbacv1 "k8s.io/api/rbac/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -26,7 +27,7 @@ const PriorityGrantTenantLabel = translate.APIGroup + "/priority-grant-of"
 
 // priorityGrant lets the pods of a tenant use cluster PriorityClasses of
 // positive value (PriorityPolicy asks the authorizer).
-var priorityGrant = registryGrant{resource: PriorityClassResource, binding: PriorityGrantRoleBinding,
+var priorityGrant = registryGrant{resource: admissionrules.PriorityClassResource, binding: PriorityGrantRoleBinding,
 	rolePrefix: "zoo-tenant-priority-", ownerLabel: PriorityGrantTenantLabel, who: "the pods of tenant", noun: "PriorityClass"}
 
 // PriorityGrant returns the objects that let the pods of tenant t use the

@@ -10,6 +10,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -74,8 +75,8 @@ func TestRegistryGrants(t *testing.T) {
 		name, role, label, resource string
 		grant                       func(translate.Tenant, []string) (*rbacv1.ClusterRole, *rbacv1.RoleBinding)
 	}{
-		{"priority classes", "zoo-tenant-priority-acme", PriorityGrantTenantLabel, PriorityClassResource, PriorityGrant},
-		{"external names", "zoo-tenant-external-names-acme", ExternalNameGrantTenantLabel, ExternalNameResource, ExternalNameGrant},
+		{"priority classes", "zoo-tenant-priority-acme", PriorityGrantTenantLabel, admissionrules.PriorityClassResource, PriorityGrant},
+		{"external names", "zoo-tenant-external-names-acme", ExternalNameGrantTenantLabel, admissionrules.ExternalNameResource, ExternalNameGrant},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			role, binding := tc.grant(acme, []string{"gold", "silver"})

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -25,7 +26,7 @@ const gateProbeName = "zoo-policy-probe"
 
 // isGated reports whether err is zoo-tenant-policy-objects' refusal.
 func isGated(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "ValidatingAdmissionPolicy '"+PolicyObjectsPolicy+"'")
+	return err != nil && strings.Contains(err.Error(), "ValidatingAdmissionPolicy '"+admissionrules.PolicyObjectsPolicy+"'")
 }
 
 // waitAdmits waits until each of namespaces admits creates again after the

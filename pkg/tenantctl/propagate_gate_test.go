@@ -17,6 +17,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -65,7 +66,7 @@ func TestReconcileMakesTheQuotaLast(t *testing.T) {
 // namespace admits creates (the gate's refusal goes away); another refusal
 // of the probe (the tenant's own quota of resourcequotas) means open.
 func TestWaitAdmitsUntilTheGateOpens(t *testing.T) {
-	gated := errors.New(`ValidatingAdmissionPolicy '` + PolicyObjectsPolicy + `' with binding '` + PolicyObjectsPolicy + `' denied request: no params found`)
+	gated := errors.New(`ValidatingAdmissionPolicy '` + admissionrules.PolicyObjectsPolicy + `' with binding '` + admissionrules.PolicyObjectsPolicy + `' denied request: no params found`)
 	cases := []struct {
 		name    string
 		answers []error

@@ -133,7 +133,7 @@ func splitNamespaces(nss []corev1.Namespace) (active []string, terminating map[s
 // known: the LimitRanges and NetworkPolicies of active (of only, when set),
 // then the quota's split over active and terminating. The ResourceQuota
 // comes last: until it exists a namespace admits no create
-// (zoo-tenant-policy-objects, admission_gate.go), so its first object finds
+// (zoo-tenant-policy-objects, admissionrules/gate.go), so its first object finds
 // the LimitRange and NetworkPolicy in force. Where those failed, a
 // namespace without a ResourceQuota gets none (it stays gated) and the
 // others' split is reconciled all the same.

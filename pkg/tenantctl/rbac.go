@@ -8,6 +8,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -42,14 +43,14 @@ func InstallClusterRoles() []*rbacv1.ClusterRole {
 			Rules: []rbacv1.PolicyRule{{
 				APIGroups: []string{translate.APIGroup}, Resources: []string{tenantapi.TenantResource}, Verbs: []string{"get"},
 			}, {
-				APIGroups: []string{translate.APIGroup}, Resources: []string{PodSecurityLevelResource},
+				APIGroups: []string{translate.APIGroup}, Resources: []string{admissionrules.PodSecurityLevelResource},
 				ResourceNames: []string{level}, Verbs: []string{"use"},
 			}},
 		})
 	}
 	return append(roles, NamespaceLimitClusterRoleObject(), // policy_maxns.go
-		PropagatorClusterRole(),  // propagator.go
-		SleepClusterRoleObject()) // sleep_rbac.go
+		admissionrules.PropagatorClusterRole(), // propagator.go
+		SleepClusterRoleObject())               // sleep_rbac.go
 }
 
 // InstallClusterRoleBindings returns the only ClusterRoleBinding of the
@@ -64,7 +65,7 @@ func InstallClusterRoleBindings() []*rbacv1.ClusterRoleBinding {
 		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.TenantClusterClusterRole, Labels: tenantapi.ManagedLabels()},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: tenantapi.TenantClusterClusterRole},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: translate.AdminsGroup}},
-	}, PropagatorClusterRoleBinding(), // propagator.go
+	}, admissionrules.PropagatorClusterRoleBinding(), // propagator.go
 		SleepClusterRoleBinding()} // sleep_rbac.go
 }
 

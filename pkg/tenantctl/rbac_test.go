@@ -9,6 +9,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -83,7 +84,7 @@ func TestInstallRBACIsConstant(t *testing.T) {
 	assert.Equal(t, []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: translate.SleepUser}}, bindings[2].Subjects)
 	assert.Equal(t, tenantapi.TenantClusterClusterRole, bindings[0].RoleRef.Name)
 	assert.Equal(t, []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "Group", Name: translate.AdminsGroup}}, bindings[0].Subjects)
-	assert.Equal(t, PropagatorName, bindings[1].RoleRef.Name)
+	assert.Equal(t, admissionrules.PropagatorName, bindings[1].RoleRef.Name)
 	assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: "zoo-system", Name: "zoo-propagator"}}, bindings[1].Subjects)
 	members := map[string]*rbacv1.ClusterRole{}
 	for _, r := range InstallClusterRoles() {
@@ -95,7 +96,7 @@ func TestInstallRBACIsConstant(t *testing.T) {
 		require.Len(t, r.Rules, 2)
 		assert.Equal(t, []string{tenantapi.TenantResource}, r.Rules[0].Resources)
 		assert.Equal(t, []string{"get"}, r.Rules[0].Verbs)
-		assert.Equal(t, []string{PodSecurityLevelResource}, r.Rules[1].Resources)
+		assert.Equal(t, []string{admissionrules.PodSecurityLevelResource}, r.Rules[1].Resources)
 		assert.Equal(t, []string{level}, r.Rules[1].ResourceNames, "a member may create namespaces at its own level only")
 		assert.Equal(t, []string{"use"}, r.Rules[1].Verbs)
 	}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -118,5 +119,5 @@ func (c *Client) getTenant(ctx context.Context, name string) (*tenantapi.Tenant,
 // atNamespaceLimit reports whether err is the refusal of a tenant at its
 // namespace limit.
 func atNamespaceLimit(err error) bool {
-	return apierrors.IsForbidden(err) && strings.Contains(err.Error(), fmt.Sprintf("ValidatingAdmissionPolicy '%s'", NamespaceLimitPolicy))
+	return apierrors.IsForbidden(err) && strings.Contains(err.Error(), fmt.Sprintf("ValidatingAdmissionPolicy '%s'", admissionrules.NamespaceLimitPolicy))
 }

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
@@ -137,7 +138,7 @@ type policyGrant struct {
 var policyGrants = []policyGrant{
 	{priorityGrant, func(p policy.Policy) []string { return p.PriorityClasses }},   // policy_priority.go
 	{externalNameGrant, func(p policy.Policy) []string { return p.ExternalNames }}, // policy_externalnames.go
-	{volumeSourceGrant, func(p policy.Policy) []string { return p.VolumeSources }}, // admission_volumes.go
+	{volumeSourceGrant, func(p policy.Policy) []string { return p.VolumeSources }}, // admissionrules/volumes.go
 }
 
 // applyPolicyGrants applies every grant of p for t (applyGrant).
@@ -178,5 +179,5 @@ func (c *Client) revokePolicyGrants(ctx context.Context, t translate.Tenant, pro
 
 // volumeSourceGrant lets a tenant's volumes name the storage sources its
 // policy allows.
-var volumeSourceGrant = registryGrant{resource: VolumeSourceResource, binding: VolumeSourceGrantRoleBinding,
-	rolePrefix: "zoo-tenant-volume-sources-", ownerLabel: VolumeSourceGrantTenantLabel, who: "the volumes of tenant", noun: "the volume source"}
+var volumeSourceGrant = registryGrant{resource: admissionrules.VolumeSourceResource, binding: admissionrules.VolumeSourceGrantRoleBinding,
+	rolePrefix: "zoo-tenant-volume-sources-", ownerLabel: admissionrules.VolumeSourceGrantTenantLabel, who: "the volumes of tenant", noun: "the volume source"}

@@ -151,7 +151,7 @@ type KindRule struct {
 	// StorageJudged marks a kind every write of which, whoever makes it
 	// (the platform's volume binder and controllers too), the
 	// zoo-tenant-storage policy judges upstream
-	// (tenantctl/admission_storage.go): volumes and claims, which bind
+	// (admissionrules/storage.go): volumes and claims, which bind
 	// across tenants; classes, which could become every tenant's default;
 	// published capacity, which steers every tenant's pods.
 	StorageJudged bool

@@ -12,7 +12,7 @@ import (
 // owns on a pod (the Pod row's PlatformDomains): a network plugin's address
 // or network, a mesh's injection, an autoscaler's eviction key. The proxy
 // judges templates here; zoo-tenant-metadata judges them upstream from the
-// same lists (tenantctl/admission_templates.go).
+// same lists (admissionrules/templates.go).
 
 // TemplateAPIServerKey is a label the API server itself writes into the
 // pod templates of a kind: a tenant's write may carry it, whatever its

@@ -15,7 +15,7 @@ import (
 // traffic. The rows of services, endpoints and endpointslices declare them
 // (Ref.Address); the proxy checks them here and the zoo-tenant admission
 // policy holds the same rules upstream, generated from the same refs
-// (pkg/tenantctl/admission_address.go). What a rule does not allow is
+// (pkg/admissionrules/address.go). What a rule does not allow is
 // refused.
 
 // AddressKind is what an address reference of the kinds table holds.

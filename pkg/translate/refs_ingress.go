@@ -17,7 +17,7 @@ import (
 // by default. Upstream, the list is an annotation of the policy
 // ResourceQuota of every tenant namespace (IngressHostsAnnotation), which
 // only kubectl-zoo writes, and the zoo-tenant-ingress-hosts policy reads it
-// as its parameter (pkg/tenantctl/admission_ingress.go).
+// as its parameter (pkg/admissionrules/ingress.go).
 
 // IngressHostsAnnotation holds, on the policy ResourceQuota of a tenant
 // namespace, the host patterns of the tenant's policy, comma-separated.

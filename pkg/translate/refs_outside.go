@@ -11,7 +11,7 @@ import (
 // volumes and classes, addresses the cluster would route, URLs the API
 // server would dial, paths on the shared machines. Each is translated into
 // the tenant's space or refused; the zoo-tenant admission policy holds the
-// same rules upstream (pkg/tenantctl/admission_refs.go).
+// same rules upstream (pkg/admissionrules/refs.go).
 
 // PVSecretRefs are the SecretReferences ({name, namespace}) of a
 // PersistentVolume's volume sources.

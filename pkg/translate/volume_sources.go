@@ -16,7 +16,7 @@ import (
 // another tenant's storage, or the platform's, with the machine's network
 // and credentials: it is refused unless the tenant's policy lists it
 // (`kubectl zoo policy set T --volume-sources nfs,...`), by the proxy and
-// upstream (pkg/tenantctl/admission_volumes.go).
+// upstream (pkg/admissionrules/volumes.go).
 
 // VolumeSourceClass says how a volume source is held.
 type VolumeSourceClass int

@@ -12,9 +12,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
@@ -78,9 +78,9 @@ func TestNamespaceLimitHoldsForWhatNamespacesHold(t *testing.T) {
 		_, err := framework.AdminClient(t).CoreV1().ResourceQuotas("plns-two").Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 		require.Error(t, err, "the namespace beyond the limit gets no quota")
 		_, err = tenant.RbacV1().RoleBindings("plns-two").Create(ctx, adminsBinding("plns"), metav1.CreateOptions{})
-		gatedBy(t, err, tenantctl.PolicyObjectsPolicy)
+		gatedBy(t, err, admissionrules.PolicyObjectsPolicy)
 		_, err = framework.AdminClient(t).CoreV1().ConfigMaps("plns-two").Create(ctx, configMap("c"), metav1.CreateOptions{})
-		gatedBy(t, err, tenantctl.PolicyObjectsPolicy)
+		gatedBy(t, err, admissionrules.PolicyObjectsPolicy)
 		assert.Len(t, usable(t, "plns"), 5, "as many usable namespaces as the limit")
 
 		// A slot freed is the next namespace's.

@@ -15,10 +15,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
@@ -101,7 +101,7 @@ func byQuota(t *testing.T, err error) {
 func gatedBy(t *testing.T, err error, binding string) {
 	t.Helper()
 	require.Error(t, err, "refused before the namespace's quota exists")
-	assert.Contains(t, err.Error(), "ValidatingAdmissionPolicy '"+tenantctl.PolicyObjectsPolicy+"' with binding '"+binding+"'")
+	assert.Contains(t, err.Error(), "ValidatingAdmissionPolicy '"+admissionrules.PolicyObjectsPolicy+"' with binding '"+binding+"'")
 	assert.Contains(t, err.Error(), "no params found")
 }
 
@@ -179,23 +179,23 @@ func TestTenantWideQuotaHoldsInANamespaceMadeDirectlyUpstream(t *testing.T) {
 	t.Run("directly upstream", func(t *testing.T) {
 		rawNamespace(t, "plim", "plim-raw")
 		_, err := tenant.RbacV1().RoleBindings("plim-raw").Create(ctx, adminsBinding("plim"), metav1.CreateOptions{})
-		gatedBy(t, err, tenantctl.PolicyObjectsPolicy)
+		gatedBy(t, err, admissionrules.PolicyObjectsPolicy)
 		// Every writer is gated, also one that holds every right there.
 		_, err = admin.CoreV1().ConfigMaps("plim-raw").Create(ctx, configMap("c0"), metav1.CreateOptions{})
-		gatedBy(t, err, tenantctl.PolicyObjectsPolicy)
+		gatedBy(t, err, admissionrules.PolicyObjectsPolicy)
 		_, err = admin.CoreV1().ConfigMaps("plim-raw").Patch(ctx, "c1", types.ApplyPatchType,
 			[]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c1"}}`), metav1.PatchOptions{FieldManager: "attacker"})
-		gatedBy(t, err, tenantctl.PolicyObjectsPolicy)
+		gatedBy(t, err, admissionrules.PolicyObjectsPolicy)
 		_, err = admin.CoreV1().Secrets("plim-raw").Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{GenerateName: "s-"}}, metav1.CreateOptions{})
-		gatedBy(t, err, tenantctl.PolicyObjectsPolicy)
+		gatedBy(t, err, admissionrules.PolicyObjectsPolicy)
 		_, err = admin.AppsV1().Deployments("plim-raw").Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "d"},
 			Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}},
 				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"a": "b"}}, Spec: pod("p").Spec}}}, metav1.CreateOptions{})
-		gatedBy(t, err, tenantctl.PolicyObjectsPolicy)
+		gatedBy(t, err, admissionrules.PolicyObjectsPolicy)
 		// A ResourceQuota that is not the policy's is gated by the second
 		// binding (the policy's own may be made there).
 		_, err = admin.CoreV1().ResourceQuotas("plim-raw").Create(ctx, &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "mine"}}, metav1.CreateOptions{})
-		gatedBy(t, err, tenantctl.PolicyObjectsOwnBinding)
+		gatedBy(t, err, admissionrules.PolicyObjectsOwnBinding)
 		// kube-root-ca.crt, which every namespace holds, is the cluster's
 		// to make.
 		require.Eventually(t, func() bool {
@@ -231,7 +231,7 @@ func TestTenantWideQuotaHoldsInANamespaceMadeDirectlyUpstream(t *testing.T) {
 		rb := adminsBinding("plim")
 		rb.Subjects = []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "bot", Namespace: "plim-kube-public"}}
 		_, err := tenant.RbacV1().RoleBindings("plim-raw2").Create(ctx, rb, metav1.CreateOptions{})
-		gatedBy(t, err, tenantctl.PolicyObjectsPolicy)
+		gatedBy(t, err, admissionrules.PolicyObjectsPolicy)
 		_, err = bot.CoreV1().ConfigMaps("plim-raw2").Create(ctx, configMap("bot"), metav1.CreateOptions{})
 		require.Error(t, err, "no rights there")
 		assert.LessOrEqual(t, configMapsOf(t, "plim"), configMapQuota)
@@ -281,7 +281,7 @@ func TestTenantWideQuotaHoldsWhileTheServerRaces(t *testing.T) {
 		return err == nil
 	}, 60*time.Second, 20*time.Millisecond, "the loop makes the namespace's share")
 	if gated != nil { // the loop may win the race; when it did not, the gate refused
-		gatedBy(t, gated, tenantctl.PolicyObjectsPolicy)
+		gatedBy(t, gated, admissionrules.PolicyObjectsPolicy)
 	}
 	requirePolicyObjects(t, "plrace", "plrace-raw", true, false)
 

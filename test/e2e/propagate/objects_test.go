@@ -14,10 +14,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
@@ -131,7 +131,7 @@ func TestNamespaceMadeDirectlyUpstreamAdmitsNoPodUntilItsPolicyObjectsExist(t *t
 		t.Helper()
 		// The API server's own refusal of a missing parameter.
 		require.Error(t, err, "refused before the policy objects exist")
-		assert.Contains(t, err.Error(), tenantctl.PolicyObjectsPolicy, "reason %s", apierrors.ReasonForError(err))
+		assert.Contains(t, err.Error(), admissionrules.PolicyObjectsPolicy, "reason %s", apierrors.ReasonForError(err))
 		assert.Contains(t, err.Error(), "no params found")
 	}
 	// Its admins would get their rights there as through the proxy: a

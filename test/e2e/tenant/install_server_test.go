@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
@@ -65,7 +66,7 @@ func TestInstallServer(t *testing.T) {
 	// --dry-run=client prints everything and changes nothing.
 	out := mustZoo(t, "install", "--server", "--dry-run=client", "-o", "yaml")
 	docs := strings.Split(out, "\n---\n")
-	require.Len(t, docs, len(tenantctl.InstallObjects(tenantctl.InstallConfig{}))+len(serverObjs))
+	require.Len(t, docs, len(tenantctl.InstallObjects(admissionrules.InstallConfig{}))+len(serverObjs))
 	u := &unstructured.Unstructured{}
 	require.NoError(t, yaml.Unmarshal([]byte(docs[len(docs)-2]), &u.Object))
 	assert.Equal(t, "Deployment", u.GetKind())

@@ -12,14 +12,14 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/verify"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
 // brokenBinding is the guarantee TestVerify breaks: the binding of the
 // policy that keeps tenants off platform-owned metadata.
-const brokenBinding = tenantctl.MetadataPolicy
+const brokenBinding = admissionrules.MetadataPolicy
 
 // key names a result by check and path.
 func key(r verify.Result) string { return r.ID + " [" + string(r.Path) + "]" }

@@ -1,4 +1,4 @@
-package tenantctl
+package admissionrules
 
 import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"

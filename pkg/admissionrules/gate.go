@@ -1,4 +1,4 @@
-package tenantctl
+package admissionrules
 
 import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"

@@ -1,4 +1,4 @@
-package tenantctl
+package admissionrules
 
 import (
 	"fmt"
@@ -134,7 +134,7 @@ func platformResources() []admissionv1.NamedRuleWithOperations {
 		}
 	}
 	judged = append(judged, translate.PlatformDomainResources()...)
-	for _, gr := range append(judged, templateResources()...) { // admission_templates.go
+	for _, gr := range append(judged, templateResources()...) { // templates.go
 		g, r := gr.Group, gr.Resource
 		if _, seen := byGroup[g]; !seen {
 			groups = append(groups, g)
@@ -243,7 +243,7 @@ func metadataPolicy(webhookKeys []string) *admissionv1.ValidatingAdmissionPolicy
 				v("psFloor", psFloorCEL()),
 				v("badLabels", bad("variables.labels", "variables.oldLabels", false)),
 				v("badAnnotations", bad("variables.annotations", "variables.oldAnnotations", true)),
-			), templateVariables()...), // admission_templates.go
+			), templateVariables()...), // templates.go
 			Validations: append([]admissionv1.Validation{{
 				Expression: "!variables.judged || size(variables.badLabels) == 0",
 				MessageExpression: `'the labels ' + variables.badLabels.join(', ') + ' belong to the platform: tenant ' + variables.tenant +

@@ -1,4 +1,4 @@
-package tenantctl
+package admissionrules
 
 import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -24,7 +24,7 @@ const IngressHostsPolicy = "zoo-tenant-ingress-hosts"
 //
 // Its binding looks the parameter up in the request's namespace and allows
 // when there is none: a create there is refused by
-// zoo-tenant-policy-objects anyway (admission_gate.go), and an update of an
+// zoo-tenant-policy-objects anyway (gate.go), and an update of an
 // Ingress that a controller holds by a finalizer while its namespace
 // (whose quota went first) is deleted must not be refused. A tenant
 // identity may not change an Ingress's hosts in a namespace being deleted
@@ -36,7 +36,7 @@ func ingressHostsPolicy() *admissionv1.ValidatingAdmissionPolicy {
 		ObjectMeta: metav1.ObjectMeta{Name: IngressHostsPolicy, Labels: tenantapi.ManagedLabels()},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionv1.Fail),
-			ParamKind:     policyQuotaParam, // admission_gate.go
+			ParamKind:     policyQuotaParam, // gate.go
 			MatchConstraints: &admissionv1.MatchResources{
 				NamespaceSelector: tenantNamespaces(),
 				ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{

@@ -1,4 +1,4 @@
-package tenantctl
+package admissionrules
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ import (
 // binding) that admits a create in a tenant namespace only once the
 // namespace's policy ResourceQuota exists: a namespace a tenant makes
 // directly upstream holds nothing its tenant's quota could count until the
-// reconcile makes that ResourceQuota (admission_gate.go).
+// reconcile makes that ResourceQuota (gate.go).
 const PolicyObjectsPolicy = "zoo-tenant-policy-objects"
 
 // propagatedValidations keep the objects kubectl-zoo propagates into a

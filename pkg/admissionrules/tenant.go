@@ -1,4 +1,4 @@
-package tenantctl
+package admissionrules
 
 import (
 	"strconv"
@@ -134,7 +134,7 @@ func tenantPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				v("nsLabels", "namespaceObject != null && has(namespaceObject.metadata.labels) ? namespaceObject.metadata.labels : {}"),
 				v("labels", "object != null && has(object.metadata) && has(object.metadata.labels) ? object.metadata.labels : {}"),
 				v("oldLabels", "oldObject != null && has(oldObject.metadata) && has(oldObject.metadata.labels) ? oldObject.metadata.labels : {}"),
-			}, classifiedVariables()...), // admission_subresources.go
+			}, classifiedVariables()...), // subresources.go
 			Validations: tenantValidations(forbidden),
 		},
 	}
@@ -199,12 +199,12 @@ func tenantValidations(forbidden *metav1.StatusReason) []admissionv1.Validation 
 	rules = append(rules, serverLabelValidations(forbidden)...)
 	rules = append(rules, membershipValidations(forbidden)...)
 	rules = append(rules, refValidations(forbidden)...)
-	rules = append(rules, affinityValidations(forbidden)...) // admission_selector.go
+	rules = append(rules, affinityValidations(forbidden)...) // selector.go
 	rules = append(rules, statusFieldValidations(forbidden)...)
-	rules = append(rules, propagatedValidations(forbidden)...)     // admission_propagated.go
-	rules = append(rules, classifiedValidations(forbidden)...)     // admission_subresources.go
-	rules = append(rules, volumeSourceValidations(forbidden)...)   // admission_volumes.go
-	rules = append(rules, ingressTerminatingValidation(forbidden)) // admission_ingress.go
+	rules = append(rules, propagatedValidations(forbidden)...)     // propagated.go
+	rules = append(rules, classifiedValidations(forbidden)...)     // subresources.go
+	rules = append(rules, volumeSourceValidations(forbidden)...)   // volumes.go
+	rules = append(rules, ingressTerminatingValidation(forbidden)) // ingress.go
 	for i := range rules {
 		rules[i].Expression = "!variables.judged || (" + rules[i].Expression + ")"
 	}

@@ -1,4 +1,4 @@
-package tenantctl
+package admissionrules
 
 import (
 	"regexp"
@@ -81,11 +81,11 @@ func writes() *admissionv1.MatchResources {
 // its first request, with nothing to recompile.
 func InstallPolicies(cfg InstallConfig) ([]*admissionv1.ValidatingAdmissionPolicy, []*admissionv1.ValidatingAdmissionPolicyBinding) {
 	policies := []*admissionv1.ValidatingAdmissionPolicy{tenantPolicy(), identityPolicy(),
-		metadataPolicy(cfg.normalized()), priorityPolicy(), // admission_platform.go
-		storagePolicy(),        // admission_storage.go
-		policyObjectsPolicy(),  // admission_gate.go
-		namespaceLimitPolicy(), // admission_maxns.go
-		ingressHostsPolicy(),   // admission_ingress.go
+		metadataPolicy(cfg.normalized()), priorityPolicy(), // platform.go
+		storagePolicy(),        // storage.go
+		policyObjectsPolicy(),  // gate.go
+		namespaceLimitPolicy(), // maxns.go
+		ingressHostsPolicy(),   // ingress.go
 		propagatorPolicy()}     // propagator.go
 	binding := func(name string) *admissionv1.ValidatingAdmissionPolicyBinding {
 		return &admissionv1.ValidatingAdmissionPolicyBinding{
@@ -103,8 +103,8 @@ func InstallPolicies(cfg InstallConfig) ([]*admissionv1.ValidatingAdmissionPolic
 		binding(MetadataPolicy), binding(PriorityPolicy),
 		binding(StoragePolicy),
 	}
-	bindings = append(bindings, policyObjectsBindings()...) // admission_gate.go
-	bindings = append(bindings, ingressHostsBinding())      // admission_ingress.go
+	bindings = append(bindings, policyObjectsBindings()...) // gate.go
+	bindings = append(bindings, ingressHostsBinding())      // ingress.go
 	return policies, append(bindings,
 		binding(NamespaceLimitPolicy),
 		binding(PropagatorName),

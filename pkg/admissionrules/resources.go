@@ -1,4 +1,4 @@
-package tenantctl
+package admissionrules
 
 import "github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 
@@ -17,7 +17,7 @@ const (
 // whose `use` on an external name or "*." pattern, granted to the registry
 // identity in a tenant's MembershipNamespace, lets the tenant's Services
 // name it as their externalName (the zoo-tenant policy asks the authorizer
-// about the name and its one-label wildcard, admission_address.go). The
+// about the name and its one-label wildcard, address.go). The
 // grant is the tenant's policy's externalNames, as the priority grant is
 // its priorityClasses (policy_priority.go).
 const ExternalNameResource = "externalnames"

@@ -1,4 +1,4 @@
-package tenantctl
+package admissionrules
 
 import (
 	"strings"
@@ -65,7 +65,7 @@ func storageCEL(expr string) string {
 //  5. A class labeled for a tenant is never the default: no default-class
 //     annotation (any casing) other than "false", no globalDefault.
 //  6. An object in a namespace of tenant t never names another tenant's
-//     class (admission_shared.go, generated from the kinds table).
+//     class (shared.go, generated from the kinds table).
 //  7. A CSIStorageCapacity in a namespace of tenant t publishes capacity
 //     for t's classes only: the scheduler believes capacity published in
 //     any namespace, so one for the platform's class would steer every

@@ -1,4 +1,4 @@
-package tenantctl
+package admissionrules
 
 import (
 	"sort"
@@ -41,7 +41,7 @@ func refValidations(forbidden *metav1.StatusReason) []admissionv1.Validation {
 		MessageExpression: "'the secrets a StorageClass of tenant ' + variables.tenant + ' names must be in namespaces starting with ' + variables.prefix",
 		Reason:            forbidden,
 	}}...)
-	return append(out, addressValidations(forbidden)...) // admission_address.go
+	return append(out, addressValidations(forbidden)...) // address.go
 }
 
 // serviceRefusedValidations refuse the fields of a Service that the kinds
