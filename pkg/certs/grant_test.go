@@ -21,6 +21,7 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 // TestSyncGrantsKeepsOnlyValidCertificates: after a revoke (or an issue),
@@ -53,7 +54,7 @@ func TestSyncGrantsKeepsOnlyValidCertificates(t *testing.T) {
 		grant("acme", s)
 	}
 	grant("beta", "b2")
-	c := certs.Client{Kube: kube, Dynamic: dyn, Grants: &tenantctl.Client{Kube: kube, Dynamic: dyn}}
+	c := certs.Client{Kube: kube, Dynamic: dyn, Grants: &tenantctl.Client{Client: &upstream.Client{Kube: kube, Dynamic: dyn}}}
 
 	require.NoError(t, certs.SyncGrants(context.Background(), c, "acme", now))
 	left, err := kube.RbacV1().ClusterRoleBindings().List(context.Background(), metav1.ListOptions{})

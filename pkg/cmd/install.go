@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 // InstallOptions holds the flags of `kubectl zoo install`.
@@ -268,7 +269,7 @@ func (o *InstallOptions) printObjects() error {
 		objs = append(objs, server...)
 	}
 	for _, obj := range objs {
-		u, err := tenantctl.ToUnstructured(obj)
+		u, err := upstream.ToUnstructured(obj)
 		if err != nil {
 			return err
 		}

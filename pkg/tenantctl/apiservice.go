@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 // KubernetesService is the Service every cluster has in its default
@@ -139,6 +140,6 @@ func (c *Client) applyKubernetesService(ctx context.Context, t translate.Tenant)
 	if err != nil {
 		return fmt.Errorf("create client: %w", err)
 	}
-	q := &Client{Config: quiet, Kube: c.Kube, Dynamic: dyn}
+	q := &Client{Client: &upstream.Client{Config: quiet, Kube: c.Kube, Dynamic: dyn}}
 	return q.applyParallel(ctx, objs)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 func TestKubernetesServiceObjects(t *testing.T) {
@@ -92,7 +93,7 @@ func TestUpstreamAPIEndpoint(t *testing.T) {
 				_, err := kube.DiscoveryV1().EndpointSlices("default").Create(t.Context(), s, metav1.CreateOptions{})
 				require.NoError(t, err)
 			}
-			ep, err := (&Client{Kube: kube}).upstreamAPIEndpoint(t.Context())
+			ep, err := (&Client{Client: &upstream.Client{Kube: kube}}).upstreamAPIEndpoint(t.Context())
 			if tc.wantErr {
 				require.Error(t, err)
 				return

@@ -23,10 +23,10 @@ func (c *Client) ApplyCertGrant(ctx context.Context, g platformobj.CertGrant) er
 	if err != nil {
 		return err
 	}
-	if _, err := c.apply(ctx, role, false); err != nil {
+	if _, err := c.Apply(ctx, role, false); err != nil {
 		return err
 	}
-	_, err = c.apply(ctx, binding, false)
+	_, err = c.Apply(ctx, binding, false)
 	return err
 }
 

@@ -76,10 +76,10 @@ func (c *Client) CreateTenant(ctx context.Context, opts CreateOptions) (*CreateR
 		return nil, err
 	}
 	t := translate.MustTenant(opts.Name)
-	if err := c.checkInstalled(ctx); err != nil {
+	if err := c.CheckInstalled(ctx); err != nil {
 		return nil, err
 	}
-	existing, err := c.getTenant(ctx, t.Name())
+	existing, err := c.ReadTenant(ctx, t.Name())
 	switch {
 	case apierrors.IsNotFound(err):
 		existing = nil
@@ -206,7 +206,7 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *tena
 		return nil, err
 	}
 	delete(record.Object, "status")
-	if _, err := c.apply(ctx, record, false); err != nil {
+	if _, err := c.Apply(ctx, record, false); err != nil {
 		return nil, err
 	}
 	p, err := c.initialPolicy(ctx, t.Name(), created) // policy_defaults.go
@@ -313,7 +313,7 @@ func (c *Client) applyParallel(ctx context.Context, objs []runtime.Object) error
 	g, ctx := errgroup.WithContext(ctx)
 	for _, obj := range objs {
 		g.Go(func() error {
-			_, err := c.apply(ctx, obj, false)
+			_, err := c.Apply(ctx, obj, false)
 			return err
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 // checkGroupPrefix refuses a tenant name that prefixes an API group the
@@ -20,7 +21,7 @@ func (c *Client) checkGroupPrefix(ctx context.Context, t translate.Tenant) error
 		return fmt.Errorf("list the cluster's API groups: %w", err)
 	}
 	own := map[string]bool{}
-	crds, err := c.Dynamic.Resource(crdGVR).List(ctx, metav1.ListOptions{LabelSelector: ownerSelector(t)})
+	crds, err := c.Dynamic.Resource(upstream.CRDGVR).List(ctx, metav1.ListOptions{LabelSelector: ownerSelector(t)})
 	if err != nil {
 		return fmt.Errorf("list the tenant's CustomResourceDefinitions: %w", err)
 	}

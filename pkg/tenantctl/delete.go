@@ -51,10 +51,10 @@ func (c *Client) DeleteTenant(ctx context.Context, name string, opts DeleteOptio
 	if progress == nil {
 		progress = func(string, ...any) {}
 	}
-	if err := c.checkInstalled(ctx); err != nil {
+	if err := c.CheckInstalled(ctx); err != nil {
 		return nil, err
 	}
-	_, err = c.getTenant(ctx, name)
+	_, err = c.ReadTenant(ctx, name)
 	found := err == nil
 	if err != nil && !apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("read tenant %q: %w", name, err)

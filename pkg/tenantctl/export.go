@@ -15,6 +15,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 // ExportOptions configures Export.
@@ -34,7 +35,7 @@ type ExportResult struct {
 	Omitted map[string]int
 }
 
-var gvrCRD = crdGVR
+var gvrCRD = upstream.CRDGVR
 
 // Export reads every object tenant owns through view, a client config of
 // the tenant's own view (its names unprefixed, as `kubectl zoo serve` shows

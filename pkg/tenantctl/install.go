@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -56,7 +57,7 @@ func (c *Client) Install(ctx context.Context, dryRun bool, cfg *admissionrules.I
 	}
 	var out []*unstructured.Unstructured
 	for i, obj := range InstallObjects(*cfg) {
-		u, err := c.apply(ctx, obj, dryRun)
+		u, err := c.Apply(ctx, obj, dryRun)
 		if err != nil {
 			return out, err
 		}
@@ -77,7 +78,7 @@ func (c *Client) Install(ctx context.Context, dryRun bool, cfg *admissionrules.I
 
 func (c *Client) waitEstablished(ctx context.Context, name string) error {
 	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		u, err := c.Dynamic.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
+		u, err := c.Dynamic.Resource(upstream.CRDGVR).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
@@ -134,11 +135,11 @@ func (c *Client) Uninstall(ctx context.Context, opts UninstallOptions) ([]string
 	}
 	objs := InstallObjects(admissionrules.InstallConfig{})
 	for i := len(objs) - 1; i >= 0; i-- {
-		u, err := ToUnstructured(objs[i])
+		u, err := upstream.ToUnstructured(objs[i])
 		if err != nil {
 			return removed, err
 		}
-		gvr, err := gvrOf(u)
+		gvr, err := upstream.GVROf(u)
 		if err != nil {
 			return removed, err
 		}
@@ -155,7 +156,7 @@ func (c *Client) Uninstall(ctx context.Context, opts UninstallOptions) ([]string
 	// The CRD lingers while the API server deletes its Tenant records; wait,
 	// so that a new install right after does not meet a terminating CRD.
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		_, err := c.Dynamic.Resource(crdGVR).Get(ctx, tenantapi.TenantCRDName, metav1.GetOptions{})
+		_, err := c.Dynamic.Resource(upstream.CRDGVR).Get(ctx, tenantapi.TenantCRDName, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return true, nil
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 // TestInstallObjects checks the invariants of what install applies: every
@@ -21,7 +22,7 @@ func TestInstallObjects(t *testing.T) {
 	objs := InstallObjects(admissionrules.InstallConfig{})
 	require.Len(t, objs, 31)
 	for i, obj := range objs {
-		u, err := ToUnstructured(obj)
+		u, err := upstream.ToUnstructured(obj)
 		require.NoError(t, err)
 		if i == 0 {
 			assert.Equal(t, "CustomResourceDefinition", u.GetKind(), "the CRD is applied first")

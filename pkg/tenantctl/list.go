@@ -10,16 +10,15 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/cli-runtime/pkg/printers"
-	"k8s.io/client-go/tools/pager"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 // TenantInfo is a tenant record with what was observed about it live.
@@ -40,13 +39,13 @@ const DefaultChunkSize int64 = 500
 // request each), so that no single upstream answer grows with the number of
 // tenants; what it returns does: it is a list of every tenant.
 func (c *Client) ListTenants(ctx context.Context, chunkSize int64) ([]TenantInfo, *unstructured.UnstructuredList, error) {
-	if err := c.checkInstalled(ctx); err != nil {
+	if err := c.CheckInstalled(ctx); err != nil {
 		return nil, nil, err
 	}
 	list := &unstructured.UnstructuredList{}
 	list.SetAPIVersion(tenantapi.TenantGVR.GroupVersion().String())
 	list.SetKind(tenantapi.TenantKind + "List")
-	rv, err := listPaged(ctx, chunkSize, metav1.ListOptions{}, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	rv, err := upstream.ListPaged(ctx, chunkSize, metav1.ListOptions{}, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 		return c.Dynamic.Resource(tenantapi.TenantGVR).List(ctx, opts)
 	}, func(obj runtime.Object) error {
 		u, ok := obj.(*unstructured.Unstructured)
@@ -61,7 +60,7 @@ func (c *Client) ListTenants(ctx context.Context, chunkSize int64) ([]TenantInfo
 	}
 	list.SetResourceVersion(rv)
 	byTenant := map[string][]string{}
-	_, err = listPaged(ctx, chunkSize, metav1.ListOptions{LabelSelector: translate.TenantLabel}, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	_, err = upstream.ListPaged(ctx, chunkSize, metav1.ListOptions{LabelSelector: translate.TenantLabel}, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 		return c.Kube.CoreV1().Namespaces().List(ctx, opts)
 	}, func(obj runtime.Object) error {
 		ns, ok := obj.(*corev1.Namespace)
@@ -89,33 +88,13 @@ func (c *Client) ListTenants(ctx context.Context, chunkSize int64) ([]TenantInfo
 	return infos, list, nil
 }
 
-// listPaged lists with client-go's pager, chunkSize objects a request (0:
-// one request), calls each for every item in order and returns the
-// resourceVersion of the list.
-func listPaged(ctx context.Context, chunkSize int64, opts metav1.ListOptions, page pager.ListPageFunc, each func(runtime.Object) error) (string, error) {
-	p := pager.New(page)
-	p.PageSize = chunkSize
-	obj, _, err := p.List(ctx, opts)
-	if err != nil {
-		return "", err
-	}
-	if err := meta.EachListItem(obj, each); err != nil {
-		return "", err
-	}
-	acc, err := meta.ListAccessor(obj)
-	if err != nil {
-		return "", err
-	}
-	return acc.GetResourceVersion(), nil
-}
-
 // GetTenant returns one tenant with its namespaces, and the raw record.
 func (c *Client) GetTenant(ctx context.Context, name string) (TenantInfo, *unstructured.Unstructured, error) {
 	t, err := translate.NewTenant(name)
 	if err != nil {
 		return TenantInfo{}, nil, err
 	}
-	if err := c.checkInstalled(ctx); err != nil {
+	if err := c.CheckInstalled(ctx); err != nil {
 		return TenantInfo{}, nil, err
 	}
 	u, err := c.Dynamic.Resource(tenantapi.TenantGVR).Get(ctx, name, metav1.GetOptions{})

@@ -36,7 +36,7 @@ func (c *Client) applyMembership(ctx context.Context, t translate.Tenant, tenant
 			return fmt.Errorf("replace RoleBinding %s/%s: %w", rb.Namespace, rb.Name, err)
 		}
 	}
-	if _, err := c.apply(ctx, rb, false); err != nil {
+	if _, err := c.Apply(ctx, rb, false); err != nil {
 		return err
 	}
 	_, err = c.deleteLegacyRBAC(ctx, t, func(string, ...any) {})
@@ -92,7 +92,7 @@ func (c *Client) IsAdmin(ctx context.Context, tenant, user string) (bool, error)
 	if _, err := translate.NewTenant(tenant); err != nil {
 		return false, err
 	}
-	rec, err := c.getTenant(ctx, tenant)
+	rec, err := c.ReadTenant(ctx, tenant)
 	switch {
 	case apierrors.IsNotFound(err):
 		return false, fmt.Errorf("tenant %q not found (kubectl zoo tenant create %s)", tenant, tenant)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 func TestOwned(t *testing.T) {
@@ -73,16 +74,16 @@ func TestTenantNamespaces(t *testing.T) {
 		}
 		return out
 	}
-	assert.ElementsMatch(t, []string{"acme-default", "acme-web"}, names(&Client{Kube: kube}))
+	assert.ElementsMatch(t, []string{"acme-default", "acme-web"}, names(&Client{Client: &upstream.Client{Kube: kube}}))
 
 	// From an index (the proxy's): no LIST upstream, the same filter; an
 	// index that cannot answer falls back to the LIST.
 	indexed := []corev1.Namespace{*ns("acme-default", "acme"), *ns("acme-indexed", "acme"), *ns("acme-decoy", "beta"), *ns("stray", "acme")}
 	kube.ClearActions()
-	c := &Client{Kube: kube, Namespaces: func(_ context.Context, tn translate.Tenant) ([]corev1.Namespace, bool) {
+	c := &Client{Client: &upstream.Client{Kube: kube, Namespaces: func(_ context.Context, tn translate.Tenant) ([]corev1.Namespace, bool) {
 		assert.Equal(t, "acme", tn.Name())
 		return indexed, true
-	}}
+	}}}
 	assert.ElementsMatch(t, []string{"acme-default", "acme-indexed"}, names(c))
 	assert.Empty(t, kube.Actions(), "the index answered, yet the upstream was asked")
 	c.Namespaces = func(context.Context, translate.Tenant) ([]corev1.Namespace, bool) { return nil, false }

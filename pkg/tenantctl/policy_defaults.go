@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 // DefaultPolicyAnnotation on the Tenant CRD holds the cluster's default
@@ -29,7 +30,7 @@ const DefaultPolicyAnnotation = translate.APIGroup + "/default-policy"
 // --default-policy` stored, with every unset field from policy.Default().
 // `tenant create` copies it into a new tenant's record.
 func (c *Client) DefaultPolicy(ctx context.Context) (policy.Policy, error) {
-	crd, err := c.Dynamic.Resource(crdGVR).Get(ctx, tenantapi.TenantCRDName, metav1.GetOptions{})
+	crd, err := c.Dynamic.Resource(upstream.CRDGVR).Get(ctx, tenantapi.TenantCRDName, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		return policy.Policy{}, tenantapi.ErrNotInstalled
@@ -91,7 +92,7 @@ func (c *Client) SetDefaultPolicy(ctx context.Context, p policy.Policy, dryRun b
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	if _, err := c.Dynamic.Resource(crdGVR).Patch(ctx, tenantapi.TenantCRDName, types.MergePatchType, patch, opts); err != nil {
+	if _, err := c.Dynamic.Resource(upstream.CRDGVR).Patch(ctx, tenantapi.TenantCRDName, types.MergePatchType, patch, opts); err != nil {
 		return fmt.Errorf("store the default policy: %w", err)
 	}
 	return nil

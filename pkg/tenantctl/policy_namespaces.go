@@ -33,7 +33,7 @@ const relabelParallelism = 8
 // has to carry the new level. It returns once the API server enforces the
 // new grants. It is safe to run again.
 func (c *Client) ReconcilePolicy(ctx context.Context, tenant string) error {
-	rec, err := c.getTenant(ctx, tenant)
+	rec, err := c.ReadTenant(ctx, tenant)
 	switch {
 	case apierrors.IsNotFound(err):
 		return fmt.Errorf("tenant %q does not exist", tenant)

@@ -106,7 +106,7 @@ func setPolicyField(u *unstructured.Unstructured, p policy.Policy) error {
 // with it (ReconcilePolicy). Running it again with the same flags is safe,
 // and finishes what an interrupted run left.
 func (c *Client) SetTenantPolicy(ctx context.Context, tenant string, change policy.Change) (policy.Policy, error) {
-	if err := c.checkInstalled(ctx); err != nil {
+	if err := c.CheckInstalled(ctx); err != nil {
 		return policy.Policy{}, err
 	}
 	stored, err := c.ChangePolicy(ctx, tenant, change.Apply)
@@ -124,10 +124,10 @@ func (c *Client) TenantPolicy(ctx context.Context, tenant string) (policy.Policy
 	if _, err := translate.NewTenant(tenant); err != nil {
 		return policy.Policy{}, err
 	}
-	if err := c.checkInstalled(ctx); err != nil {
+	if err := c.CheckInstalled(ctx); err != nil {
 		return policy.Policy{}, err
 	}
-	rec, err := c.getTenant(ctx, tenant)
+	rec, err := c.ReadTenant(ctx, tenant)
 	switch {
 	case apierrors.IsNotFound(err):
 		return policy.Policy{}, fmt.Errorf("tenant %q does not exist", tenant)

@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 // TestChangePolicyRetriesOnConflict: a concurrent writer of the record
@@ -40,7 +41,7 @@ func TestChangePolicyRetriesOnConflict(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	c := &Client{Dynamic: dyn}
+	c := &Client{Client: &upstream.Client{Dynamic: dyn}}
 	seen := 0
 	stored, err := c.ChangePolicy(context.Background(), "acme", func(cur policy.Policy) (policy.Policy, error) {
 		seen++

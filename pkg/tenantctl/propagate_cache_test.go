@@ -24,6 +24,7 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 // policyFakes is an upstream of fakes for the policy reconcile: the typed
@@ -76,7 +77,7 @@ func newPolicyFakes(t *testing.T, rec *tenantapi.Tenant, namespaces ...string) *
 		}
 		return true, &unstructured.Unstructured{Object: map[string]any{}}, nil
 	})
-	f.dyn, f.c = dyn, &Client{Kube: f.kube, Dynamic: dyn}
+	f.dyn, f.c = dyn, &Client{Client: &upstream.Client{Kube: f.kube, Dynamic: dyn}}
 	return f
 }
 

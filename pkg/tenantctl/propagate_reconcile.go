@@ -100,7 +100,7 @@ func (c *Client) reconcilePolicyObjects(ctx context.Context, tenant, only string
 // is false when there is no record or it is being deleted (nothing to
 // reconcile).
 func (c *Client) livePolicy(ctx context.Context, t translate.Tenant) (policy.Policy, bool, error) {
-	rec, err := c.getTenant(ctx, t.Name())
+	rec, err := c.ReadTenant(ctx, t.Name())
 	if apierrors.IsNotFound(err) {
 		return policy.Policy{}, false, nil
 	}
@@ -296,7 +296,7 @@ func (c *Client) applyBounded(ctx context.Context, objs []runtime.Object) error 
 	errs := make([]error, len(objs))
 	for i, obj := range objs {
 		g.Go(func() error {
-			_, errs[i] = c.apply(ctx, obj, false)
+			_, errs[i] = c.Apply(ctx, obj, false)
 			return nil
 		})
 	}

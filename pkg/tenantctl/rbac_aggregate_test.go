@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 // aggregationFixture is the tenant's standard roles over a cluster whose
@@ -137,7 +138,7 @@ func TestPlainUntilAggregated(t *testing.T) {
 func TestClusterStandardRoleWaitsUntilFilled(t *testing.T) {
 	agg := &rbacv1.AggregationRule{ClusterRoleSelectors: []metav1.LabelSelector{{MatchLabels: map[string]string{"x": "y"}}}}
 	kube := fake.NewClientset(&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "admin"}, AggregationRule: agg})
-	c := &Client{Kube: kube}
+	c := &Client{Client: &upstream.Client{Kube: kube}}
 	go func() {
 		time.Sleep(300 * time.Millisecond)
 		_, _ = kube.RbacV1().ClusterRoles().Update(context.Background(), &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "admin"},

@@ -77,7 +77,7 @@ func (c *Client) waitEnforced(ctx context.Context, t translate.Tenant, admin, le
 
 // setReady records in the tenant's status that it is ready.
 func (c *Client) setReady(ctx context.Context, tenant *tenantapi.Tenant, namespaces int32) error {
-	cur, err := c.getTenant(ctx, tenant.Name)
+	cur, err := c.ReadTenant(ctx, tenant.Name)
 	if err != nil {
 		return err
 	}
@@ -105,15 +105,6 @@ func (c *Client) setReady(ctx context.Context, tenant *tenantapi.Tenant, namespa
 	}
 	*tenant = *done
 	return nil
-}
-
-// getTenant reads a tenant record.
-func (c *Client) getTenant(ctx context.Context, name string) (*tenantapi.Tenant, error) {
-	u, err := c.Dynamic.Resource(tenantapi.TenantGVR).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return tenantapi.TenantFromUnstructured(u)
 }
 
 // atNamespaceLimit reports whether err is the refusal of a tenant at its

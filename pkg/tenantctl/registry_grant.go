@@ -75,10 +75,10 @@ func (c *Client) applyGrant(ctx context.Context, g registryGrant, t translate.Te
 		return err
 	}
 	role, binding := g.objects(t, names)
-	if _, err := c.apply(ctx, role, false); err != nil {
+	if _, err := c.Apply(ctx, role, false); err != nil {
 		return err
 	}
-	_, err := c.apply(ctx, binding, false)
+	_, err := c.Apply(ctx, binding, false)
 	return err
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/certs"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -58,7 +59,7 @@ func (c *Client) InstallServer(ctx context.Context, opts ServerOptions, dryRun b
 	}
 	var out []*unstructured.Unstructured
 	for _, obj := range objs {
-		u, err := ToUnstructured(obj)
+		u, err := upstream.ToUnstructured(obj)
 		if err != nil {
 			return out, err
 		}
@@ -66,7 +67,7 @@ func (c *Client) InstallServer(ctx context.Context, opts ServerOptions, dryRun b
 			progress("%s not checked by the dry run: namespace %s does not exist yet", kindName(u), tenantapi.ServerNamespace)
 			continue
 		}
-		applied, err := c.apply(ctx, u, dryRun)
+		applied, err := c.Apply(ctx, u, dryRun)
 		if err != nil {
 			return out, err
 		}
@@ -160,11 +161,11 @@ func (c *Client) UninstallServer(ctx context.Context, progress func(format strin
 	}
 	var removed []string
 	for i := len(objs) - 1; i >= 0; i-- {
-		u, err := ToUnstructured(objs[i])
+		u, err := upstream.ToUnstructured(objs[i])
 		if err != nil {
 			return removed, err
 		}
-		gvr, err := gvrOf(u)
+		gvr, err := upstream.GVROf(u)
 		if err != nil {
 			return removed, err
 		}
@@ -173,7 +174,7 @@ func (c *Client) UninstallServer(ctx context.Context, progress func(format strin
 		case apierrors.IsNotFound(err):
 			continue
 		case err != nil:
-			return removed, fmt.Errorf("delete %s %s: %w", u.GetKind(), qualifiedName(u), err)
+			return removed, fmt.Errorf("delete %s %s: %w", u.GetKind(), upstream.QualifiedName(u), err)
 		}
 		removed = append(removed, kindName(u))
 		progress("%s deleted", kindName(u))

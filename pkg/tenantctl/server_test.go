@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/certs"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 // TestServerObjects checks what install --server applies: the kinds in
@@ -28,10 +29,10 @@ func TestServerObjects(t *testing.T) {
 	var kinds []string
 	var deploy *appsv1.Deployment
 	for _, obj := range objs {
-		u, err := ToUnstructured(obj)
+		u, err := upstream.ToUnstructured(obj)
 		require.NoError(t, err)
 		kinds = append(kinds, u.GetKind())
-		_, err = gvrOf(u)
+		_, err = upstream.GVROf(u)
 		require.NoError(t, err, "install must know the resource of %s", u.GetKind())
 		assert.Equal(t, tenantapi.ManagedByValue, u.GetLabels()[tenantapi.ManagedByLabel], u.GetName())
 		assert.True(t, strings.HasPrefix(u.GetName(), "zoo-"), u.GetName())

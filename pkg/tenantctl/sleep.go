@@ -98,7 +98,7 @@ func (c *Client) changeSleep(ctx context.Context, name string, withInventory boo
 	if err != nil {
 		return tenantapi.SleepResult{}, err
 	}
-	if err := c.checkInstalled(ctx); err != nil {
+	if err := c.CheckInstalled(ctx); err != nil {
 		return tenantapi.SleepResult{}, err
 	}
 	ctx, unlock, err := c.lockLease(ctx, t, SleepLockName(t), "sleep")
@@ -179,7 +179,7 @@ func equalState(a, b tenantapi.SleepState) bool {
 
 // readRecord reads a tenant's record, refusing one being deleted.
 func (c *Client) readRecord(ctx context.Context, name string) (*tenantapi.Tenant, error) {
-	rec, err := c.getTenant(ctx, name)
+	rec, err := c.ReadTenant(ctx, name)
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, fmt.Errorf("tenant %q does not exist", name)

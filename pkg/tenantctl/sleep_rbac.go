@@ -74,7 +74,9 @@ func (c *Client) asSleeper() (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("a client as %s: %w", translate.SleepUser, err)
 	}
-	sc := *c
-	sc.Dynamic = dyn
-	return &sc, nil
+	// A copy of the shared client: c's own (and every client that embeds
+	// the same upstream.Client) keeps acting as the administrator.
+	up := *c.Client
+	up.Dynamic = dyn
+	return &Client{Client: &up}, nil
 }

@@ -38,7 +38,7 @@ func (c *Client) AddUserGrant(ctx context.Context, g UserGrant) (replaced bool, 
 	if err := ValidateUserGrant(g); err != nil {
 		return false, err
 	}
-	if err := c.checkInstalled(ctx); err != nil {
+	if err := c.CheckInstalled(ctx); err != nil {
 		return false, err
 	}
 	rec, err := c.liveTenant(ctx, g.Tenant)
@@ -56,10 +56,10 @@ func (c *Client) AddUserGrant(ctx context.Context, g UserGrant) (replaced bool, 
 	replaced = err == nil
 	// The role first: a binding to a missing role grants nothing, a role
 	// without its binding neither.
-	if _, err := c.apply(ctx, role, false); err != nil {
+	if _, err := c.Apply(ctx, role, false); err != nil {
 		return false, err
 	}
-	if _, err := c.apply(ctx, binding, false); err != nil {
+	if _, err := c.Apply(ctx, binding, false); err != nil {
 		return false, err
 	}
 	return replaced, nil
@@ -195,7 +195,7 @@ func (c *Client) deleteUserGrantObjects(ctx context.Context, name string) error 
 // liveTenant reads a tenant's record, with a one-line error when it is not
 // there or is being deleted.
 func (c *Client) liveTenant(ctx context.Context, name string) (*tenantapi.Tenant, error) {
-	rec, err := c.getTenant(ctx, name)
+	rec, err := c.ReadTenant(ctx, name)
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, fmt.Errorf("tenant %q not found (kubectl zoo tenant create %s)", name, name)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 // TestResolveServer: the server is the Service install made, verified by
@@ -39,7 +40,7 @@ func TestResolveServer(t *testing.T) {
 		{"no CA to verify it by", []runtime.Object{svc}, ServerEndpoint{}, ServerEndpoint{URL: tenantapi.ServerURL}, "pass --server-ca"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &tenantctl.Client{Kube: fake.NewClientset(tc.objects...)}
+			c := &tenantctl.Client{Client: &upstream.Client{Kube: fake.NewClientset(tc.objects...)}}
 			got, why, err := resolveServer(context.Background(), c, tc.flags)
 			require.NoError(t, err)
 			if tc.why != "" {

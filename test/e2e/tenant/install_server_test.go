@@ -22,6 +22,7 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
@@ -35,7 +36,7 @@ func serverObjectVersions(t *testing.T) map[string]string {
 	mapper := restMapper(t)
 	out := map[string]string{}
 	for _, obj := range objs {
-		u, err := tenantctl.ToUnstructured(obj)
+		u, err := upstream.ToUnstructured(obj)
 		require.NoError(t, err)
 		m, err := mapper.RESTMapping(u.GroupVersionKind().GroupKind(), u.GroupVersionKind().Version)
 		require.NoError(t, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
@@ -27,7 +28,7 @@ func installed(t *testing.T) map[string]string {
 	dyn := dynamicClient(t)
 	out := map[string]string{}
 	for _, obj := range tenantctl.InstallObjects(admissionrules.InstallConfig{}) {
-		u, err := tenantctl.ToUnstructured(obj)
+		u, err := upstream.ToUnstructured(obj)
 		require.NoError(t, err)
 		gvk := u.GroupVersionKind()
 		resource := strings.ToLower(gvk.Kind) + "s"
