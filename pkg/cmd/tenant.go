@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 // NewCmdTenant returns `kubectl zoo tenant` with its subcommands create,
@@ -56,7 +57,7 @@ func completeTenantNames(getter genericclioptions.RESTClientGetter) cobra.Comple
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		infos, _, err := client.ListTenants(cmd.Context(), tenantctl.DefaultChunkSize)
+		infos, _, err := client.ListTenants(cmd.Context(), upstream.DefaultChunkSize)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

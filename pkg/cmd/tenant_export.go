@@ -13,7 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/transfer"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -76,12 +76,12 @@ func (o *TenantExportOptions) Run(cmd *cobra.Command) error {
 	}
 	defer view.Close()
 	bar := newProgressBar(o.ErrOut)
-	res, err := tenantctl.Export(cmd.Context(), view.Config, view.Upstream, o.Tenant, tenantctl.ExportOptions{IncludeSecrets: o.IncludeSecrets, Progress: bar})
+	res, err := transfer.Export(cmd.Context(), view.Config, view.Upstream, o.Tenant, transfer.ExportOptions{IncludeSecrets: o.IncludeSecrets, Progress: bar})
 	if err != nil {
 		return err
 	}
 	var buf bytes.Buffer // written whole, only once the export is complete
-	if err := tenantctl.WriteManifests(&buf, res.Objects, o.Output); err != nil {
+	if err := transfer.WriteManifests(&buf, res.Objects, o.Output); err != nil {
 		return err
 	}
 	if err := o.write(buf.Bytes()); err != nil {

@@ -13,7 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/transfer"
 )
 
 // TestTenantExportGolden pins what `kubectl zoo tenant export` writes for
@@ -33,11 +33,11 @@ func TestTenantExportGolden(t *testing.T) {
 			f, err := os.Open(filepath.Join("..", "..", "testdata", "tenantctl", "export-view.yaml"))
 			require.NoError(t, err)
 			defer f.Close()
-			view, err := tenantctl.ReadManifests(f)
+			view, err := transfer.ReadManifests(f)
 			require.NoError(t, err)
-			res := tenantctl.PrepareExport(view, tc.secrets)
+			res := transfer.PrepareExport(view, tc.secrets)
 			var out bytes.Buffer
-			require.NoError(t, tenantctl.WriteManifests(&out, res.Objects, tc.format))
+			require.NoError(t, transfer.WriteManifests(&out, res.Objects, tc.format))
 			installGolden(t, tc.golden, out.String())
 			if !tc.secrets {
 				installGolden(t, "export-omitted.txt", strings.TrimPrefix(omittedSummary(res.Omitted), "; ")+"\n")

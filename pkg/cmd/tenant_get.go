@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 // TenantGetOptions holds the flags of `kubectl zoo tenant list` and
@@ -30,7 +31,7 @@ type TenantGetOptions struct {
 
 // NewTenantGetOptions returns TenantGetOptions writing to streams.
 func NewTenantGetOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *TenantGetOptions {
-	return &TenantGetOptions{PrintFlags: genericclioptions.NewPrintFlags("").WithDefaultOutput(""), ChunkSize: tenantctl.DefaultChunkSize,
+	return &TenantGetOptions{PrintFlags: genericclioptions.NewPrintFlags("").WithDefaultOutput(""), ChunkSize: upstream.DefaultChunkSize,
 		getter: getter, IOStreams: streams}
 }
 

@@ -12,7 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/transfer"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -70,7 +70,7 @@ func (o *TenantImportOptions) Run(cmd *cobra.Command) error {
 		return err
 	}
 	defer view.Close()
-	res, err := tenantctl.Import(cmd.Context(), view.Config, objs, tenantctl.ImportOptions{
+	res, err := transfer.Import(cmd.Context(), view.Config, objs, transfer.ImportOptions{
 		Applied: func(obj *unstructured.Unstructured, created bool) {
 			verb := "configured"
 			if created {
@@ -102,7 +102,7 @@ func (o *TenantImportOptions) read() ([]*unstructured.Unstructured, error) {
 		defer f.Close()
 		in = f
 	}
-	objs, err := tenantctl.ReadManifests(in)
+	objs, err := transfer.ReadManifests(in)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", o.Filename, err)
 	}

@@ -29,10 +29,6 @@ type TenantInfo struct {
 	Namespaces []string
 }
 
-// DefaultChunkSize is how many objects one upstream list request of
-// ListTenants asks for, as `kubectl get --chunk-size`.
-const DefaultChunkSize int64 = 500
-
 // ListTenants returns every tenant, sorted by name, with its namespaces
 // counted live, and the raw list for -o json|yaml|name. It pages through the
 // tenant records and the tenants' namespaces chunkSize at a time (0: one

@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 // ValidateUserGrant checks a grant before anything is asked of the cluster.
@@ -105,7 +106,7 @@ func (c *Client) ListUserGrants(ctx context.Context, tenant string) ([]UserGrant
 		selector += "=" + tenant
 	}
 	var out []UserGrant
-	opts := metav1.ListOptions{LabelSelector: selector, Limit: DefaultChunkSize}
+	opts := metav1.ListOptions{LabelSelector: selector, Limit: upstream.DefaultChunkSize}
 	for {
 		list, err := c.Kube.RbacV1().ClusterRoleBindings().List(ctx, opts)
 		if err != nil {

@@ -9,6 +9,10 @@ import (
 	"k8s.io/client-go/tools/pager"
 )
 
+// DefaultChunkSize is how many objects one upstream list request asks for
+// (ListTenants, a tenant's users, an export), as `kubectl get --chunk-size`.
+const DefaultChunkSize int64 = 500
+
 // ListPaged lists with client-go's pager, chunkSize objects a request (0:
 // one request), calls each for every item in order and returns the
 // resourceVersion of the list.

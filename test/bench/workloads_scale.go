@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubectl-zoo/kubectl-zoo/internal/kubecluster"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 // scaleNamespace is where the cluster admin writes in the scale workload: a
@@ -292,7 +293,7 @@ func tenantCount(ctx context.Context, e *env) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	infos, _, err := tc.ListTenants(ctx, tenantctl.DefaultChunkSize)
+	infos, _, err := tc.ListTenants(ctx, upstream.DefaultChunkSize)
 	if err != nil {
 		return 0, err
 	}

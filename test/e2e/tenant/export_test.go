@@ -19,7 +19,7 @@ import (
 	"k8s.io/client-go/restmapper"
 
 	"github.com/kubectl-zoo/kubectl-zoo/internal/kubecluster"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/transfer"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
@@ -114,7 +114,7 @@ func readExport(t *testing.T, path string) []*unstructured.Unstructured {
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	objs, err := tenantctl.ReadManifests(f)
+	objs, err := transfer.ReadManifests(f)
 	require.NoError(t, err)
 	return objs
 }
@@ -192,7 +192,7 @@ func readBack(t *testing.T, cfg *rest.Config, objs []*unstructured.Unstructured)
 		require.NoError(t, err)
 		got, err := dyn.Resource(m.Resource).Namespace(o.GetNamespace()).Get(t.Context(), o.GetName(), metav1.GetOptions{})
 		require.NoError(t, err, objectKeys(objs)[i])
-		tenantctl.CleanForExport(got)
+		transfer.CleanForExport(got)
 		out[i] = got
 	}
 	return out

@@ -1,4 +1,4 @@
-package tenantctl
+package transfer
 
 import (
 	"k8s.io/apimachinery/pkg/runtime/schema"

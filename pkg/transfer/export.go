@@ -1,4 +1,4 @@
-package tenantctl
+package transfer
 
 import (
 	"context"
@@ -155,7 +155,7 @@ func exportResources(ctx context.Context, dyn dynamic.Interface, disc discovery.
 // shows) that selector selects, a page at a time.
 func listAll(ctx context.Context, ri dynamic.ResourceInterface, selector string) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
-	opts := metav1.ListOptions{Limit: DefaultChunkSize, LabelSelector: selector}
+	opts := metav1.ListOptions{Limit: upstream.DefaultChunkSize, LabelSelector: selector}
 	for {
 		list, err := ri.List(ctx, opts)
 		if err != nil {
