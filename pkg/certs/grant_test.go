@@ -19,9 +19,9 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/certs"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/users"
 )
 
 // TestSyncGrantsKeepsOnlyValidCertificates: after a revoke (or an issue),
@@ -54,7 +54,7 @@ func TestSyncGrantsKeepsOnlyValidCertificates(t *testing.T) {
 		grant("acme", s)
 	}
 	grant("beta", "b2")
-	c := certs.Client{Kube: kube, Dynamic: dyn, Grants: &tenantctl.Client{Client: &upstream.Client{Kube: kube, Dynamic: dyn}}}
+	c := certs.Client{Kube: kube, Dynamic: dyn, Grants: users.New(&upstream.Client{Kube: kube, Dynamic: dyn})}
 
 	require.NoError(t, certs.SyncGrants(context.Background(), c, "acme", now))
 	left, err := kube.RbacV1().ClusterRoleBindings().List(context.Background(), metav1.ListOptions{})

@@ -10,6 +10,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/certs"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/users"
 )
 
 // CertIssueOptions holds the flags of `kubectl zoo cert issue`.
@@ -97,12 +98,12 @@ func (o *CertIssueOptions) Run(cmd *cobra.Command) error {
 		return err
 	}
 	ctx := cmd.Context()
-	ep, err := certs.ResolveEndpoint(ctx, client.Certs(), o.Signer, o.ServerURL)
+	ep, err := certs.ResolveEndpoint(ctx, users.New(client.Client).Certs(), o.Signer, o.ServerURL)
 	if err != nil {
 		return err
 	}
 	o.Progress = func(format string, args ...any) { fmt.Fprintf(o.ErrOut, format+"\n", args...) }
-	issued, err := certs.Issue(ctx, client.Certs(), o.Request)
+	issued, err := certs.Issue(ctx, users.New(client.Client).Certs(), o.Request)
 	if err != nil {
 		return err
 	}

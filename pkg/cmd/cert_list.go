@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/certs"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/users"
 )
 
 // CertListOptions holds the flags of `kubectl zoo cert list`.
@@ -62,7 +63,7 @@ func (o *CertListOptions) Run(cmd *cobra.Command) error {
 		return err
 	}
 	now := time.Now()
-	list, err := certs.List(cmd.Context(), client.Certs(), o.Tenant, now)
+	list, err := certs.List(cmd.Context(), users.New(client.Client).Certs(), o.Tenant, now)
 	if err != nil {
 		return err
 	}
@@ -105,10 +106,10 @@ func PrintCertificates(streams genericiooptions.IOStreams, output string, list [
 
 // completeCertificates completes with the recorded certificates of the
 // --tenant flag's tenant (every tenant's when unset): their serials, or
-// (users) their users.
-func completeCertificates(getter genericclioptions.RESTClientGetter, users bool) cobra.CompletionFunc {
+// (byUser) their users.
+func completeCertificates(getter genericclioptions.RESTClientGetter, byUser bool) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		if !users && len(args) > 0 {
+		if !byUser && len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		client, err := newTenantClient(getter)
@@ -116,14 +117,14 @@ func completeCertificates(getter genericclioptions.RESTClientGetter, users bool)
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		tenant, _ := cmd.Flags().GetString("tenant")
-		list, err := certs.List(cmd.Context(), client.Certs(), tenant, time.Now())
+		list, err := certs.List(cmd.Context(), users.New(client.Client).Certs(), tenant, time.Now())
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		var out []cobra.Completion
 		for _, c := range list {
 			word := c.Serial
-			if users {
+			if byUser {
 				word = c.User
 			}
 			if strings.HasPrefix(word, toComplete) && !slices.Contains(out, word) {

@@ -9,6 +9,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/certs"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/users"
 )
 
 // CertRevokeOptions holds the flags of `kubectl zoo cert revoke`.
@@ -66,7 +67,7 @@ func (o *CertRevokeOptions) Run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	revoked, err := certs.Revoke(cmd.Context(), client.Certs(), o.Selector, time.Now())
+	revoked, err := certs.Revoke(cmd.Context(), users.New(client.Client).Certs(), o.Selector, time.Now())
 	if err != nil {
 		return err
 	}
@@ -117,7 +118,7 @@ func (o *CertRenewOptions) Run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	old, err := certs.Find(cmd.Context(), client.Certs(), o.Serial, time.Now())
+	old, err := certs.Find(cmd.Context(), users.New(client.Client).Certs(), o.Serial, time.Now())
 	if err != nil {
 		return err
 	}
@@ -131,7 +132,7 @@ func (o *CertRenewOptions) Run(cmd *cobra.Command) error {
 	if err := o.CertIssueOptions.Run(cmd); err != nil {
 		return err
 	}
-	_, err = certs.Revoke(cmd.Context(), client.Certs(), certs.Selector{Serial: old.Serial, Tenant: old.Tenant}, time.Now())
+	_, err = certs.Revoke(cmd.Context(), users.New(client.Client).Certs(), certs.Selector{Serial: old.Serial, Tenant: old.Tenant}, time.Now())
 	if err != nil {
 		return fmt.Errorf("the new certificate is issued, but revoking %s failed: %w", old.Serial, err)
 	}

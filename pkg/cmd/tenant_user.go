@@ -3,6 +3,7 @@ package cmd
 import (
 	"strings"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/users"
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -38,7 +39,7 @@ func completeUpstreamUsers(getter genericclioptions.RESTClientGetter) cobra.Comp
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		grants, err := client.ListUserGrants(cmd.Context(), args[0])
+		grants, err := users.New(client.Client).ListUserGrants(cmd.Context(), args[0])
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

@@ -7,7 +7,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/users"
 )
 
 // TenantUserAddOptions holds the flags of `kubectl zoo tenant user add`.
@@ -61,11 +61,11 @@ func (o *TenantUserAddOptions) Validate() error {
 	if o.UpstreamUser == "" {
 		return fmt.Errorf("--upstream-user is required")
 	}
-	return tenantctl.ValidateUserGrant(o.grant())
+	return users.ValidateUserGrant(o.grant())
 }
 
-func (o *TenantUserAddOptions) grant() tenantctl.UserGrant {
-	return tenantctl.UserGrant{Tenant: o.Tenant, UpstreamUser: o.UpstreamUser, User: o.As}
+func (o *TenantUserAddOptions) grant() users.UserGrant {
+	return users.UserGrant{Tenant: o.Tenant, UpstreamUser: o.UpstreamUser, User: o.As}
 }
 
 // Run writes the grant.
@@ -74,7 +74,7 @@ func (o *TenantUserAddOptions) Run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	replaced, err := client.AddUserGrant(cmd.Context(), o.grant())
+	replaced, err := users.New(client.Client).AddUserGrant(cmd.Context(), o.grant())
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/users"
 )
 
 // TenantUserListOptions holds the flags of `kubectl zoo tenant user list`.
@@ -24,7 +24,7 @@ type TenantUserListOptions struct {
 
 // UserGrantList is what `tenant user list -o json|yaml` prints.
 type UserGrantList struct {
-	Items []tenantctl.UserGrant `json:"items"`
+	Items []users.UserGrant `json:"items"`
 }
 
 // NewCmdTenantUserList returns `kubectl zoo tenant user list [TENANT]`.
@@ -66,7 +66,7 @@ func (o *TenantUserListOptions) Run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	grants, err := client.ListUserGrants(cmd.Context(), o.Tenant)
+	grants, err := users.New(client.Client).ListUserGrants(cmd.Context(), o.Tenant)
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (o *TenantUserListOptions) Run(cmd *cobra.Command) error {
 
 // PrintUserGrants prints grants in output format (see
 // TenantUserListOptions.Output); -o name prints TENANT/UPSTREAM-USER.
-func PrintUserGrants(streams genericiooptions.IOStreams, output string, grants []tenantctl.UserGrant) error {
+func PrintUserGrants(streams genericiooptions.IOStreams, output string, grants []users.UserGrant) error {
 	switch output {
 	case "name":
 		for _, g := range grants {
@@ -85,7 +85,7 @@ func PrintUserGrants(streams genericiooptions.IOStreams, output string, grants [
 	case "json", "yaml":
 		doc := UserGrantList{Items: grants}
 		if doc.Items == nil {
-			doc.Items = []tenantctl.UserGrant{}
+			doc.Items = []users.UserGrant{}
 		}
 		b, err := json.MarshalIndent(doc, "", "    ")
 		if err == nil && output == "yaml" {

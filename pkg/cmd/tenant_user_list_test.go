@@ -10,12 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/users"
 )
 
 // TestTenantUserListGolden pins `tenant user list` in every output format.
 func TestTenantUserListGolden(t *testing.T) {
-	grants := []tenantctl.UserGrant{
+	grants := []users.UserGrant{
 		{Tenant: "acme", UpstreamUser: "alice@corp.example", User: "alice@corp.example"},
 		{Tenant: "acme", UpstreamUser: "https://issuer.example#4711", User: "dev"},
 		{Tenant: "globex", UpstreamUser: "oidc:bob", User: "bob"},

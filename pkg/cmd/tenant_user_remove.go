@@ -7,8 +7,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/users"
 )
 
 // TenantUserRemoveOptions holds the flags of `kubectl zoo tenant user remove`.
@@ -51,7 +51,7 @@ func (o *TenantUserRemoveOptions) Validate() error {
 	if err := translate.ValidateTenantName(o.Tenant); err != nil {
 		return err
 	}
-	return tenantctl.ValidateUpstreamUser(o.UpstreamUser)
+	return users.ValidateUpstreamUser(o.UpstreamUser)
 }
 
 // Run removes the grant.
@@ -60,7 +60,7 @@ func (o *TenantUserRemoveOptions) Run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	g, err := client.RemoveUserGrant(cmd.Context(), o.Tenant, o.UpstreamUser)
+	g, err := users.New(client.Client).RemoveUserGrant(cmd.Context(), o.Tenant, o.UpstreamUser)
 	if err != nil {
 		return err
 	}

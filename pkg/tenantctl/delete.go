@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/users"
 )
 
 // DeleteOptions tune DeleteTenant.
@@ -68,8 +69,8 @@ func (c *Client) DeleteTenant(ctx context.Context, name string, opts DeleteOptio
 		return nil, err
 	}
 	found = found || revoked
-	// Then the upstream users' grants of its identities (users.go).
-	grants, err := c.deleteUserGrants(ctx, t, progress)
+	// Then the upstream users' grants of its identities (pkg/users).
+	grants, err := users.New(c.Client).DeleteUserGrants(ctx, t, progress)
 	res.Objects = append(res.Objects, grants...)
 	if err != nil {
 		return res, err

@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/users"
 )
 
 // ServerEndpoint is where verify reaches the zoo server (`install
@@ -66,7 +67,7 @@ func serverConfigs(ctx context.Context, c *tenantctl.Client, ep ServerEndpoint, 
 	if err := req.Validate(); err != nil {
 		return nil, nil, err
 	}
-	issued, err := certs.Issue(ctx, c.Certs(), req)
+	issued, err := certs.Issue(ctx, users.New(c.Client).Certs(), req)
 	if err != nil {
 		return nil, new(serverPathResult(CouldNotRun, "issue the attacker's client certificate: "+oneLine(err.Error(), 250))), nil
 	}

@@ -12,8 +12,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/users"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
 
@@ -63,7 +63,7 @@ func TestTenantUserGrantsGoWithTheTenant(t *testing.T) {
 	assert.Contains(t, mustZoo(t, "__complete", "tenant", "user", "add", "tug"), "tugone\n")
 	assert.Contains(t, mustZoo(t, "__complete", "tenant", "user", "remove", "tugone", "--upstream-user", "d"), "dave@corp\n")
 	assert.NotContains(t, mustZoo(t, "__complete", "tenant", "user", "remove", "tugone", "--upstream-user", "d"), "carol@corp")
-	grants, err := rbac.ClusterRoleBindings().List(t.Context(), metav1.ListOptions{LabelSelector: tenantctl.UserGrantTenantLabel + "=tugone"})
+	grants, err := rbac.ClusterRoleBindings().List(t.Context(), metav1.ListOptions{LabelSelector: users.UserGrantTenantLabel + "=tugone"})
 	require.NoError(t, err)
 	require.Len(t, grants.Items, 2)
 	require.Len(t, grants.Items[0].OwnerReferences, 1)
@@ -73,11 +73,11 @@ func TestTenantUserGrantsGoWithTheTenant(t *testing.T) {
 	assert.Contains(t, out, "tenant/tugone deleted")
 	for _, list := range []func() (int, error){
 		func() (int, error) {
-			l, err := rbac.ClusterRoleBindings().List(t.Context(), metav1.ListOptions{LabelSelector: tenantctl.UserGrantTenantLabel + "=tugone"})
+			l, err := rbac.ClusterRoleBindings().List(t.Context(), metav1.ListOptions{LabelSelector: users.UserGrantTenantLabel + "=tugone"})
 			return len(l.Items), err
 		},
 		func() (int, error) {
-			l, err := rbac.ClusterRoles().List(t.Context(), metav1.ListOptions{LabelSelector: tenantctl.UserGrantTenantLabel + "=tugone"})
+			l, err := rbac.ClusterRoles().List(t.Context(), metav1.ListOptions{LabelSelector: users.UserGrantTenantLabel + "=tugone"})
 			return len(l.Items), err
 		},
 	} {
@@ -90,7 +90,7 @@ func TestTenantUserGrantsGoWithTheTenant(t *testing.T) {
 
 	// A grant that outlives its record (written by hand here, as a racing
 	// `user add` could) is collected by the garbage collector.
-	role, binding, err := tenantctl.UserGrantRBAC(tenantctl.UserGrant{Tenant: "tugone", UpstreamUser: "erin@corp", User: "erin"},
+	role, binding, err := users.UserGrantRBAC(users.UserGrant{Tenant: "tugone", UpstreamUser: "erin@corp", User: "erin"},
 		metav1.OwnerReference{APIVersion: "zoo.kubectl-zoo.io/v1alpha1", Kind: "Tenant", Name: "tugone", UID: types.UID("0b5e7e7e-0000-4000-8000-000000000000")})
 	require.NoError(t, err)
 	_, err = rbac.ClusterRoles().Create(t.Context(), role, metav1.CreateOptions{})
@@ -114,7 +114,7 @@ func TestTenantAdminCannotTouchGrants(t *testing.T) {
 	defer mustZoo(t, "tenant", "user", "remove", "acme", "--upstream-user", "frank@corp")
 	acme, err := translate.NewTenant("acme")
 	require.NoError(t, err)
-	name := tenantctl.UserGrantName(acme, "frank@corp")
+	name := users.UserGrantName(acme, "frank@corp")
 	cfg := rest.CopyConfig(framework.Cluster().Config)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: "zoo:acme:admin", Groups: []string{"zoo:tenant:acme", "zoo:admins"}}
 	client, err := kubernetes.NewForConfig(cfg)

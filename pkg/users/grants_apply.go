@@ -1,4 +1,4 @@
-package tenantctl
+package users
 
 import (
 	"context"
@@ -131,11 +131,11 @@ func (c *Client) ListUserGrants(ctx context.Context, tenant string) ([]UserGrant
 	return out, nil
 }
 
-// deleteUserGrants removes every grant of tenant t (tenant delete), of
+// DeleteUserGrants removes every grant of tenant t (tenant delete), of
 // upstream users and of certificates of the cluster's signer
 // (certgrant_apply.go): the garbage collector would, once the record is gone,
 // but not at once.
-func (c *Client) deleteUserGrants(ctx context.Context, t translate.Tenant, progress func(string, ...any)) ([]string, error) {
+func (c *Client) DeleteUserGrants(ctx context.Context, t translate.Tenant, progress func(string, ...any)) ([]string, error) {
 	var deleted []string
 	for _, g := range []struct{ label, prefix string }{{UserGrantTenantLabel, UserGrantPrefix}, {platformobj.CertGrantTenantLabel, platformobj.CertGrantPrefix}} {
 		some, err := c.deleteGrantsLabeled(ctx, t, g.label, g.prefix, progress)
