@@ -1,8 +1,11 @@
 // Package cmd holds the cobra commands of kubectl-zoo, one file per command.
 // Each command is a thin layer (flags, Complete, Validate, Run) over the
 // packages that do the work: translate, localproxy (serve), zooserver (serve
-// --listen), tenantctl (install and tenants; the record is tenantapi's, the
-// objects written for a tenant are built by platformobj), certs, verify.
+// --listen), the administrator's side over upstream's client: tenantctl
+// (install, tenants and their policies), users (tenant user, the grants of
+// cert), transfer (tenant export|import), admissionrules (the rules install
+// applies); the record is tenantapi's, the objects written for a tenant are
+// built by platformobj; certs, verify.
 package cmd
 
 import (
