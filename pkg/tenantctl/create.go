@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 // CreateOptions describe the tenant `tenant create` makes.
@@ -96,7 +97,7 @@ func (c *Client) CreateTenant(ctx context.Context, opts CreateOptions) (*CreateR
 		ObjectMeta: metav1.ObjectMeta{Name: t.Name(), Labels: tenantapi.ManagedLabels()},
 		Spec:       tenantapi.TenantSpec{DisplayName: opts.DisplayName, Admins: opts.Admins},
 	}
-	if existing != nil { // kept until initialPolicy moves it into spec.policy (reconcile)
+	if existing != nil { // kept until InitialPolicy moves it into spec.policy (reconcile)
 		if level, ok := existing.Annotations[translate.PodSecurityLevelAnnotation]; ok {
 			tenant.Annotations = map[string]string{translate.PodSecurityLevelAnnotation: level}
 		}
@@ -195,7 +196,7 @@ func (c *Client) preflight(ctx context.Context, t translate.Tenant) (map[string]
 
 // reconcile applies everything of the tenant in an order that never leaves
 // it with rights before its confinement: the record first, with its policy
-// (initialPolicy: the cluster's default policy when created), then
+// (InitialPolicy: the cluster's default policy when created), then
 // namespaces and roles, the namespaces' policy objects, the admins'
 // RoleBindings, the membership (TenantRBAC), without which IdentityPolicy
 // refuses every write of the tenant's zoo: identities, last. The confinement itself needs nothing per tenant: the policies judge
@@ -209,7 +210,7 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *tena
 	if _, err := c.Apply(ctx, record, false); err != nil {
 		return nil, err
 	}
-	p, err := c.initialPolicy(ctx, t.Name(), created) // policy_defaults.go
+	p, err := c.InitialPolicy(ctx, t.Name(), created) // policy_defaults.go
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +231,7 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *tena
 	}
 	// The admins' RoleBinding goes into every namespace of the tenant, also
 	// those it made itself, so that a change of admins reaches them all.
-	owned, err := c.tenantNamespaces(ctx, t)
+	owned, err := c.TenantNamespaces(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +251,7 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *tena
 		}
 	}
 	standard := platformobj.TenantClusterRoles(t, func(name string) *rbacv1.ClusterRole { return roles[name] })
-	existing, err := c.Kube.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{LabelSelector: ownerSelector(t)})
+	existing, err := c.Kube.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{LabelSelector: upstream.OwnerSelector(t)})
 	if err != nil {
 		return nil, fmt.Errorf("list the ClusterRoles of tenant %q: %w", t, err)
 	}
@@ -290,7 +291,7 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *tena
 	if err := c.applyMembership(ctx, t, tenant); err != nil { // membership.go
 		return nil, err
 	}
-	if err := c.applyPolicyGrants(ctx, t, p); err != nil { // registry_grant.go
+	if err := c.ApplyPolicyGrants(ctx, t, p); err != nil { // registry_grant.go
 		return nil, err
 	}
 	if err := c.applyKubernetesService(ctx, t); err != nil { // apiservice.go
@@ -337,7 +338,7 @@ func namespaceLabels(t translate.Tenant, level string) map[string]string {
 // their rules from it.
 func (c *Client) clusterStandardRole(ctx context.Context, name string) (*rbacv1.ClusterRole, error) {
 	var std *rbacv1.ClusterRole
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, EnforcementTimeout, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, upstream.EnforcementTimeout, true, func(ctx context.Context) (bool, error) {
 		var err error
 		std, err = c.Kube.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {

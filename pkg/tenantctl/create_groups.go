@@ -21,7 +21,7 @@ func (c *Client) checkGroupPrefix(ctx context.Context, t translate.Tenant) error
 		return fmt.Errorf("list the cluster's API groups: %w", err)
 	}
 	own := map[string]bool{}
-	crds, err := c.Dynamic.Resource(upstream.CRDGVR).List(ctx, metav1.ListOptions{LabelSelector: ownerSelector(t)})
+	crds, err := c.Dynamic.Resource(upstream.CRDGVR).List(ctx, metav1.ListOptions{LabelSelector: upstream.OwnerSelector(t)})
 	if err != nil {
 		return fmt.Errorf("list the tenant's CustomResourceDefinitions: %w", err)
 	}

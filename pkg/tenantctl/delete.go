@@ -76,7 +76,7 @@ func (c *Client) DeleteTenant(ctx context.Context, name string, opts DeleteOptio
 		return res, err
 	}
 
-	namespaces, err := c.tenantNamespaces(ctx, t)
+	namespaces, err := c.TenantNamespaces(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (c *Client) waitNamespacesGone(ctx context.Context, t translate.Tenant, tim
 	}
 	lastLeft := -1
 	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		left, err := c.tenantNamespaces(ctx, t)
+		left, err := c.TenantNamespaces(ctx, t)
 		if err != nil {
 			return false, err
 		}

@@ -104,7 +104,7 @@ func (c *Client) GetTenant(ctx context.Context, name string) (TenantInfo, *unstr
 	if err != nil {
 		return TenantInfo{}, nil, err
 	}
-	namespaces, err := c.tenantNamespaces(ctx, t)
+	namespaces, err := c.TenantNamespaces(ctx, t)
 	if err != nil {
 		return TenantInfo{}, nil, err
 	}

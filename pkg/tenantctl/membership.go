@@ -48,14 +48,14 @@ func (c *Client) applyMembership(ctx context.Context, t translate.Tenant, tenant
 // every write of the tenant's zoo: identities. It reports whether anything
 // was there.
 func (c *Client) revokeMembership(ctx context.Context, t translate.Tenant, progress func(string, ...any)) (bool, error) {
-	found, err := c.deleteExact(ctx, "rolebinding", tenantapi.MembershipNamespace(t), tenantapi.MembershipRoleBinding, t)
+	found, err := c.DeleteExact(ctx, "rolebinding", tenantapi.MembershipNamespace(t), tenantapi.MembershipRoleBinding, t)
 	if err != nil {
 		return false, err
 	}
 	if found {
 		progress("rolebinding.rbac.authorization.k8s.io/%s deleted (namespace %s)", tenantapi.MembershipRoleBinding, tenantapi.MembershipNamespace(t))
 	}
-	grants, err := c.revokePolicyGrants(ctx, t, progress) // registry_grant.go
+	grants, err := c.RevokePolicyGrants(ctx, t, progress) // registry_grant.go
 	if err != nil {
 		return found, err
 	}
@@ -73,7 +73,7 @@ func (c *Client) deleteLegacyRBAC(ctx context.Context, t translate.Tenant, progr
 		{"clusterrolebinding", legacyBindingName(t)},
 		{"clusterrole", legacyBindingName(t)},
 	} {
-		deleted, err := c.deleteExact(ctx, kn.kind, "", kn.name, t)
+		deleted, err := c.DeleteExact(ctx, kn.kind, "", kn.name, t)
 		if err != nil {
 			return found, err
 		}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -17,11 +15,8 @@ import (
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
-
-// ownerSelector selects objects labeled as the tenant's. It is never used
-// alone: Owned checks the prefix as well.
-func ownerSelector(t translate.Tenant) string { return translate.TenantLabel + "=" + t.Name() }
 
 // Owned reports whether an upstream object belongs to tenant t: it carries
 // the label TenantLabel=<t> AND its name (for a CustomResourceDefinition, its
@@ -35,50 +30,6 @@ func Owned(t translate.Tenant, u *unstructured.Unstructured) bool {
 		return t.Owns(group)
 	}
 	return t.Owns(u.GetName())
-}
-
-// tenantNamespaces lists the tenant's namespaces (label and prefix).
-func (c *Client) tenantNamespaces(ctx context.Context, t translate.Tenant) ([]corev1.Namespace, error) {
-	return c.tenantNamespacesFrom(ctx, t, true)
-}
-
-// tenantNamespacesFrom is tenantNamespaces; with indexed false it always
-// lists upstream (a count that admits a create must be exact: an index
-// may be behind writes made elsewhere).
-func (c *Client) tenantNamespacesFrom(ctx context.Context, t translate.Tenant, indexed bool) ([]corev1.Namespace, error) {
-	var items []corev1.Namespace
-	ok := false
-	if indexed {
-		items, ok = c.indexedNamespaces(ctx, t)
-	}
-	if !ok {
-		list, err := c.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: ownerSelector(t)})
-		if err != nil {
-			return nil, fmt.Errorf("list namespaces of tenant %q: %w", t, err)
-		}
-		items = list.Items
-	}
-	return ownedNamespaces(t, items), nil
-}
-
-// ownedNamespaces keeps the namespaces of items that are t's: labeled for
-// t and named with its prefix.
-func ownedNamespaces(t translate.Tenant, items []corev1.Namespace) []corev1.Namespace {
-	var out []corev1.Namespace
-	for _, ns := range items {
-		if ns.Labels[translate.TenantLabel] == t.Name() && t.Owns(ns.Name) {
-			out = append(out, ns)
-		}
-	}
-	return out
-}
-
-// indexedNamespaces asks c.Namespaces, if set.
-func (c *Client) indexedNamespaces(ctx context.Context, t translate.Tenant) ([]corev1.Namespace, bool) {
-	if c.Namespaces == nil {
-		return nil, false
-	}
-	return c.Namespaces(ctx, t)
 }
 
 // skipSweep are cluster-scoped resources the sweep leaves alone: namespaces
@@ -109,7 +60,7 @@ func (c *Client) sweepClusterScoped(ctx context.Context, t translate.Tenant, pro
 			if r.Namespaced || skipSweep.Has(gvr.GroupResource()) {
 				continue
 			}
-			items, err := c.Dynamic.Resource(gvr).List(ctx, metav1.ListOptions{LabelSelector: ownerSelector(t)})
+			items, err := c.Dynamic.Resource(gvr).List(ctx, metav1.ListOptions{LabelSelector: upstream.OwnerSelector(t)})
 			if err != nil {
 				if !apierrors.IsNotFound(err) && !apierrors.IsMethodNotSupported(err) {
 					errs = append(errs, fmt.Errorf("list %s of tenant %q: %w", gvr.GroupResource(), t, err))
@@ -138,39 +89,4 @@ func (c *Client) sweepClusterScoped(ctx context.Context, t translate.Tenant, pro
 	}
 	slices.Sort(deleted)
 	return deleted, errors.Join(errs...)
-}
-
-// deleteExact deletes one of kubectl-zoo's per-tenant objects by its exact
-// namespace ("" when cluster-scoped) and name, after checking it is labeled
-// as the tenant's.
-func (c *Client) deleteExact(ctx context.Context, kind, namespace, name string, t translate.Tenant) (bool, error) {
-	return c.deleteExactLabeled(ctx, kind, namespace, name, translate.TenantLabel, t.Name())
-}
-
-// deleteExactLabeled is deleteExact for an object labeled key=value.
-func (c *Client) deleteExactLabeled(ctx context.Context, kind, namespace, name, key, value string) (bool, error) {
-	gvr, ok := map[string]schema.GroupVersionResource{
-		"clusterrole":        rbacv1.SchemeGroupVersion.WithResource(translate.ResourceOf(rbacv1.GroupName, "ClusterRole")),
-		"clusterrolebinding": rbacv1.SchemeGroupVersion.WithResource(translate.ResourceOf(rbacv1.GroupName, "ClusterRoleBinding")),
-		"rolebinding":        rbacv1.SchemeGroupVersion.WithResource(translate.ResourceOf(rbacv1.GroupName, "RoleBinding")),
-	}[kind]
-	if !ok {
-		return false, fmt.Errorf("deleteExact: unknown kind %q", kind)
-	}
-	u, err := c.Dynamic.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("read %s %s: %w", kind, name, err)
-	}
-	if u.GetLabels()[key] != value {
-		return false, nil
-	}
-	uid := u.GetUID()
-	err = c.Dynamic.Resource(gvr).Namespace(namespace).Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return false, fmt.Errorf("delete %s %s: %w", kind, name, err)
-	}
-	return true, nil
 }

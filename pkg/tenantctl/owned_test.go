@@ -66,7 +66,7 @@ func TestTenantNamespaces(t *testing.T) {
 		ns("default", ""), ns("kube-system", ""), ns("acme", "acme"),
 	)
 	names := func(c *Client) []string {
-		got, err := c.tenantNamespaces(t.Context(), translate.MustTenant("acme"))
+		got, err := c.TenantNamespaces(t.Context(), translate.MustTenant("acme"))
 		require.NoError(t, err)
 		var out []string
 		for _, n := range got {

@@ -98,12 +98,12 @@ func (c *Client) SetDefaultPolicy(ctx context.Context, p policy.Policy, dryRun b
 	return nil
 }
 
-// initialPolicy stores the first policy of a tenant whose record has none:
+// InitialPolicy stores the first policy of a tenant whose record has none:
 // the cluster's DefaultPolicy for a new tenant, and for a tenant made before
 // records held a policy, the policy it had (EffectivePolicy: the level of
 // its legacy annotation, the built-in defaults), so that an upgrade
 // changes nothing it enforces. A record with a policy is left as it is.
-func (c *Client) initialPolicy(ctx context.Context, tenant string, created bool) (policy.Policy, error) {
+func (c *Client) InitialPolicy(ctx context.Context, tenant string, created bool) (policy.Policy, error) {
 	var defaults policy.Policy
 	if created {
 		var err error

@@ -75,7 +75,7 @@ func (c *Client) CountNamespaces(ctx context.Context, tenant string) (tenantapi.
 	if out.Limit == nil {
 		return out, nil
 	}
-	nss, err := c.tenantNamespacesFrom(ctx, t, false) // exact, never an index
+	nss, err := c.TenantNamespacesFrom(ctx, t, false) // exact, never an index
 	if err != nil {
 		return tenantapi.NamespaceCount{}, err
 	}

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -51,7 +52,7 @@ func (c *Client) ReconcilePolicy(ctx context.Context, tenant string) error {
 	if err := c.applyMembership(ctx, t, rec); err != nil {
 		return err
 	}
-	if err := c.applyPolicyGrants(ctx, t, p); err != nil { // registry_grant.go
+	if err := c.ApplyPolicyGrants(ctx, t, p); err != nil { // registry_grant.go
 		return err
 	}
 	if len(rec.Spec.Admins) > 0 {
@@ -59,7 +60,7 @@ func (c *Client) ReconcilePolicy(ctx context.Context, tenant string) error {
 			return err
 		}
 	}
-	if err := c.waitPolicyGrants(ctx, t, p); err != nil {
+	if err := c.WaitPolicyGrants(ctx, t, p); err != nil {
 		return err
 	}
 	if err := c.relabelNamespaces(ctx, t, p.PodSecurity); err != nil {
@@ -86,7 +87,7 @@ func (c *Client) ReconcilePolicy(ctx context.Context, tenant string) error {
 // tenant had chosen a stricter one, so that a level the platform loosens is
 // looser everywhere.
 func (c *Client) relabelNamespaces(ctx context.Context, t translate.Tenant, level string) error {
-	namespaces, err := c.tenantNamespaces(ctx, t)
+	namespaces, err := c.TenantNamespaces(ctx, t)
 	if err != nil {
 		return err
 	}
@@ -117,4 +118,22 @@ func hasLabels(ns corev1.Namespace, want map[string]string) bool {
 	got := maps.Clone(ns.Labels)
 	maps.DeleteFunc(got, func(k, _ string) bool { _, ok := want[k]; return !ok })
 	return maps.Equal(got, want)
+}
+
+// SetTenantPolicy is `kubectl zoo policy set`: it changes the stored policy
+// (ChangePolicy) and then brings the tenant's upstream objects in line
+// with it (ReconcilePolicy). Running it again with the same flags is safe,
+// and finishes what an interrupted run left.
+func (c *Client) SetTenantPolicy(ctx context.Context, tenant string, change policy.Change) (policy.Policy, error) {
+	if err := c.CheckInstalled(ctx); err != nil {
+		return policy.Policy{}, err
+	}
+	stored, err := c.ChangePolicy(ctx, tenant, change.Apply)
+	if err != nil {
+		return stored, err
+	}
+	if err := c.ReconcilePolicy(ctx, tenant); err != nil {
+		return stored, fmt.Errorf("the policy of tenant %q is stored but not yet in force: %w (run the command again)", tenant, err)
+	}
+	return stored, nil
 }

@@ -101,24 +101,6 @@ func setPolicyField(u *unstructured.Unstructured, p policy.Policy) error {
 	return unstructured.SetNestedField(u.Object, field, "spec", "policy")
 }
 
-// SetTenantPolicy is `kubectl zoo policy set`: it changes the stored policy
-// (ChangePolicy) and then brings the tenant's upstream objects in line
-// with it (ReconcilePolicy). Running it again with the same flags is safe,
-// and finishes what an interrupted run left.
-func (c *Client) SetTenantPolicy(ctx context.Context, tenant string, change policy.Change) (policy.Policy, error) {
-	if err := c.CheckInstalled(ctx); err != nil {
-		return policy.Policy{}, err
-	}
-	stored, err := c.ChangePolicy(ctx, tenant, change.Apply)
-	if err != nil {
-		return stored, err
-	}
-	if err := c.ReconcilePolicy(ctx, tenant); err != nil {
-		return stored, fmt.Errorf("the policy of tenant %q is stored but not yet in force: %w (run the command again)", tenant, err)
-	}
-	return stored, nil
-}
-
 // TenantPolicy returns the effective policy of a tenant (`policy show`).
 func (c *Client) TenantPolicy(ctx context.Context, tenant string) (policy.Policy, error) {
 	if _, err := translate.NewTenant(tenant); err != nil {

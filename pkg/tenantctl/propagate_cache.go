@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 // PolicyCache answers the reads of a policy reconcile from informers (the
@@ -141,7 +142,7 @@ func (c *Client) dryReconcilePolicyObjects(ctx context.Context, t translate.Tena
 		return fmt.Errorf("read the namespaces of tenant %s: %w", t, err)
 	}
 	io := policyIO{c: c, cache: cache}
-	within, err := io.withinLimit(ctx, t, p, ownedNamespaces(t, nss)) // propagate_maxns.go
+	within, err := io.withinLimit(ctx, t, p, upstream.OwnedNamespaces(t, nss)) // propagate_maxns.go
 	if err != nil {
 		return err
 	}

@@ -36,12 +36,12 @@ func PolicyLockName(t translate.Tenant) string { return "zoo-policy-" + t.Name()
 
 // lockPolicy takes tenant t's Lease, waiting while another live writer
 // holds it, and returns the context to write under and the release
-// (lockLease).
+// (LockLease).
 func (c *Client) lockPolicy(ctx context.Context, t translate.Tenant) (context.Context, func(), error) {
-	return c.lockLease(ctx, t, PolicyLockName(t), "policy")
+	return c.LockLease(ctx, t, PolicyLockName(t), "policy")
 }
 
-// lockLease takes the Lease name of tenant t in kube-system (what it
+// LockLease takes the Lease name of tenant t in kube-system (what it
 // guards: what), waiting while another live writer holds it. It renews the
 // Lease every third of its TTL while held, so that work longer than the
 // TTL keeps it, and returns a context derived from ctx that is cancelled
@@ -49,7 +49,7 @@ func (c *Client) lockPolicy(ctx context.Context, t translate.Tenant) (context.Co
 // for a whole TTL): the holder writes under that context, so it stops
 // before two writers interleave. The release stops the renewal and frees
 // the Lease.
-func (c *Client) lockLease(ctx context.Context, t translate.Tenant, name, what string) (context.Context, func(), error) {
+func (c *Client) LockLease(ctx context.Context, t translate.Tenant, name, what string) (context.Context, func(), error) {
 	leases := c.Kube.CoordinationV1().Leases(policyLockNamespace)
 	holder := string(uuid.NewUUID())
 	var held *coordinationv1.Lease

@@ -88,7 +88,7 @@ func (io policyIO) namespaces(ctx context.Context, t translate.Tenant, p policy.
 	}
 	// Exact under a limit: a namespace an index has not seen yet must not
 	// take a slot it does not know is taken.
-	nss, err := io.c.tenantNamespacesFrom(ctx, t, p.MaxNamespaces == nil)
+	nss, err := io.c.TenantNamespacesFrom(ctx, t, p.MaxNamespaces == nil)
 	if err != nil {
 		return nil, nil, err
 	}

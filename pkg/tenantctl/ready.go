@@ -17,11 +17,8 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
-
-// EnforcementTimeout bounds how long CreateTenant waits for the API server to
-// pick up the tenant's RBAC and admission binding.
-const EnforcementTimeout = 30 * time.Second
 
 // waitEnforced returns once the API server enforces the new tenant's
 // boundary. RBAC and admission policies are loaded asynchronously, so it
@@ -51,7 +48,7 @@ func (c *Client) waitEnforced(ctx context.Context, t translate.Tenant, admin, le
 	denial := fmt.Sprintf("ValidatingAdmissionPolicy '%s'", tenantapi.TenantPolicy)
 	tenantDenial := fmt.Sprintf("tenant %s may only write", t)
 	var last error
-	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, EnforcementTimeout, true, func(ctx context.Context) (bool, error) {
+	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, upstream.EnforcementTimeout, true, func(ctx context.Context) (bool, error) {
 		// A tenant at its namespace limit has every namespace create refused
 		// by zoo-tenant-namespace-limit (policy_maxns.go): that refusal says
 		// nothing of the boundary this waits for, and waiting for it cannot

@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 // registryGrant is a grant of `use` of some names of a virtual resource of
@@ -86,13 +87,13 @@ func (c *Client) applyGrant(ctx context.Context, g registryGrant, t translate.Te
 // anything was there. A role of an earlier version, labeled as the
 // tenant's, is deleted too.
 func (c *Client) revokeGrant(ctx context.Context, g registryGrant, t translate.Tenant) (bool, error) {
-	b, err := c.deleteExact(ctx, "rolebinding", tenantapi.MembershipNamespace(t), g.binding, t)
+	b, err := c.DeleteExact(ctx, "rolebinding", tenantapi.MembershipNamespace(t), g.binding, t)
 	if err != nil {
 		return b, err
 	}
-	r, err := c.deleteExactLabeled(ctx, "clusterrole", "", g.role(t), g.ownerLabel, t.Name())
+	r, err := c.DeleteExactLabeled(ctx, "clusterrole", "", g.role(t), g.ownerLabel, t.Name())
 	if !r && err == nil {
-		r, err = c.deleteExact(ctx, "clusterrole", "", g.role(t), t)
+		r, err = c.DeleteExact(ctx, "clusterrole", "", g.role(t), t)
 	}
 	return b || r, err
 }
@@ -111,7 +112,7 @@ func (c *Client) waitGrant(ctx context.Context, g registryGrant, t translate.Ten
 			},
 		}}
 		var last string
-		err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, EnforcementTimeout, true, func(ctx context.Context) (bool, error) {
+		err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, upstream.EnforcementTimeout, true, func(ctx context.Context) (bool, error) {
 			out, err := c.Kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
 			if err != nil {
 				last = err.Error()
@@ -141,8 +142,8 @@ var policyGrants = []policyGrant{
 	{volumeSourceGrant, func(p policy.Policy) []string { return p.VolumeSources }}, // admissionrules/volumes.go
 }
 
-// applyPolicyGrants applies every grant of p for t (applyGrant).
-func (c *Client) applyPolicyGrants(ctx context.Context, t translate.Tenant, p policy.Policy) error {
+// ApplyPolicyGrants applies every grant of p for t (applyGrant).
+func (c *Client) ApplyPolicyGrants(ctx context.Context, t translate.Tenant, p policy.Policy) error {
 	for _, g := range policyGrants {
 		if err := c.applyGrant(ctx, g.grant, t, g.names(p)); err != nil {
 			return err
@@ -151,8 +152,8 @@ func (c *Client) applyPolicyGrants(ctx context.Context, t translate.Tenant, p po
 	return nil
 }
 
-// waitPolicyGrants returns once every grant of p for t holds (waitGrant).
-func (c *Client) waitPolicyGrants(ctx context.Context, t translate.Tenant, p policy.Policy) error {
+// WaitPolicyGrants returns once every grant of p for t holds (waitGrant).
+func (c *Client) WaitPolicyGrants(ctx context.Context, t translate.Tenant, p policy.Policy) error {
 	for _, g := range policyGrants {
 		if err := c.waitGrant(ctx, g.grant, t, g.names(p)); err != nil {
 			return err
@@ -161,9 +162,9 @@ func (c *Client) waitPolicyGrants(ctx context.Context, t translate.Tenant, p pol
 	return nil
 }
 
-// revokePolicyGrants revokes every grant of t, reporting each ClusterRole
+// RevokePolicyGrants revokes every grant of t, reporting each ClusterRole
 // deleted; found says whether anything was there.
-func (c *Client) revokePolicyGrants(ctx context.Context, t translate.Tenant, progress func(string, ...any)) (found bool, err error) {
+func (c *Client) RevokePolicyGrants(ctx context.Context, t translate.Tenant, progress func(string, ...any)) (found bool, err error) {
 	for _, g := range policyGrants {
 		was, err := c.revokeGrant(ctx, g.grant, t)
 		if err != nil {

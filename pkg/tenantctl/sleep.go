@@ -101,7 +101,7 @@ func (c *Client) changeSleep(ctx context.Context, name string, withInventory boo
 	if err := c.CheckInstalled(ctx); err != nil {
 		return tenantapi.SleepResult{}, err
 	}
-	ctx, unlock, err := c.lockLease(ctx, t, SleepLockName(t), "sleep")
+	ctx, unlock, err := c.LockLease(ctx, t, SleepLockName(t), "sleep")
 	if err != nil {
 		return tenantapi.SleepResult{}, err
 	}

@@ -55,7 +55,7 @@ func (inv inventory) byKey() map[string]tenantapi.SleptWorkload {
 // prefix: only the tenant's); its bare pods and Jobs only withPods.
 func (c *Client) takeInventory(ctx context.Context, t translate.Tenant, withPods bool) (inventory, error) {
 	var inv inventory
-	namespaces, err := c.tenantNamespacesFrom(ctx, t, false)
+	namespaces, err := c.TenantNamespacesFrom(ctx, t, false)
 	if err != nil {
 		return inv, err
 	}
