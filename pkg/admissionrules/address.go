@@ -96,7 +96,7 @@ func ownServicePredicate(v string) string {
 
 // grantedNamePredicate: v (without a final dot, and without a "*" of its
 // own) is granted to the tenant by its external-name grant, itself or by
-// its one-label wildcard (policy_externalnames.go).
+// its one-label wildcard (policyctl/externalnames.go).
 func grantedNamePredicate(v string) string {
 	n := "(" + v + ".endsWith('.') ? " + v + ".substring(0, size(" + v + ") - 1) : " + v + ")"
 	wildcard := "'*.' + " + n + ".substring(" + n + ".indexOf('.') + 1)"

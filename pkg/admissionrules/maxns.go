@@ -10,7 +10,7 @@ import (
 )
 
 // NamespaceLimitPolicy refuses a tenant's namespace create while the tenant
-// is at its namespace limit (policy_maxns.go).
+// is at its namespace limit (policyctl/maxns.go).
 const NamespaceLimitPolicy = "zoo-tenant-namespace-limit"
 
 // namespaceLimitPolicy judges every namespace CREATE made by a zoo: identity

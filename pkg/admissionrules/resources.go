@@ -19,7 +19,7 @@ const (
 // name it as their externalName (the zoo-tenant policy asks the authorizer
 // about the name and its one-label wildcard, address.go). The
 // grant is the tenant's policy's externalNames, as the priority grant is
-// its priorityClasses (policy_priority.go).
+// its priorityClasses (policyctl/priority.go).
 const ExternalNameResource = "externalnames"
 
 // PriorityClassResource is the virtual resource (in kubectl-zoo's API

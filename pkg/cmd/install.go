@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
@@ -215,7 +216,7 @@ func (o *InstallOptions) Run(cmd *cobra.Command) error {
 		return err
 	}
 	if o.defaultPolicy != nil {
-		if err := client.SetDefaultPolicy(cmd.Context(), *o.defaultPolicy, dryRun); err != nil {
+		if err := policyctl.New(client.Client).SetDefaultPolicy(cmd.Context(), *o.defaultPolicy, dryRun); err != nil {
 			return err
 		}
 	}
@@ -257,7 +258,7 @@ func (o *InstallOptions) printObjects() error {
 	}
 	objs := tenantctl.InstallObjects(cfg)
 	if o.defaultPolicy != nil {
-		if err := tenantctl.AnnotateDefaultPolicy(objs, *o.defaultPolicy); err != nil {
+		if err := policyctl.AnnotateDefaultPolicy(objs, *o.defaultPolicy); err != nil {
 			return err
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 )
 
 // PolicyShowOptions holds the flags of `kubectl zoo policy show`.
@@ -63,9 +63,9 @@ func (o *PolicyShowOptions) Run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	p, err := client.TenantPolicy(cmd.Context(), o.Tenant)
+	p, err := policyctl.New(client.Client).TenantPolicy(cmd.Context(), o.Tenant)
 	if err != nil {
 		return err
 	}
-	return tenantctl.PrintPolicy(o.Out, o.Output, o.Tenant, p)
+	return policyctl.PrintPolicy(o.Out, o.Output, o.Tenant, p)
 }

@@ -11,7 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 )
 
 // policyGolden compares got with testdata/policy/name (rewritten with -update).
@@ -46,7 +46,7 @@ func TestPolicyShowGolden(t *testing.T) {
 			}
 			t.Run(file, func(t *testing.T) {
 				var out bytes.Buffer
-				require.NoError(t, tenantctl.PrintPolicy(&out, output, "acme", p))
+				require.NoError(t, policyctl.PrintPolicy(&out, output, "acme", p))
 				policyGolden(t, file, out.String())
 				if output != "" {
 					back, err := policy.Parse(out.Bytes())
@@ -57,5 +57,5 @@ func TestPolicyShowGolden(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	assert.EqualError(t, tenantctl.PrintPolicy(&out, "wide", "acme", full), `--output must be one of json|yaml, not "wide"`)
+	assert.EqualError(t, policyctl.PrintPolicy(&out, "wide", "acme", full), `--output must be one of json|yaml, not "wide"`)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/localproxy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/nssetup"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
@@ -33,7 +34,7 @@ func (o *ServeOptions) keepNamespacesSetUp(ctx context.Context, namespaces *loca
 	if namespaces != nil {
 		zoo.Namespaces = namespaces.TenantNamespaces
 	}
-	r, err := nssetup.New(nssetup.Config{Kube: zoo.Kube, Client: zoo, Upstream: o.upstream, Tenant: o.Tenant})
+	r, err := nssetup.New(nssetup.Config{Kube: zoo.Kube, Client: policyctl.New(zoo.Client), Upstream: o.upstream, Tenant: o.Tenant})
 	if err != nil {
 		return fmt.Errorf("namespace set-up: %w", err)
 	}

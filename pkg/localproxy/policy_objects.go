@@ -37,7 +37,7 @@ func (p *Proxy) policyObjects(ctx context.Context, w http.ResponseWriter, ns str
 }
 
 // reconcilePolicyObjects makes the policy objects of the new upstream
-// namespace ns (tenantctl.ReconcileNamespacePolicyObjects: the new
+// namespace ns (policyctl.Client.ReconcileNamespacePolicyObjects: the new
 // namespace's only, unless the tenant has a quota to split).
 func (p *Proxy) reconcilePolicyObjects(ctx context.Context, ns string) error {
 	pc, err := p.policyClients()

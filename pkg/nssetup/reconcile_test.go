@@ -14,8 +14,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
@@ -97,7 +97,7 @@ func TestReconcileWritesOnlyWhatIsMissing(t *testing.T) {
 		namespace("beta-foreign", "acme"), going, namespace("solo-web", "solo")}
 	kube := fake.NewClientset(objs...)
 	records := map[string]*tenantapi.Tenant{"acme": record("acme", "admin"), "solo": record("solo")}
-	r, err := New(Config{Kube: kube, Client: &tenantctl.Client{Client: &upstream.Client{Kube: kube}}, Upstream: &rest.Config{Host: "https://upstream.invalid"},
+	r, err := New(Config{Kube: kube, Client: policyctl.New(&upstream.Client{Kube: kube}), Upstream: &rest.Config{Host: "https://upstream.invalid"},
 		Record: func(_ context.Context, tenant string) (*tenantapi.Tenant, error) { return records[tenant], nil }})
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)

@@ -17,11 +17,12 @@ import (
 const module = "github.com/kubectl-zoo/kubectl-zoo/"
 
 // writers are the purpose packages that write cluster objects as the
-// upstream's administrator (install and tenant lifecycle, users, export and
-// import), which the record API (tenantapi) and the pure builders
+// upstream's administrator (install and tenant lifecycle, policies, users,
+// export and import), which the record API (tenantapi) and the pure builders
 // (platformobj) exist so that the proxy need not import.
 var writers = []string{
 	module + "pkg/tenantctl",
+	module + "pkg/policyctl",
 	module + "pkg/users",
 	module + "pkg/transfer",
 }

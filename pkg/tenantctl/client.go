@@ -1,8 +1,11 @@
 package tenantctl
 
 import (
+	"context"
+
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
@@ -24,7 +27,8 @@ func NewClient(config *rest.Config) (*Client, error) {
 }
 
 // PolicyClientFor is the tenant library's client of the proxy's policy
-// hooks (localproxy.Config.NewPolicyClient): a Client for config that lists
+// hooks (localproxy.Config.NewPolicyClient): the policy client (policyctl)
+// and the wake of a Client for config, which lists
 // a tenant's namespaces from namespaces when set.
 func PolicyClientFor(config *rest.Config, namespaces tenantapi.NamespaceSource) (tenantapi.PolicyClient, error) {
 	c, err := NewClient(config)
@@ -32,5 +36,20 @@ func PolicyClientFor(config *rest.Config, namespaces tenantapi.NamespaceSource) 
 		return nil, err
 	}
 	c.Namespaces = namespaces
-	return c, nil
+	return policyClient{Client: c.policy(), tenants: c}, nil
+}
+
+// policy is c's policyctl client.
+func (c *Client) policy() *policyctl.Client { return policyctl.New(c.Client) }
+
+// policyClient is the proxy's tenantapi.PolicyClient: the policy reconciles
+// of policyctl, and the wake of a sleeping tenant.
+type policyClient struct {
+	*policyctl.Client
+	tenants *Client
+}
+
+// WakeTenant is Client.WakeTenant.
+func (p policyClient) WakeTenant(ctx context.Context, tenant string) (tenantapi.SleepResult, error) {
+	return p.tenants.WakeTenant(ctx, tenant)
 }

@@ -210,7 +210,7 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *tena
 	if _, err := c.Apply(ctx, record, false); err != nil {
 		return nil, err
 	}
-	p, err := c.InitialPolicy(ctx, t.Name(), created) // policy_defaults.go
+	p, err := c.policy().InitialPolicy(ctx, t.Name(), created) // pkg/policyctl/defaults.go
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +282,7 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *tena
 	}
 	// The policy objects before anything else in the namespaces: until its
 	// ResourceQuota exists, a namespace admits no create (admissionrules/gate.go).
-	if err := c.ReconcilePolicyObjects(ctx, t.Name()); err != nil { // propagate_reconcile.go
+	if err := c.policy().ReconcilePolicyObjects(ctx, t.Name()); err != nil { // pkg/policyctl/propagate_reconcile.go
 		return nil, err
 	}
 	if err := c.applyParallel(ctx, second); err != nil {
@@ -291,7 +291,7 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *tena
 	if err := c.applyMembership(ctx, t, tenant); err != nil { // membership.go
 		return nil, err
 	}
-	if err := c.ApplyPolicyGrants(ctx, t, p); err != nil { // registry_grant.go
+	if err := c.policy().ApplyPolicyGrants(ctx, t, p); err != nil { // pkg/policyctl/registry_grant.go
 		return nil, err
 	}
 	if err := c.applyKubernetesService(ctx, t); err != nil { // apiservice.go

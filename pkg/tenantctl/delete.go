@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/users"
@@ -113,10 +114,10 @@ func (c *Client) DeleteTenant(ctx context.Context, name string, opts DeleteOptio
 	if err != nil && !apierrors.IsNotFound(err) {
 		return res, fmt.Errorf("delete tenant record %q: %w", name, err)
 	}
-	// The policy and sleep locks (propagate_lock.go, sleep.go) are kept in
+	// The policy and sleep locks (pkg/policyctl/propagate_lock.go, sleep.go) are kept in
 	// kube-system.
-	for _, lock := range []string{PolicyLockName(t), SleepLockName(t)} {
-		err = c.Kube.CoordinationV1().Leases(policyLockNamespace).Delete(ctx, lock, metav1.DeleteOptions{})
+	for _, lock := range []string{policyctl.PolicyLockName(t), SleepLockName(t)} {
+		err = c.Kube.CoordinationV1().Leases(policyctl.LockNamespace).Delete(ctx, lock, metav1.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return res, fmt.Errorf("delete the lock %s of tenant %q: %w", lock, name, err)
 		}

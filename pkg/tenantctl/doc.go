@@ -1,12 +1,14 @@
 // Package tenantctl manages tenants in the shared (upstream) cluster: the
 // cluster-side pieces `kubectl zoo install` applies (the Tenant CRD, the
 // ValidatingAdmissionPolicies and the ClusterRoles of the security model), and
-// the tenants themselves (`kubectl zoo tenant create|list|get|delete`), their
-// policies and the reconcile of those into every namespace.
+// the tenants themselves (`kubectl zoo tenant create|list|get|delete`, sleep,
+// membership) and `policy set` (SetTenantPolicy, ReconcilePolicy).
 //
 // What lives elsewhere: the administrator's client and the verbs every
 // purpose shares are pkg/upstream's (Client embeds upstream.Client); the
-// generated admission rules are pkg/admissionrules'; users and certificate
+// generated admission rules are pkg/admissionrules'; tenant policies in
+// force (their grants, the policy objects of every namespace, the
+// namespace limit) are pkg/policyctl's; users and certificate
 // grants are pkg/users'; `tenant export|import` is pkg/transfer's.
 //
 // The Tenant record and its names are pkg/tenantapi's; the objects the

@@ -55,7 +55,7 @@ func (c *Client) revokeMembership(ctx context.Context, t translate.Tenant, progr
 	if found {
 		progress("rolebinding.rbac.authorization.k8s.io/%s deleted (namespace %s)", tenantapi.MembershipRoleBinding, tenantapi.MembershipNamespace(t))
 	}
-	grants, err := c.RevokePolicyGrants(ctx, t, progress) // registry_grant.go
+	grants, err := c.policy().RevokePolicyGrants(ctx, t, progress) // pkg/policyctl/registry_grant.go
 	if err != nil {
 		return found, err
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -26,7 +27,7 @@ const relabelParallelism = 8
 // ReconcilePolicy brings everything upstream that a tenant's policy implies
 // in line with its record (EffectivePolicy): the grants admission reads
 // (the Pod Security level of the tenant's MembershipRoleBinding, the
-// PriorityClasses of its priority grant, policy_priority.go), then the Pod
+// PriorityClasses of its priority grant, pkg/policyctl/priority.go), then the Pod
 // Security labels of EVERY namespace of the tenant, then the policy objects
 // of every namespace (ReconcilePolicyObjects), then the mark of a tenant at
 // its namespace limit. The grants come first,
@@ -52,7 +53,7 @@ func (c *Client) ReconcilePolicy(ctx context.Context, tenant string) error {
 	if err := c.applyMembership(ctx, t, rec); err != nil {
 		return err
 	}
-	if err := c.ApplyPolicyGrants(ctx, t, p); err != nil { // registry_grant.go
+	if err := c.policy().ApplyPolicyGrants(ctx, t, p); err != nil { // pkg/policyctl/registry_grant.go
 		return err
 	}
 	if len(rec.Spec.Admins) > 0 {
@@ -60,26 +61,26 @@ func (c *Client) ReconcilePolicy(ctx context.Context, tenant string) error {
 			return err
 		}
 	}
-	if err := c.WaitPolicyGrants(ctx, t, p); err != nil {
+	if err := c.policy().WaitPolicyGrants(ctx, t, p); err != nil {
 		return err
 	}
 	if err := c.relabelNamespaces(ctx, t, p.PodSecurity); err != nil {
 		return err
 	}
-	if err := c.ReconcilePolicyObjects(ctx, tenant); err != nil { // propagate_reconcile.go
+	if err := c.policy().ReconcilePolicyObjects(ctx, tenant); err != nil { // pkg/policyctl/propagate_reconcile.go
 		return err
 	}
-	// The namespace limit's mark (policy_maxns.go); a mark lifted is waited
+	// The namespace limit's mark (pkg/policyctl/maxns.go); a mark lifted is waited
 	// for, as the grants are.
-	n, err := c.CountNamespaces(ctx, tenant)
+	n, err := c.policy().CountNamespaces(ctx, tenant)
 	if err != nil {
 		return err
 	}
-	lifted, err := c.SetNamespaceLimitReached(ctx, tenant, n)
+	lifted, err := c.policy().SetNamespaceLimitReached(ctx, tenant, n)
 	if err != nil || !lifted {
 		return err
 	}
-	return c.WaitNamespaceLimitLifted(ctx, tenant, time.Minute)
+	return c.policy().WaitNamespaceLimitLifted(ctx, tenant, time.Minute)
 }
 
 // relabelNamespaces sets the Pod Security labels (enforce, warn, audit) of
@@ -103,7 +104,7 @@ func (c *Client) relabelNamespaces(ctx context.Context, t translate.Tenant, leve
 			continue
 		}
 		g.Go(func() error {
-			_, err := c.Kube.CoreV1().Namespaces().Patch(gctx, ns.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: PolicyFieldManager})
+			_, err := c.Kube.CoreV1().Namespaces().Patch(gctx, ns.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: policyctl.PolicyFieldManager})
 			if err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("label namespace %s with Pod Security level %s: %w", ns.Name, level, err)
 			}
@@ -128,7 +129,7 @@ func (c *Client) SetTenantPolicy(ctx context.Context, tenant string, change poli
 	if err := c.CheckInstalled(ctx); err != nil {
 		return policy.Policy{}, err
 	}
-	stored, err := c.ChangePolicy(ctx, tenant, change.Apply)
+	stored, err := c.policy().ChangePolicy(ctx, tenant, change.Apply)
 	if err != nil {
 		return stored, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -48,7 +49,7 @@ func InstallClusterRoles() []*rbacv1.ClusterRole {
 			}},
 		})
 	}
-	return append(roles, NamespaceLimitClusterRoleObject(), // policy_maxns.go
+	return append(roles, policyctl.NamespaceLimitClusterRoleObject(), // pkg/policyctl/maxns.go
 		admissionrules.PropagatorClusterRole(), // propagator.go
 		SleepClusterRoleObject())               // sleep_rbac.go
 }

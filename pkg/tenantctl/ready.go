@@ -50,7 +50,7 @@ func (c *Client) waitEnforced(ctx context.Context, t translate.Tenant, admin, le
 	var last error
 	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, upstream.EnforcementTimeout, true, func(ctx context.Context) (bool, error) {
 		// A tenant at its namespace limit has every namespace create refused
-		// by zoo-tenant-namespace-limit (policy_maxns.go): that refusal says
+		// by zoo-tenant-namespace-limit (pkg/policyctl/maxns.go): that refusal says
 		// nothing of the boundary this waits for, and waiting for it cannot
 		// make the tenant any less confined (its writes are refused until
 		// its membership is in force).

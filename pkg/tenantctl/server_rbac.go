@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -86,7 +87,7 @@ func ServerBaseClusterRole() *rbacv1.ClusterRole {
 	// deletes those the policy no longer implies (and an unlabeled one in
 	// their way). RBAC cannot confine them to tenant namespaces.
 	rules = append(rules, policyObjectRules()...)
-	// The namespace limit of tenants (policy_maxns.go): the RoleBinding
+	// The namespace limit of tenants (pkg/policyctl/maxns.go): the RoleBinding
 	// that marks a tenant at its limit, in its kube-system, listed, made
 	// and deleted after the tenant's namespace creates and deletes; it
 	// binds NamespaceLimitClusterRole, which the server may bind without
@@ -96,7 +97,7 @@ func ServerBaseClusterRole() *rbacv1.ClusterRole {
 	// changed (made again impersonating one of its admins).
 	rules = append(rules,
 		kindRule(rbacv1.GroupName, "RoleBinding", "list", "watch", "create", "delete"),
-		named(kindRule(rbacv1.GroupName, "ClusterRole", "bind"), NamespaceLimitClusterRole))
+		named(kindRule(rbacv1.GroupName, "ClusterRole", "bind"), policyctl.NamespaceLimitClusterRole))
 	// Objects of shared kinds a tenant names (a storage class, a priority
 	// class) are read one by one to learn whose they are (shared.go,
 	// platform.go's priority class values).
@@ -216,13 +217,13 @@ func ServerAuthenticationRoleBinding() *rbacv1.RoleBinding {
 var policyObjectVerbs = []string{"get", "list", "watch", "create", "patch", "delete"}
 
 // ServerPolicyLockRole is the Role in kube-system that lets the server take
-// a tenant's policy lock (a Lease, propagate_lock.go). RBAC cannot confine
+// a tenant's policy lock (a Lease, pkg/policyctl/propagate_lock.go). RBAC cannot confine
 // create to the names zoo-policy-*; the server's impersonation right is
 // stronger anyway.
 func ServerPolicyLockRole() *rbacv1.Role {
 	return &rbacv1.Role{
 		TypeMeta:   roleType,
-		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.ServerPolicyLocks, Namespace: policyLockNamespace, Labels: serverLabels()},
+		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.ServerPolicyLocks, Namespace: policyctl.LockNamespace, Labels: serverLabels()},
 		Rules:      []rbacv1.PolicyRule{kindRule("coordination.k8s.io", "Lease", "get", "create", "update")},
 	}
 }
@@ -232,7 +233,7 @@ func ServerPolicyLockRole() *rbacv1.Role {
 func ServerPolicyLockRoleBinding() *rbacv1.RoleBinding {
 	return &rbacv1.RoleBinding{
 		TypeMeta:   platformobj.RoleBindingType,
-		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.ServerPolicyLocks, Namespace: policyLockNamespace, Labels: serverLabels()},
+		ObjectMeta: metav1.ObjectMeta{Name: tenantapi.ServerPolicyLocks, Namespace: policyctl.LockNamespace, Labels: serverLabels()},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: tenantapi.ServerPolicyLocks},
 		Subjects:   []rbacv1.Subject{serverSubject()},
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -101,7 +102,7 @@ func (c *Client) changeSleep(ctx context.Context, name string, withInventory boo
 	if err := c.CheckInstalled(ctx); err != nil {
 		return tenantapi.SleepResult{}, err
 	}
-	ctx, unlock, err := c.LockLease(ctx, t, SleepLockName(t), "sleep")
+	ctx, unlock, err := c.policy().LockLease(ctx, t, SleepLockName(t), "sleep")
 	if err != nil {
 		return tenantapi.SleepResult{}, err
 	}
@@ -111,7 +112,7 @@ func (c *Client) changeSleep(ctx context.Context, name string, withInventory boo
 		return tenantapi.SleepResult{}, err
 	}
 	var rec *tenantapi.Tenant
-	err = retry.RetryOnConflict(policyRetry, func() error {
+	err = retry.RetryOnConflict(policyctl.ConflictRetry, func() error {
 		if rec, err = sc.readRecord(ctx, name); err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 )
@@ -14,7 +15,7 @@ import (
 // a tenant busy on another. The update carries the record's
 // resourceVersion; after a Conflict it reads and compares again.
 func (c *Client) RecordActivity(ctx context.Context, name string, at time.Time) error {
-	return retry.RetryOnConflict(policyRetry, func() error {
+	return retry.RetryOnConflict(policyctl.ConflictRetry, func() error {
 		rec, err := c.readRecord(ctx, name)
 		if err != nil {
 			return err

@@ -5,7 +5,7 @@
 // source>, and follows the source. Copies are written by the platform's
 // propagator identity (PropagatorUser), never by the tenant; a tenant only
 // chooses what to mark, and the rules here (and the upstream policy
-// tenantctl.PropagatorPolicy) keep that choice inside the tenant's own
+// admissionrules.PropagatorPolicy) keep that choice inside the tenant's own
 // namespaces, its own Secrets and ConfigMaps, and away from objects that
 // are not copies.
 //

@@ -22,7 +22,7 @@ import (
 // The propagator identity: a ServiceAccount that need not exist, which the
 // proxy and the server impersonate to write copies. `kubectl zoo install`
 // grants it Secrets and ConfigMaps (and events) and confines it with
-// tenantctl.PropagatorPolicy to copies in tenant namespaces.
+// admissionrules.PropagatorPolicy to copies in tenant namespaces.
 const (
 	PropagatorNamespace      = "zoo-system"
 	PropagatorServiceAccount = "zoo-propagator"

@@ -15,7 +15,7 @@ import (
 // DNS name, where "*" stands for exactly one label (as in a TLS
 // certificate). None is allowed by default. Upstream, the tenant's patterns
 // are a grant the zoo-tenant policy asks the authorizer about
-// (pkg/tenantctl/policy_externalnames.go), for the name and for its
+// (pkg/policyctl/externalnames.go), for the name and for its
 // one-label wildcard.
 
 // ExternalNameLookup is an optional extension of PlatformLookup: the

@@ -20,8 +20,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -47,9 +47,9 @@ const (
 )
 
 // policyReconciler is what the loop calls per tenant
-// (tenantctl.Client.ReconcilePolicyObjectsOnDrift).
+// (policyctl.Client.ReconcilePolicyObjectsOnDrift).
 type policyReconciler interface {
-	ReconcilePolicyObjectsOnDrift(ctx context.Context, tenant string, cache *tenantctl.PolicyCache) error
+	ReconcilePolicyObjectsOnDrift(ctx context.Context, tenant string, cache *policyctl.PolicyCache) error
 }
 
 // policyLoop keeps the objects of every tenant's policy in every tenant
@@ -65,7 +65,7 @@ type policyLoop struct {
 	reconciler policyReconciler
 	queue      workqueue.TypedRateLimitingInterface[string]
 	factories  []informers.SharedInformerFactory
-	cache      *tenantctl.PolicyCache
+	cache      *policyctl.PolicyCache
 }
 
 func newPolicyLoop(client kubernetes.Interface, reconciler policyReconciler, tenants cache.SharedIndexInformer) (*policyLoop, error) {
@@ -136,7 +136,7 @@ func newPolicyLoop(client kubernetes.Interface, reconciler policyReconciler, ten
 		soon(oldObj)
 		soon(newObj)
 	}})
-	l.cache = &tenantctl.PolicyCache{
+	l.cache = &policyctl.PolicyCache{
 		Tenant: func(name string) (*tenantapi.Tenant, error) {
 			obj, ok, err := tenants.GetStore().GetByKey(name)
 			if err != nil {
@@ -241,7 +241,7 @@ func (l *policyLoop) work(ctx context.Context) bool {
 	defer cancel()
 	err := l.reconciler.ReconcilePolicyObjectsOnDrift(rctx, tenant, l.cache)
 	switch {
-	case errors.Is(err, tenantctl.ErrPolicyStillDrifted):
+	case errors.Is(err, policyctl.ErrPolicyStillDrifted):
 		// Usually the informers have not seen the writes yet; a tenant
 		// that stays so is worth an error (policyStuckRetries: about a
 		// minute of backoff).

@@ -17,8 +17,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -26,10 +26,10 @@ import (
 // cache it hands over.
 type recordingReconciler struct {
 	tenants chan string
-	cache   chan *tenantctl.PolicyCache
+	cache   chan *policyctl.PolicyCache
 }
 
-func (r *recordingReconciler) ReconcilePolicyObjectsOnDrift(_ context.Context, tenant string, c *tenantctl.PolicyCache) error {
+func (r *recordingReconciler) ReconcilePolicyObjectsOnDrift(_ context.Context, tenant string, c *policyctl.PolicyCache) error {
 	r.tenants <- tenant
 	r.cache <- c
 	return nil
@@ -56,7 +56,7 @@ func TestPolicyLoopCacheReadsItsInformers(t *testing.T) {
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
 		map[schema.GroupVersionResource]string{tenantapi.TenantGVR: tenantapi.TenantKind + "List"}, u)
 	tenants := newTenantIndex(dyn).informer
-	r := &recordingReconciler{tenants: make(chan string, 10), cache: make(chan *tenantctl.PolicyCache, 10)}
+	r := &recordingReconciler{tenants: make(chan string, 10), cache: make(chan *policyctl.PolicyCache, 10)}
 	l, err := newPolicyLoop(kube, r, tenants)
 	require.NoError(t, err)
 

@@ -18,6 +18,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/localproxy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
@@ -64,7 +65,7 @@ type Server struct {
 	// policy keeps the tenants' policy objects (policy_loop.go) with
 	// policyClient.
 	policy       *policyLoop
-	policyClient *tenantctl.Client
+	policyClient *policyctl.Client
 	proxies      *proxies
 	metrics      *metrics
 	fair         *fairShare // fairshare.go
@@ -120,9 +121,9 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("upstream client: %w", err)
 	}
-	s.policyClient = policies
+	s.policyClient = policyctl.New(policies.Client)
 	s.sleeper = &idleSleeper{client: policies, records: s.tenants.informer.GetStore().List, now: time.Now, seen: map[string]time.Time{}}
-	if s.policy, err = newPolicyLoop(client, policies, s.tenants.informer); err != nil {
+	if s.policy, err = newPolicyLoop(client, s.policyClient, s.tenants.informer); err != nil {
 		return nil, err
 	}
 	access, err := s.newAPIAccess()

@@ -16,9 +16,10 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/localproxy"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantprop"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 )
 
 // tenantPropResync is how often every followed object is looked at again: it
@@ -35,7 +36,7 @@ const tenantPropResync = 10 * time.Minute
 // of them changes. Every replica runs it; the writes are idempotent and
 // guarded by preconditions, so two replicas never fight.
 type tenantPropLoop struct {
-	tc    *tenantctl.Client
+	tc    *policyctl.Client
 	prop  *tenantprop.Propagator
 	queue workqueue.TypedRateLimitingInterface[string]
 	// followed are the informers of marked objects and copies, indexed by
@@ -48,7 +49,7 @@ type tenantPropLoop struct {
 const byTenant = "tenant"
 
 func newTenantPropLoop(cfg *rest.Config) (*tenantPropLoop, error) {
-	tc, err := tenantctl.NewClient(cfg)
+	up, err := upstream.NewClient(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +68,7 @@ func newTenantPropLoop(cfg *rest.Config) (*tenantPropLoop, error) {
 	if err != nil {
 		return nil, fmt.Errorf("metadata client: %w", err)
 	}
-	l := &tenantPropLoop{tc: tc, prop: prop, queue: workqueue.NewTypedRateLimitingQueueWithConfig(
+	l := &tenantPropLoop{tc: policyctl.New(up), prop: prop, queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 		workqueue.DefaultTypedControllerRateLimiter[string](), workqueue.TypedRateLimitingQueueConfig[string]{Name: "zoo-tenant-policies"})}
 	selector := func(s string) metadatainformer.TweakListOptionsFunc {
 		return func(o *metav1.ListOptions) { o.LabelSelector = s }

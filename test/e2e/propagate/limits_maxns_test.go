@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
@@ -73,7 +74,7 @@ func TestNamespaceLimitHoldsForWhatNamespacesHold(t *testing.T) {
 	t.Run("directly upstream, reconciled by policy set", func(t *testing.T) {
 		rawNamespace(t, "plns", "plns-one")
 		rawNamespace(t, "plns", "plns-two") // the limit's mark is not there yet
-		require.NoError(t, zooClient(t).ReconcilePolicyObjects(ctx, "plns"))
+		require.NoError(t, policyctl.New(zooClient(t).Client).ReconcilePolicyObjects(ctx, "plns"))
 		requirePolicyObjects(t, "plns", "plns-one", true, false)
 		_, err := framework.AdminClient(t).CoreV1().ResourceQuotas("plns-two").Get(ctx, platformobj.PolicyObjectName, metav1.GetOptions{})
 		require.Error(t, err, "the namespace beyond the limit gets no quota")
@@ -89,7 +90,7 @@ func TestNamespaceLimitHoldsForWhatNamespacesHold(t *testing.T) {
 			_, err := framework.AdminClient(t).CoreV1().Namespaces().Get(ctx, "plns-one", metav1.GetOptions{})
 			return err != nil
 		}, 60*time.Second, 250*time.Millisecond, "plns-one is gone")
-		require.NoError(t, zooClient(t).ReconcilePolicyObjects(ctx, "plns"))
+		require.NoError(t, policyctl.New(zooClient(t).Client).ReconcilePolicyObjects(ctx, "plns"))
 		requirePolicyObjects(t, "plns", "plns-two", true, false)
 		_, err = tenant.RbacV1().RoleBindings("plns-two").Create(ctx, adminsBinding("plns"), metav1.CreateOptions{})
 		require.NoError(t, err)

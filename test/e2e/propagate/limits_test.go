@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
@@ -203,7 +204,7 @@ func TestTenantWideQuotaHoldsInANamespaceMadeDirectlyUpstream(t *testing.T) {
 			return err == nil
 		}, 30*time.Second, 200*time.Millisecond, "the cluster's own ConfigMap")
 
-		require.NoError(t, zooClient(t).ReconcileNamespacePolicyObjects(ctx, "plim", "plim-raw"))
+		require.NoError(t, policyctl.New(zooClient(t).Client).ReconcileNamespacePolicyObjects(ctx, "plim", "plim-raw"))
 		requirePolicyObjects(t, "plim", "plim-raw", true, false)
 		quotasKnown(t, "plim")
 		_, err = tenant.RbacV1().RoleBindings("plim-raw").Create(ctx, adminsBinding("plim"), metav1.CreateOptions{})

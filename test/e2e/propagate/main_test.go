@@ -30,6 +30,7 @@ import (
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -84,7 +85,7 @@ func storePolicy(t *testing.T, tenant string, p policy.Policy) {
 func setPolicy(t *testing.T, tenant string, p policy.Policy) {
 	t.Helper()
 	storePolicy(t, tenant, p)
-	require.NoError(t, zooClient(t).ReconcilePolicyObjects(t.Context(), tenant))
+	require.NoError(t, policyctl.New(zooClient(t).Client).ReconcilePolicyObjects(t.Context(), tenant))
 }
 
 // asTenant is a clientset acting directly upstream as tenant's admin.

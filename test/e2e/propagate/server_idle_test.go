@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
@@ -35,7 +35,7 @@ func TestServerLoopLeavesUndriftedTenantsAlone(t *testing.T) {
 		require.NoError(t, res.Err, res.Stderr)
 	}
 	leases := admin.CoordinationV1().Leases(metav1.NamespaceSystem)
-	lockName := tenantctl.PolicyLockName(translate.MustTenant(tenant))
+	lockName := policyctl.PolicyLockName(translate.MustTenant(tenant))
 	leaseVersion := func() string {
 		l, err := leases.Get(ctx, lockName, metav1.GetOptions{})
 		require.NoError(t, err)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
@@ -94,7 +94,7 @@ func TestServerMakesAndRepairsPolicyObjects(t *testing.T) {
 	})
 	// One LIST: a snapshot. A GET per namespace could add a share read
 	// before a rebalance lowered it to one read after it raised another.
-	rqs, err := admin.CoreV1().ResourceQuotas("").List(ctx, metav1.ListOptions{LabelSelector: tenantctl.PolicySelector(translate.MustTenant("psrv"))})
+	rqs, err := admin.CoreV1().ResourceQuotas("").List(ctx, metav1.ListOptions{LabelSelector: policyctl.PolicySelector(translate.MustTenant("psrv"))})
 	require.NoError(t, err)
 	require.Len(t, rqs.Items, len(namespaces))
 	var total resource.Quantity

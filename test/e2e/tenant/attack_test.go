@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -111,7 +112,7 @@ func TestAttackSuite(t *testing.T) {
 	require.NoError(t, err)
 	zc, err := tenantctl.NewClient(framework.Cluster().Config)
 	require.NoError(t, err)
-	require.NoError(t, zc.ReconcileNamespacePolicyObjects(ctx, "acme", "acme-fresh"))
+	require.NoError(t, policyctl.New(zc.Client).ReconcileNamespacePolicyObjects(ctx, "acme", "acme-fresh"))
 	rbs, err := platformobj.NamespaceRBAC(tenant, "acme-fresh")
 	require.NoError(t, err)
 	for _, rb := range rbs {

@@ -1,4 +1,4 @@
-package tenantctl
+package policyctl
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 // loop) first takes the tenant's Lease in the upstream kube-system, which
 // exists in every cluster and where tenants may write nothing.
 const (
-	policyLockNamespace = metav1.NamespaceSystem
+	LockNamespace = metav1.NamespaceSystem
 	// policyLockTTL is how long a Lease held by a writer that died blocks
 	// the others.
 	policyLockTTL = 30 * time.Second
@@ -50,7 +50,7 @@ func (c *Client) lockPolicy(ctx context.Context, t translate.Tenant) (context.Co
 // before two writers interleave. The release stops the renewal and frees
 // the Lease.
 func (c *Client) LockLease(ctx context.Context, t translate.Tenant, name, what string) (context.Context, func(), error) {
-	leases := c.Kube.CoordinationV1().Leases(policyLockNamespace)
+	leases := c.Kube.CoordinationV1().Leases(LockNamespace)
 	holder := string(uuid.NewUUID())
 	var held *coordinationv1.Lease
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, policyLockWait, true, func(ctx context.Context) (bool, error) {
@@ -78,10 +78,10 @@ func (c *Client) LockLease(ctx context.Context, t translate.Tenant, name, what s
 		return err == nil, err
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("take the %s lock of tenant %s (Lease %s/%s): %w", what, t, policyLockNamespace, name, err)
+		return nil, nil, fmt.Errorf("take the %s lock of tenant %s (Lease %s/%s): %w", what, t, LockNamespace, name, err)
 	}
 	r := &leaseRenewer{leases: leases, held: held, ttl: policyLockTTL,
-		lost: fmt.Errorf("lost the %s lock of tenant %s (Lease %s/%s) to another writer", what, t, policyLockNamespace, name)}
+		lost: fmt.Errorf("lost the %s lock of tenant %s (Lease %s/%s) to another writer", what, t, LockNamespace, name)}
 	lockCtx, cancel := context.WithCancelCause(ctx)
 	stop, stopped := make(chan struct{}), make(chan struct{})
 	go func() {

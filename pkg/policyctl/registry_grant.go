@@ -1,4 +1,4 @@
-package tenantctl
+package policyctl
 
 import (
 	"context"
@@ -137,8 +137,8 @@ type policyGrant struct {
 // policyGrants are the registry grants a tenant's policy implies: `tenant
 // create` and `policy set` apply them, `tenant delete` revokes them.
 var policyGrants = []policyGrant{
-	{priorityGrant, func(p policy.Policy) []string { return p.PriorityClasses }},   // policy_priority.go
-	{externalNameGrant, func(p policy.Policy) []string { return p.ExternalNames }}, // policy_externalnames.go
+	{priorityGrant, func(p policy.Policy) []string { return p.PriorityClasses }},   // priority.go
+	{externalNameGrant, func(p policy.Policy) []string { return p.ExternalNames }}, // externalnames.go
 	{volumeSourceGrant, func(p policy.Policy) []string { return p.VolumeSources }}, // admissionrules/volumes.go
 }
 

@@ -1,4 +1,4 @@
-package tenantctl
+package policyctl
 
 import (
 	rbacv1 "k8s.io/api/rbac/v1"

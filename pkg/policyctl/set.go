@@ -1,4 +1,4 @@
-package tenantctl
+package policyctl
 
 import (
 	"context"
@@ -23,7 +23,7 @@ const PolicyFieldManager = "kubectl-zoo-policy"
 
 // policyRetry is how often and how long ChangePolicy retries after a
 // Conflict: enough for tens of concurrent writers of one record.
-var policyRetry = wait.Backoff{Steps: 30, Duration: 10 * time.Millisecond, Factor: 1.5, Jitter: 1, Cap: time.Second}
+var ConflictRetry = wait.Backoff{Steps: 30, Duration: 10 * time.Millisecond, Factor: 1.5, Jitter: 1, Cap: time.Second}
 
 // ChangePolicy changes the stored policy of a tenant with change, which is
 // given the tenant's effective policy (EffectivePolicy), and stores the
@@ -43,7 +43,7 @@ func (c *Client) changePolicy(ctx context.Context, tenant string, change func(*t
 		return policy.Policy{}, err
 	}
 	var stored policy.Policy
-	err := retry.RetryOnConflict(policyRetry, func() error {
+	err := retry.RetryOnConflict(ConflictRetry, func() error {
 		u, err := c.Dynamic.Resource(tenantapi.TenantGVR).Get(ctx, tenant, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):

@@ -1,4 +1,4 @@
-package tenantctl
+package policyctl
 
 import (
 	"encoding/json"
