@@ -12,6 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/install"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
@@ -194,8 +195,8 @@ func DefaultServerImage() string {
 	return tenantapi.DefaultServerImageRepository + ":" + CurrentVersion().Version
 }
 
-func (o *InstallOptions) serverOptions() tenantctl.ServerOptions {
-	return tenantctl.ServerOptions{Replicas: o.Replicas, Image: o.Image}
+func (o *InstallOptions) serverOptions() install.ServerOptions {
+	return install.ServerOptions{Replicas: o.Replicas, Image: o.Image}
 }
 
 // Run applies, prints or removes the cluster-side pieces.
@@ -211,7 +212,7 @@ func (o *InstallOptions) Run(cmd *cobra.Command) error {
 		return o.uninstall(cmd, client)
 	}
 	dryRun := o.DryRun == "server"
-	applied, err := client.Install(cmd.Context(), dryRun, o.installConfig())
+	applied, err := install.New(client.Client).Install(cmd.Context(), dryRun, o.installConfig())
 	if err != nil {
 		return err
 	}
@@ -221,7 +222,7 @@ func (o *InstallOptions) Run(cmd *cobra.Command) error {
 		}
 	}
 	if o.Server {
-		server, err := client.InstallServer(cmd.Context(), o.serverOptions(), dryRun, func(format string, args ...any) {
+		server, err := install.New(client.Client).InstallServer(cmd.Context(), o.serverOptions(), dryRun, func(format string, args ...any) {
 			_, _ = io.WriteString(o.ErrOut, sprintfLine(format, args...)) // what a dry run left out, always said
 		})
 		if err != nil {
@@ -256,14 +257,14 @@ func (o *InstallOptions) printObjects() error {
 	if c := o.installConfig(); c != nil {
 		cfg = *c
 	}
-	objs := tenantctl.InstallObjects(cfg)
+	objs := install.InstallObjects(cfg)
 	if o.defaultPolicy != nil {
 		if err := policyctl.AnnotateDefaultPolicy(objs, *o.defaultPolicy); err != nil {
 			return err
 		}
 	}
 	if o.Server {
-		server, err := tenantctl.ServerObjects(o.serverOptions())
+		server, err := install.ServerObjects(o.serverOptions())
 		if err != nil {
 			return err
 		}
@@ -290,7 +291,7 @@ func (o *InstallOptions) uninstall(cmd *cobra.Command, client *tenantctl.Client)
 	)
 	if o.Server {
 		what = "the kubectl-zoo server"
-		removed, err = client.UninstallServer(cmd.Context(), progressTo(o.Out))
+		removed, err = install.New(client.Client).UninstallServer(cmd.Context(), progressTo(o.Out))
 	} else {
 		removed, err = client.Uninstall(cmd.Context(), tenantctl.UninstallOptions{Force: o.Force, Progress: progressTo(o.Out)})
 	}

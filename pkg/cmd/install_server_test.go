@@ -19,8 +19,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/certs"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/install"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 )
 
 // masked replaces the random bytes of the golden output.
@@ -84,7 +84,7 @@ func TestInstallServerDryRunGolden(t *testing.T) {
 			zooCABundle, _, _ = unstructured.NestedString(u.Object, "data", "ca.crt")
 			require.NoError(t, unstructured.SetNestedField(u.Object, masked, "data", "ca.crt"))
 		case "Deployment/" + tenantapi.ServerName:
-			path := []string{"spec", "template", "metadata", "annotations", tenantctl.ServerCertDigestAnnotation}
+			path := []string{"spec", "template", "metadata", "annotations", install.ServerCertDigestAnnotation}
 			digest, _, _ = unstructured.NestedString(u.Object, path...)
 			require.NoError(t, unstructured.SetNestedField(u.Object, masked, path...))
 		}
@@ -92,7 +92,7 @@ func TestInstallServerDryRunGolden(t *testing.T) {
 		require.NoError(t, err)
 		docs[i] = strings.TrimSuffix(string(b), "\n")
 	}
-	_, err := tenantctl.ServerTLSFromSecret(&secret, time.Now())
+	_, err := install.ServerTLSFromSecret(&secret, time.Now())
 	require.NoError(t, err, "the printed certificate must be a good serving certificate")
 	assert.Equal(t, string(secret.Data["ca.crt"]), caBundle)
 	_, err = certs.ZooCAFromSecret(&zooCASecret, time.Now())

@@ -2,7 +2,7 @@
 // Each command is a thin layer (flags, Complete, Validate, Run) over the
 // packages that do the work: translate, localproxy (serve), zooserver (serve
 // --listen), the administrator's side over upstream's client: tenantctl
-// (install and tenants), policyctl (tenant policies in force), users (tenant user, the grants of
+// (tenants), install (install, install --server), policyctl (tenant policies in force), users (tenant user, the grants of
 // cert), transfer (tenant export|import), admissionrules (the rules install
 // applies); the record is tenantapi's, the objects written for a tenant are
 // built by platformobj; certs, verify.

@@ -22,6 +22,7 @@ const module = "github.com/kubectl-zoo/kubectl-zoo/"
 // (platformobj) exist so that the proxy need not import.
 var writers = []string{
 	module + "pkg/tenantctl",
+	module + "pkg/install",
 	module + "pkg/policyctl",
 	module + "pkg/users",
 	module + "pkg/transfer",

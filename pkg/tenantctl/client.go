@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/install"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policyctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
@@ -53,3 +54,6 @@ type policyClient struct {
 func (p policyClient) WakeTenant(ctx context.Context, tenant string) (tenantapi.SleepResult, error) {
 	return p.tenants.WakeTenant(ctx, tenant)
 }
+
+// install is c's install client.
+func (c *Client) install() *install.Client { return install.New(c.Client) }

@@ -276,7 +276,7 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *tena
 		}
 	}
 	for _, batch := range batches {
-		if err := c.applyParallel(ctx, batch); err != nil {
+		if err := c.ApplyParallel(ctx, batch); err != nil {
 			return nil, err
 		}
 	}
@@ -285,7 +285,7 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *tena
 	if err := c.policy().ReconcilePolicyObjects(ctx, t.Name()); err != nil { // pkg/policyctl/propagate_reconcile.go
 		return nil, err
 	}
-	if err := c.applyParallel(ctx, second); err != nil {
+	if err := c.ApplyParallel(ctx, second); err != nil {
 		return nil, err
 	}
 	if err := c.applyMembership(ctx, t, tenant); err != nil { // membership.go
@@ -294,7 +294,7 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *tena
 	if err := c.policy().ApplyPolicyGrants(ctx, t, p); err != nil { // pkg/policyctl/registry_grant.go
 		return nil, err
 	}
-	if err := c.applyKubernetesService(ctx, t); err != nil { // apiservice.go
+	if err := c.install().ApplyKubernetesService(ctx, t); err != nil { // pkg/install/apiservice.go
 		return nil, err
 	}
 	if err := c.waitEnforced(ctx, t, tenant.Spec.Admins[0], level); err != nil {
@@ -308,17 +308,6 @@ func (c *Client) reconcile(ctx context.Context, t translate.Tenant, tenant *tena
 	}
 	slices.Sort(namespaces)
 	return &CreateResult{Tenant: tenant, Namespaces: namespaces}, nil
-}
-
-func (c *Client) applyParallel(ctx context.Context, objs []runtime.Object) error {
-	g, ctx := errgroup.WithContext(ctx)
-	for _, obj := range objs {
-		g.Go(func() error {
-			_, err := c.Apply(ctx, obj, false)
-			return err
-		})
-	}
-	return g.Wait()
 }
 
 // namespaceLabels are the labels of a standard namespace of the tenant:

@@ -1,12 +1,13 @@
-// Package tenantctl manages tenants in the shared (upstream) cluster: the
-// cluster-side pieces `kubectl zoo install` applies (the Tenant CRD, the
-// ValidatingAdmissionPolicies and the ClusterRoles of the security model), and
+// Package tenantctl manages tenants in the shared (upstream) cluster:
 // the tenants themselves (`kubectl zoo tenant create|list|get|delete`, sleep,
 // membership) and `policy set` (SetTenantPolicy, ReconcilePolicy).
 //
 // What lives elsewhere: the administrator's client and the verbs every
 // purpose shares are pkg/upstream's (Client embeds upstream.Client); the
-// generated admission rules are pkg/admissionrules'; tenant policies in
+// cluster-side pieces `kubectl zoo install` applies (the Tenant CRD, the
+// ClusterRoles of the security model, the server) are pkg/install's, and
+// uninstall ends there; the generated admission rules are
+// pkg/admissionrules'; tenant policies in
 // force (their grants, the policy objects of every namespace, the
 // namespace limit) are pkg/policyctl's; users and certificate
 // grants are pkg/users'; `tenant export|import` is pkg/transfer's.

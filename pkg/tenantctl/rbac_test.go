@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/install"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
@@ -78,16 +79,16 @@ func TestTenantRBAC(t *testing.T) {
 // the propagator's rights to the propagator identity only, the last the
 // sleep rights to the sleep user only.
 func TestInstallRBACIsConstant(t *testing.T) {
-	bindings := InstallClusterRoleBindings()
+	bindings := install.InstallClusterRoleBindings()
 	require.Len(t, bindings, 3)
-	assert.Equal(t, SleepClusterRole, bindings[2].RoleRef.Name)
+	assert.Equal(t, install.SleepClusterRole, bindings[2].RoleRef.Name)
 	assert.Equal(t, []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: translate.SleepUser}}, bindings[2].Subjects)
 	assert.Equal(t, tenantapi.TenantClusterClusterRole, bindings[0].RoleRef.Name)
 	assert.Equal(t, []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "Group", Name: translate.AdminsGroup}}, bindings[0].Subjects)
 	assert.Equal(t, admissionrules.PropagatorName, bindings[1].RoleRef.Name)
 	assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: "zoo-system", Name: "zoo-propagator"}}, bindings[1].Subjects)
 	members := map[string]*rbacv1.ClusterRole{}
-	for _, r := range InstallClusterRoles() {
+	for _, r := range install.InstallClusterRoles() {
 		members[r.Name] = r
 	}
 	for _, level := range translate.PodSecurityLevels {
@@ -113,7 +114,7 @@ func TestTenantClusterGrantsNoNamespacedReads(t *testing.T) {
 		"ipaddresses": true, "servicecidrs": true, "resourceslices": true, "deviceclasses": true,
 	}
 	var role *rbacv1.ClusterRole
-	for _, r := range InstallClusterRoles() {
+	for _, r := range install.InstallClusterRoles() {
 		if r.Name == tenantapi.TenantClusterClusterRole {
 			role = r
 		}
@@ -188,7 +189,7 @@ func TestTenantClusterRoles(t *testing.T) {
 // else on a status.
 func TestTenantClusterStatusRights(t *testing.T) {
 	var role *rbacv1.ClusterRole
-	for _, r := range InstallClusterRoles() {
+	for _, r := range install.InstallClusterRoles() {
 		if r.Name == tenantapi.TenantClusterClusterRole {
 			role = r
 		}

@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
@@ -107,7 +109,7 @@ func (c *Client) changeSleep(ctx context.Context, name string, withInventory boo
 		return tenantapi.SleepResult{}, err
 	}
 	defer unlock()
-	sc, err := c.asSleeper() // sleep_rbac.go
+	sc, err := c.asSleeper()
 	if err != nil {
 		return tenantapi.SleepResult{}, err
 	}
@@ -277,4 +279,24 @@ func (c *Client) pods(ctx context.Context, name string, del bool, res *tenantapi
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// asSleeper returns a copy of c whose dynamic client impersonates
+// translate.SleepUser (its typed client, for namespaces and the Lease,
+// stays c's).
+func (c *Client) asSleeper() (*Client, error) {
+	if c.Config == nil {
+		return nil, fmt.Errorf("no REST config to impersonate %s with", translate.SleepUser)
+	}
+	cfg := rest.CopyConfig(c.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: translate.SleepUser}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("a client as %s: %w", translate.SleepUser, err)
+	}
+	// A copy of the shared client: c's own (and every client that embeds
+	// the same upstream.Client) keeps acting as the administrator.
+	up := *c.Client
+	up.Dynamic = dyn
+	return &Client{Client: &up}, nil
 }

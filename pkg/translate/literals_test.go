@@ -34,7 +34,7 @@ var literalAllowList = map[string]string{
 	"pkg/translate/refs_flowcontrol.go namespaces": "the namespaces field of a FlowSchema's resource rule, not the resource",
 	"pkg/translate/fields_kinds.go secrets":        "the secrets field of a ServiceAccount, not the resource",
 	"pkg/translate/table.go serviceaccounts":       "the ServiceAccounts column of the API server's RoleBinding printer, not the resource",
-	"pkg/tenantctl/crd.go namespaces":              "the namespaces field of the Tenant CRD's status schema, not the resource",
+	"pkg/install/crd.go namespaces":                "the namespaces field of the Tenant CRD's status schema, not the resource",
 	"pkg/translate/requestinfo.go namespaces":      "the namespaces segment of every namespaced URL path (/api/v1/namespaces/<ns>/...), the grammar k8s.io/apiserver's request info parses",
 }
 

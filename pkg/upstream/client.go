@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"golang.org/x/sync/errgroup"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -136,4 +137,17 @@ func QualifiedName(u *unstructured.Unstructured) string {
 		return u.GetNamespace() + "/" + u.GetName()
 	}
 	return u.GetName()
+}
+
+// ApplyParallel applies objs (Apply) all at once, and returns the first
+// error.
+func (c *Client) ApplyParallel(ctx context.Context, objs []runtime.Object) error {
+	g, ctx := errgroup.WithContext(ctx)
+	for _, obj := range objs {
+		g.Go(func() error {
+			_, err := c.Apply(ctx, obj, false)
+			return err
+		})
+	}
+	return g.Wait()
 }

@@ -20,8 +20,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
+	zooinstall "github.com/kubectl-zoo/kubectl-zoo/pkg/install"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
@@ -30,7 +30,7 @@ import (
 // applies (its generation, or its resourceVersion for kinds without one), keyed by "kind namespace/name"; missing ones are absent.
 func serverObjectVersions(t *testing.T) map[string]string {
 	t.Helper()
-	objs, err := tenantctl.ServerObjects(tenantctl.ServerOptions{Replicas: 1, Image: "unused", TLS: &tenantctl.ServerTLS{}})
+	objs, err := zooinstall.ServerObjects(zooinstall.ServerOptions{Replicas: 1, Image: "unused", TLS: &zooinstall.ServerTLS{}})
 	require.NoError(t, err)
 	dyn := dynamicClient(t)
 	mapper := restMapper(t)
@@ -61,13 +61,13 @@ func TestInstallServer(t *testing.T) {
 	install(t)
 	mustZoo(t, "install", "--server", "--uninstall")
 	require.Empty(t, serverObjectVersions(t))
-	serverObjs, err := tenantctl.ServerObjects(tenantctl.ServerOptions{Replicas: 1, Image: "unused"})
+	serverObjs, err := zooinstall.ServerObjects(zooinstall.ServerOptions{Replicas: 1, Image: "unused"})
 	require.NoError(t, err)
 
 	// --dry-run=client prints everything and changes nothing.
 	out := mustZoo(t, "install", "--server", "--dry-run=client", "-o", "yaml")
 	docs := strings.Split(out, "\n---\n")
-	require.Len(t, docs, len(tenantctl.InstallObjects(admissionrules.InstallConfig{}))+len(serverObjs))
+	require.Len(t, docs, len(zooinstall.InstallObjects(admissionrules.InstallConfig{}))+len(serverObjs))
 	u := &unstructured.Unstructured{}
 	require.NoError(t, yaml.Unmarshal([]byte(docs[len(docs)-2]), &u.Object))
 	assert.Equal(t, "Deployment", u.GetKind())
@@ -93,7 +93,7 @@ func TestInstallServer(t *testing.T) {
 	admin := framework.AdminClient(t)
 	secret, err := admin.CoreV1().Secrets(tenantapi.ServerNamespace).Get(t.Context(), tenantapi.ServerTLSSecret, metav1.GetOptions{})
 	require.NoError(t, err)
-	_, err = tenantctl.ServerTLSFromSecret(secret, time.Now())
+	_, err = zooinstall.ServerTLSFromSecret(secret, time.Now())
 	require.NoError(t, err)
 	cm, err := admin.CoreV1().ConfigMaps(tenantapi.ServerNamespace).Get(t.Context(), tenantapi.ServerCAConfigMap, metav1.GetOptions{})
 	require.NoError(t, err)
@@ -119,7 +119,7 @@ func TestInstallServer(t *testing.T) {
 	mustZoo(t, "install", "--server", "--replicas", "1", "--image", "example.invalid/kubectl-zoo:e2e")
 	renewed, err := admin.CoreV1().Secrets(tenantapi.ServerNamespace).Get(t.Context(), tenantapi.ServerTLSSecret, metav1.GetOptions{})
 	require.NoError(t, err)
-	_, err = tenantctl.ServerTLSFromSecret(renewed, time.Now())
+	_, err = zooinstall.ServerTLSFromSecret(renewed, time.Now())
 	require.NoError(t, err)
 	assert.NotEqual(t, secret.Data["tls.crt"], renewed.Data["tls.crt"])
 

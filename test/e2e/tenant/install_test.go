@@ -13,8 +13,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/admissionrules"
+	zooinstall "github.com/kubectl-zoo/kubectl-zoo/pkg/install"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
@@ -27,7 +27,7 @@ func installed(t *testing.T) map[string]string {
 	t.Helper()
 	dyn := dynamicClient(t)
 	out := map[string]string{}
-	for _, obj := range tenantctl.InstallObjects(admissionrules.InstallConfig{}) {
+	for _, obj := range zooinstall.InstallObjects(admissionrules.InstallConfig{}) {
 		u, err := upstream.ToUnstructured(obj)
 		require.NoError(t, err)
 		gvk := u.GroupVersionKind()
@@ -62,7 +62,7 @@ func TestInstall(t *testing.T) {
 	// --dry-run=client prints everything and changes nothing.
 	out := mustZoo(t, "install", "--dry-run=client", "-o", "yaml")
 	docs := strings.Split(out, "\n---\n")
-	require.Len(t, docs, len(tenantctl.InstallObjects(admissionrules.InstallConfig{})))
+	require.Len(t, docs, len(zooinstall.InstallObjects(admissionrules.InstallConfig{})))
 	kinds := map[string]int{}
 	for _, doc := range docs {
 		u := &unstructured.Unstructured{}
@@ -77,7 +77,7 @@ func TestInstall(t *testing.T) {
 	out = mustZoo(t, "install")
 	assert.Contains(t, out, "customresourcedefinition.apiextensions.k8s.io/tenants.zoo.kubectl-zoo.io serverside-applied")
 	first := installed(t)
-	require.Len(t, first, len(tenantctl.InstallObjects(admissionrules.InstallConfig{})))
+	require.Len(t, first, len(zooinstall.InstallObjects(admissionrules.InstallConfig{})))
 	mustZoo(t, "install")
 	assert.Equal(t, first, installed(t), "re-install must be a no-op")
 
@@ -90,7 +90,7 @@ func TestInstall(t *testing.T) {
 	// Uninstall refuses while tenants exist, and --force deletes them too.
 	mustZoo(t, "tenant", "create", "uninst")
 	framework.RequireOneLineError(t, zoo(t, "install", "--uninstall"), "refusing to uninstall: 1 tenant(s) exist (uninst)")
-	assert.Len(t, installed(t), len(tenantctl.InstallObjects(admissionrules.InstallConfig{})))
+	assert.Len(t, installed(t), len(zooinstall.InstallObjects(admissionrules.InstallConfig{})))
 	mustZoo(t, "install", "--uninstall", "--force")
 	assert.Empty(t, installed(t))
 	ns, err := framework.AdminClient(t).CoreV1().Namespaces().Get(t.Context(), "uninst-default", metav1.GetOptions{})

@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 
+	zooinstall "github.com/kubectl-zoo/kubectl-zoo/pkg/install"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
-	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantctl"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 	"github.com/kubectl-zoo/kubectl-zoo/test/e2e/framework"
 )
@@ -46,7 +46,7 @@ func TestKindsTableAgreesWithTheUpstream(t *testing.T) {
 			}
 		})
 	}
-	for _, role := range tenantctl.InstallClusterRoles() {
+	for _, role := range zooinstall.InstallClusterRoles() {
 		if role.Name != tenantapi.TenantClusterClusterRole {
 			continue
 		}

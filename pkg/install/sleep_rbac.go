@@ -1,12 +1,8 @@
-package tenantctl
+package install
 
 import (
-	"fmt"
-
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
@@ -51,32 +47,12 @@ func SleepClusterRoleBinding() *rbacv1.ClusterRoleBinding {
 }
 
 // sleepRules are the rights of the server's ServiceAccount for sleep and
-// wake (sleep.go) beyond impersonating translate.SleepUser, which it may
+// wake (pkg/tenantctl/sleep.go) beyond impersonating translate.SleepUser, which it may
 // already: it records a tenant's last activity in its record's status
-// (sleep_activity.go). It lists no pods: the server's sleep leaves bare
+// (pkg/tenantctl/sleep_activity.go). It lists no pods: the server's sleep leaves bare
 // pods and Jobs alone (SleepOptions.NoPods).
 func sleepRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{
 		{APIGroups: []string{translate.APIGroup}, Resources: []string{tenantapi.TenantResource + "/status"}, Verbs: []string{"get", "update", "patch"}},
 	}
-}
-
-// asSleeper returns a copy of c whose dynamic client impersonates
-// translate.SleepUser (its typed client, for namespaces and the Lease,
-// stays c's).
-func (c *Client) asSleeper() (*Client, error) {
-	if c.Config == nil {
-		return nil, fmt.Errorf("no REST config to impersonate %s with", translate.SleepUser)
-	}
-	cfg := rest.CopyConfig(c.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: translate.SleepUser}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("a client as %s: %w", translate.SleepUser, err)
-	}
-	// A copy of the shared client: c's own (and every client that embeds
-	// the same upstream.Client) keeps acting as the administrator.
-	up := *c.Client
-	up.Dynamic = dyn
-	return &Client{Client: &up}, nil
 }

@@ -1,4 +1,4 @@
-package tenantctl
+package install
 
 import (
 	"context"

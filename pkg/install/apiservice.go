@@ -1,4 +1,4 @@
-package tenantctl
+package install
 
 import (
 	"context"
@@ -119,12 +119,12 @@ func KubernetesServiceObjects(t translate.Tenant, ep APIEndpoint) []runtime.Obje
 	return []runtime.Object{svc, endpoints, slice}
 }
 
-// applyKubernetesService applies the tenant's `kubernetes` Service with
+// ApplyKubernetesService applies the tenant's `kubernetes` Service with
 // endpoints at the upstream's own API server. Without a ready upstream
 // endpoint the Service is applied alone (and a warning logged): the tenant
 // still finds it, as tools expect. Endpoints are deprecated for clients
 // since 1.33, so they are written without echoing that warning.
-func (c *Client) applyKubernetesService(ctx context.Context, t translate.Tenant) error {
+func (c *Client) ApplyKubernetesService(ctx context.Context, t translate.Tenant) error {
 	ep, err := c.upstreamAPIEndpoint(ctx)
 	if err != nil {
 		klog.InfoS("the tenant's kubernetes Service gets no endpoints", "tenant", t.Name(), "err", err)
@@ -141,5 +141,5 @@ func (c *Client) applyKubernetesService(ctx context.Context, t translate.Tenant)
 		return fmt.Errorf("create client: %w", err)
 	}
 	q := &Client{Client: &upstream.Client{Config: quiet, Kube: c.Kube, Dynamic: dyn}}
-	return q.applyParallel(ctx, objs)
+	return q.ApplyParallel(ctx, objs)
 }

@@ -1,4 +1,4 @@
-package tenantctl
+package install
 
 import (
 	"context"
@@ -97,39 +97,17 @@ func (c *Client) waitEstablished(ctx context.Context, name string) error {
 	return nil
 }
 
-// UninstallOptions tune Uninstall.
-type UninstallOptions struct {
-	// Force deletes every tenant (as DeleteTenant, without waiting) instead
-	// of refusing while tenants exist.
-	Force bool
-	// Progress, if set, is told about each step.
-	Progress func(format string, args ...any)
-}
-
-// Uninstall removes what Install and InstallServer applied. It refuses while tenants exist
-// unless opts.Force, which deletes them first: leaving tenants behind without
-// the policies that confine them would be worse than either.
-func (c *Client) Uninstall(ctx context.Context, opts UninstallOptions) ([]string, error) {
-	progress := opts.Progress
+// RemoveObjects removes what Install and InstallServer applied, and waits
+// until the Tenant CRD is gone. Call it through tenantctl.Client.Uninstall,
+// which refuses while tenants exist (or deletes them first): tenants left
+// without the policies that confine them would be worse than either.
+func (c *Client) RemoveObjects(ctx context.Context, progressFn func(format string, args ...any)) ([]string, error) {
+	progress := progressFn
 	if progress == nil {
 		progress = func(string, ...any) {}
 	}
-	tenants, err := c.tenantNames(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if len(tenants) > 0 && !opts.Force {
-		return nil, fmt.Errorf("refusing to uninstall: %d tenant(s) exist (%s); delete them first or pass --force to delete them too",
-			len(tenants), joinMax(tenants, 5))
-	}
-	for _, name := range tenants {
-		progress("deleting tenant %s", name)
-		if _, err := c.DeleteTenant(ctx, name, DeleteOptions{Progress: opts.Progress}); err != nil {
-			return nil, fmt.Errorf("delete tenant %s: %w", name, err)
-		}
-	}
 	// The server pieces go first: a server without the CRD serves no one.
-	removed, err := c.UninstallServer(ctx, opts.Progress)
+	removed, err := c.UninstallServer(ctx, progressFn)
 	if err != nil {
 		return removed, err
 	}
@@ -168,22 +146,6 @@ func (c *Client) Uninstall(ctx context.Context, opts UninstallOptions) ([]string
 	return removed, nil
 }
 
-// tenantNames lists the names of all tenant records; none if not installed.
-func (c *Client) tenantNames(ctx context.Context) ([]string, error) {
-	list, err := c.Dynamic.Resource(tenantapi.TenantGVR).List(ctx, metav1.ListOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("list tenants: %w", err)
-	}
-	names := make([]string, 0, len(list.Items))
-	for _, item := range list.Items {
-		names = append(names, item.GetName())
-	}
-	return names, nil
-}
-
 // kindName is the kubectl-style "kind.group/name" of an object.
 func kindName(u *unstructured.Unstructured) string {
 	gvk := u.GroupVersionKind()
@@ -192,11 +154,4 @@ func kindName(u *unstructured.Unstructured) string {
 		k += "." + gvk.Group
 	}
 	return k + "/" + u.GetName()
-}
-
-func joinMax(names []string, n int) string {
-	if len(names) <= n {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }

@@ -1,16 +1,13 @@
-package tenantctl
+package install
 
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/certs"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/upstream"
-	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -83,31 +80,7 @@ func (c *Client) InstallServer(ctx context.Context, opts ServerOptions, dryRun b
 // copied the rules of ServerBaseClusterRole into the aggregated
 // ServerClusterRole: until then the server could not even read tenants.
 func (c *Client) waitServerRights(ctx context.Context) error {
-	return c.waitAggregated(ctx, tenantapi.ServerName, tenantapi.ServerBaseName, ServerBaseClusterRole().Rules)
-}
-
-// waitAggregated waits until the aggregated ClusterRole name holds every
-// rule of base (the rules of the ClusterRole baseName).
-func (c *Client) waitAggregated(ctx context.Context, name, baseName string, base []rbacv1.PolicyRule) error {
-	var have int
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		role, err := c.Kube.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return false, nil //nolint:nilerr // retried until the timeout, which reports it
-		}
-		have = 0
-		for _, want := range base {
-			if slices.ContainsFunc(role.Rules, func(r rbacv1.PolicyRule) bool { return equality.Semantic.DeepEqual(r, want) }) {
-				have++
-			}
-		}
-		return have == len(base), nil
-	})
-	if err != nil {
-		return fmt.Errorf("the aggregated ClusterRole %s holds %d of the %d rules of %s (is the clusterrole-aggregation controller of kube-controller-manager running?): %w",
-			name, have, len(base), baseName, err)
-	}
-	return nil
+	return c.WaitAggregated(ctx, tenantapi.ServerName, tenantapi.ServerBaseName, ServerBaseClusterRole().Rules)
 }
 
 // currentServerTLS returns the certificate of ServerTLSSecret if it is still

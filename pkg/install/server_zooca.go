@@ -1,4 +1,4 @@
-package tenantctl
+package install
 
 import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/certs"
