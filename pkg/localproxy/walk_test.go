@@ -238,7 +238,7 @@ func send(p *Proxy, method, path, ct string, body []byte) *httptest.ResponseReco
 
 // lastStored is the case's object as the upstream holds it after the
 // writes (a review's: the body it was sent). A tenant ClusterRoleBinding's
-// subjects are stored in an annotation (pkg/tenantctl/crb.go).
+// subjects are stored in an annotation (pkg/crbstore/store.go).
 func lastStored(t *testing.T, up *fuzzUpstream, got []seen, rule *translate.KindRule) map[string]any {
 	var obj map[string]any
 	if createOnly(rule) {
