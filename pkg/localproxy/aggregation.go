@@ -21,7 +21,7 @@ const aggregationFieldManager = "kubectl-zoo-aggregation"
 
 // isClusterRoleWrite reports whether u writes a ClusterRole for real.
 func isClusterRoleWrite(u *translate.UpstreamRequest) bool {
-	return isWriteOf(u, rbacv1.GroupName, "clusterroles") // tenant_group_role.go
+	return isWriteOf(u, clusterRoles) // tenant_group_role.go
 }
 
 // afterClusterRoleWrite switches aggregation on for the tenant's standard

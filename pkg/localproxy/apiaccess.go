@@ -155,7 +155,7 @@ func (a *APIAccess) write(ctx context.Context, ns, local string, data map[string
 		case err != nil:
 		case cm.Labels[apiAccessManagedLabel] != apiAccessManagedValue:
 			return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusConflict,
-				Reason: metav1.StatusReasonConflict, Details: &metav1.StatusDetails{Name: translate.APIAccessName, Kind: "configmaps"},
+				Reason: metav1.StatusReasonConflict, Details: &metav1.StatusDetails{Name: translate.APIAccessName, Kind: configMapsResource.Resource},
 				Message: fmt.Sprintf("the ConfigMap %s/%s, which kubectl-zoo fills with the API access of the namespace's pods, exists and is not kubectl-zoo's "+
 					"(no label %s=%s): rename or delete it", local, translate.APIAccessName, apiAccessManagedLabel, apiAccessManagedValue)}}
 		case maps.Equal(cm.Data, data) && len(cm.BinaryData) == 0:

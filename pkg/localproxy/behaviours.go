@@ -20,7 +20,9 @@ var (
 		kindResource("authorization.k8s.io", "SelfSubjectAccessReview"),
 		kindResource("authorization.k8s.io", "SubjectAccessReview"),
 	}
-	propagatedResources = []schema.GroupResource{namespacesResource, kindResource("", "Secret"), kindResource("", "ConfigMap")}
+	secretsResource     = kindResource("", "Secret")
+	configMapsResource  = kindResource("", "ConfigMap")
+	propagatedResources = []schema.GroupResource{namespacesResource, secretsResource, configMapsResource}
 )
 
 // kindResource is the resource of the kinds table's row of a built-in kind.

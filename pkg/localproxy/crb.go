@@ -184,7 +184,7 @@ func hideMaterialized(u *translate.UpstreamRequest) error {
 		if crbstore.Reserved(u.Info.Name) {
 			return &translate.Error{Code: http.StatusNotFound, Reason: metav1.StatusReasonNotFound,
 				Message: fmt.Sprintf("rolebindings.rbac.authorization.k8s.io %q not found", u.Info.Name),
-				Details: &metav1.StatusDetails{Name: u.Info.Name, Group: rbacv1.GroupName, Kind: "rolebindings"}}
+				Details: &metav1.StatusDetails{Name: u.Info.Name, Group: roleBindings.Group, Kind: roleBindings.Resource}}
 		}
 	}
 	return nil

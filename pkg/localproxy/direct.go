@@ -6,7 +6,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -60,7 +59,7 @@ var directPodSecurityLevel = translate.PodSecurityLevels[len(translate.PodSecuri
 // the tenant's namespaces when the proxy serves with the tenant user's own
 // credential, which may not list namespaces upstream.
 func (p *Proxy) directNamespacesError() error {
-	return apierrors.NewForbidden(schema.GroupResource{Resource: "namespaces"}, "", fmt.Errorf(
+	return apierrors.NewForbidden(namespacesResource, "", fmt.Errorf(
 		"kubectl-zoo serves with user %q's own credential, which may not list namespaces upstream (that list names every tenant's): "+
 			"name a namespace, or serve with a credential allowed to impersonate, or use the zoo server", p.impersonatedUser()))
 }

@@ -9,7 +9,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
@@ -77,7 +76,7 @@ func (p *Proxy) admitNamespace(ctx context.Context, tc tenantapi.PolicyClient, n
 		klog.ErrorS(err, "marking the namespace limit", "tenant", p.tenant.Name())
 	}
 	if n.Reached() {
-		st := apierrors.NewForbidden(schema.GroupResource{Resource: "namespaces"}, name,
+		st := apierrors.NewForbidden(namespacesResource, name,
 			errors.New(tenantapi.NamespaceLimitError(p.tenant.Name(), *n.Limit))).ErrStatus
 		return &st
 	}

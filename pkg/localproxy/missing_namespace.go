@@ -45,7 +45,7 @@ func (p *Proxy) answerMissingNamespace(w http.ResponseWriter, r *http.Request, u
 	gr := schema.GroupResource{Group: i.APIGroup, Resource: i.Resource}
 	switch {
 	case i.Verb == "create" && i.Subresource == "":
-		writeStatus(w, &apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, i.Namespace).ErrStatus)
+		writeStatus(w, &apierrors.NewNotFound(namespacesResource, i.Namespace).ErrStatus)
 	case i.Name != "":
 		writeStatus(w, &apierrors.NewNotFound(gr, i.Name).ErrStatus)
 	case i.Verb == "list" || i.Verb == "deletecollection":

@@ -84,7 +84,7 @@ func WatchNamespaces(ctx context.Context, cfg *rest.Config, tenant string) (*Nam
 	for _, verb := range []string{"list", "watch"} {
 		review, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
 			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
-				Verb: verb, Resource: "namespaces"}}}, metav1.CreateOptions{})
+				Verb: verb, Resource: namespacesResource.Resource}}}, metav1.CreateOptions{})
 		if err != nil {
 			klog.ErrorS(err, "cannot ask whether namespaces may be watched: the tenant's are listed for each request")
 			return nil, nil
@@ -106,7 +106,7 @@ func newNamespaceIndex() *NamespaceIndex {
 
 // run starts the watch of the namespaces labelSelector selects.
 func (x *NamespaceIndex) run(ctx context.Context, cs kubernetes.Interface, labelSelector string) {
-	lw := cache.NewFilteredListWatchFromClient(cs.CoreV1().RESTClient(), "namespaces", metav1.NamespaceAll,
+	lw := cache.NewFilteredListWatchFromClient(cs.CoreV1().RESTClient(), namespacesResource.Resource, metav1.NamespaceAll,
 		func(o *metav1.ListOptions) {
 			o.LabelSelector = labelSelector
 			o.FieldSelector = fields.Everything().String()

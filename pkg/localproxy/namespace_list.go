@@ -22,7 +22,7 @@ import (
 // isNamespaceList reports whether u is a tenant's list of its namespaces.
 func isNamespaceList(u *translate.UpstreamRequest) bool {
 	i := u.Info
-	return i.IsResourceRequest && i.Verb == "list" && i.APIGroup == "" && i.Resource == "namespaces" &&
+	return i.IsResourceRequest && i.Verb == "list" && i.GroupResource() == namespacesResource &&
 		i.Subresource == "" && i.Name == "" && u.Plan == translate.PlanForward
 }
 
@@ -31,7 +31,7 @@ func isNamespaceList(u *translate.UpstreamRequest) bool {
 // deletecollection).
 func isNamespaceWrite(u *translate.UpstreamRequest) bool {
 	i := u.Info
-	if !i.IsResourceRequest || i.APIGroup != "" || i.Resource != "namespaces" {
+	if !i.IsResourceRequest || i.GroupResource() != namespacesResource {
 		return false
 	}
 	switch i.Verb {
@@ -127,7 +127,7 @@ func indexedQuery(q url.Values) bool {
 // authorizer that judges selectors, decide as for the list itself.
 func (p *Proxy) namespaceListAllowed(r *http.Request, u *translate.UpstreamRequest) (bool, error) {
 	review := authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
-		ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "list", Version: "v1", Resource: "namespaces"}}}
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "list", Version: "v1", Resource: namespacesResource.Resource}}}
 	if sel := u.Query.Get("labelSelector"); sel != "" {
 		review.Spec.ResourceAttributes.LabelSelector = &authorizationv1.LabelSelectorAttributes{RawSelector: sel}
 	}

@@ -18,7 +18,7 @@ import (
 // isNamespaceCreate reports whether u creates a namespace for real.
 func isNamespaceCreate(u *translate.UpstreamRequest) bool {
 	i := u.Info
-	return i.IsResourceRequest && i.Verb == "create" && i.APIGroup == "" && i.Resource == "namespaces" &&
+	return i.IsResourceRequest && i.Verb == "create" && i.GroupResource() == namespacesResource &&
 		i.Subresource == "" && len(u.Query["dryRun"]) == 0
 }
 
@@ -32,7 +32,7 @@ func createdNamespace(u *translate.UpstreamRequest, code int) bool {
 		return code/100 == 2
 	}
 	i := u.Info
-	return i.IsResourceRequest && i.Verb == "patch" && i.APIGroup == "" && i.Resource == "namespaces" &&
+	return i.IsResourceRequest && i.Verb == "patch" && i.GroupResource() == namespacesResource &&
 		i.Subresource == "" && len(u.Query["dryRun"]) == 0 && code == http.StatusCreated
 }
 

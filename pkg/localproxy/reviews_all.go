@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -56,8 +57,8 @@ type accessReview struct {
 // namespaces, and returns its decoded upstream body.
 func (p *Proxy) allNamespacesReview(u *translate.UpstreamRequest) (map[string]any, bool) {
 	i := u.Info
-	if !i.IsResourceRequest || i.Verb != "create" || i.Subresource != "" || i.APIGroup != "authorization.k8s.io" ||
-		(i.Resource != "selfsubjectaccessreviews" && i.Resource != "subjectaccessreviews") || len(u.Query["dryRun"]) > 0 {
+	if !i.IsResourceRequest || i.Verb != "create" || i.Subresource != "" ||
+		!slices.Contains(accessReviews, i.GroupResource()) || len(u.Query["dryRun"]) > 0 {
 		return nil, false
 	}
 	var obj map[string]any

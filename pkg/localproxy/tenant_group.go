@@ -115,7 +115,7 @@ func (p *Proxy) mayUseCRD(ctx context.Context, verb, crd string) (bool, error) {
 	}
 	review := authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
 		ResourceAttributes: &authorizationv1.ResourceAttributes{
-			Verb: verb, Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: crd,
+			Verb: verb, Group: crdsResource.Group, Resource: crdsResource.Resource, Name: crd,
 		},
 	}}
 	review.APIVersion, review.Kind = authorizationv1.SchemeGroupVersion.String(), "SelfSubjectAccessReview"

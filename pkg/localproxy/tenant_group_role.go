@@ -32,19 +32,19 @@ import (
 // tenant's view, patch_view.go; a CRD's scope cannot change, and a role that
 // is missing is written again on the first refusal, ownIdentityForbidden.)
 func isCRDWrite(u *translate.UpstreamRequest) bool {
-	return isWriteOf(u, "apiextensions.k8s.io", "customresourcedefinitions")
+	return isWriteOf(u, crdsResource)
 }
 
 // isWriteOf reports whether u creates, replaces or patches an object of
-// group and resource (not a subresource) for real (not a dry run).
-func isWriteOf(u *translate.UpstreamRequest, group, resource string) bool {
+// the resource gr (not a subresource) for real (not a dry run).
+func isWriteOf(u *translate.UpstreamRequest, gr schema.GroupResource) bool {
 	i := u.Info
 	switch i.Verb {
 	case "create", "update", "patch":
 	default:
 		return false
 	}
-	return i.IsResourceRequest && i.APIGroup == group && i.Resource == resource &&
+	return i.IsResourceRequest && i.GroupResource() == gr &&
 		i.Subresource == "" && len(u.Query["dryRun"]) == 0
 }
 

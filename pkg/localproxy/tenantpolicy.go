@@ -116,14 +116,14 @@ func (p *Proxy) withPolicies(w http.ResponseWriter, r *http.Request, u *translat
 	var after func(ctx context.Context)
 	unlock := func() {}
 	switch {
-	case info.Resource == "namespaces":
+	case info.GroupResource() == namespacesResource:
 		unlock = LockTenant(p.tenant.Name())
 		var ok bool
 		if after, ok = p.namespaceHooks(w, r, u); !ok { // maxns.go
 			unlock()
 			return nil, func() {}
 		}
-	case info.Resource == "secrets" || info.Resource == "configmaps":
+	case info.GroupResource() == secretsResource || info.GroupResource() == configMapsResource:
 		after = p.propagationHooks(r, u) // tenantprop.go
 		if after == nil {
 			return w, func() {}

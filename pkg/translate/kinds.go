@@ -325,6 +325,18 @@ func ResourceFor(gvk schema.GroupVersionKind) (schema.GroupVersionResource, bool
 	return gvk.GroupVersion().WithResource(r.Resource.Resource), true
 }
 
+// MustResourceFor is ResourceFor of a kind the table has a row for, for
+// code that names the kinds it reads and writes itself (verify's attempts):
+// a kind without a row is a programming error, and it panics, at the
+// package's initialization where the kind is a package variable.
+func MustResourceFor(gvk schema.GroupVersionKind) schema.GroupVersionResource {
+	gvr, ok := ResourceFor(gvk)
+	if !ok {
+		panic("translate: no row of the kinds table for kind " + gvk.GroupKind().String())
+	}
+	return gvr
+}
+
 // ResourceOf returns the plural resource of a built-in kind the table has a
 // row for, for generated code (the CEL of the upstream policies) that names
 // it. A kind without a row is a programming error: it panics, which every

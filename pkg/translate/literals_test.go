@@ -36,6 +36,7 @@ var literalAllowList = map[string]string{
 	"pkg/translate/table.go serviceaccounts":       "the ServiceAccounts column of the API server's RoleBinding printer, not the resource",
 	"pkg/install/crd.go namespaces":                "the namespaces field of the Tenant CRD's status schema, not the resource",
 	"pkg/translate/requestinfo.go namespaces":      "the namespaces segment of every namespaced URL path (/api/v1/namespaces/<ns>/...), the grammar k8s.io/apiserver's request info parses",
+	"test/conformance/main.go nodes":               "the conformance runner's -nodes flag (ginkgo's parallel nodes, which the Makefile passes), not the resource",
 }
 
 // literalHit is one resource literal outside the table.
@@ -281,6 +282,27 @@ func TestResourceFor(t *testing.T) {
 			got, ok := ResourceFor(tc.gvk)
 			assert.Equal(t, tc.ok, ok)
 			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// TestMustResourceFor: a kind of the table maps to its resource in the
+// kind's version; a kind without a row panics.
+func TestMustResourceFor(t *testing.T) {
+	for _, tc := range []struct {
+		gvk  schema.GroupVersionKind
+		want schema.GroupVersionResource
+	}{
+		{schema.GroupVersionKind{Version: "v1", Kind: "PersistentVolume"}, schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumes"}},
+		{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}},
+		{schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Pod"}, schema.GroupVersionResource{}},
+	} {
+		t.Run(tc.gvk.String(), func(t *testing.T) {
+			if tc.want.Empty() {
+				assert.PanicsWithValue(t, "translate: no row of the kinds table for kind Pod.example.com", func() { MustResourceFor(tc.gvk) })
+				return
+			}
+			assert.Equal(t, tc.want, MustResourceFor(tc.gvk))
 		})
 	}
 }

@@ -16,9 +16,13 @@ import (
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
-// fleetKinds are the kinds a fleet tenant's informers watch, in turn, each
-// kind in the tenant's standard namespaces in turn (fleetWatchOf).
-var fleetKinds = []string{"configmaps", "pods", "secrets", "events"}
+// fleetConfigMaps is the resource of ConfigMaps, the kind the fleet writes.
+var fleetConfigMaps = translate.ResourceOf("", "ConfigMap")
+
+// fleetKinds are the resources a fleet tenant's informers watch, in turn,
+// each in the tenant's standard namespaces in turn (fleetWatchOf).
+var fleetKinds = []string{fleetConfigMaps, translate.ResourceOf("", "Pod"), translate.ResourceOf("", "Secret"),
+	translate.ResourceOf("", "Event")}
 
 // fleetOpenParallel is how many watches the fleet opens at once.
 const fleetOpenParallel = 32

@@ -55,7 +55,7 @@ func TestFleetShares(t *testing.T) {
 			assert.Equal(t, tc.w, total)
 			cm := 0
 			for k := range fleetShare(tc.w, tc.tenants, 0) {
-				if kind, ns := fleetWatchOf(k); kind == "configmaps" && ns == fleetWriteNamespace {
+				if kind, ns := fleetWatchOf(k); kind == fleetConfigMaps && ns == fleetWriteNamespace {
 					cm++
 				}
 			}

@@ -50,7 +50,7 @@ func (f *fleet) open(ctx context.Context, s *fleetSide, w int) error {
 func (f *fleet) opened(w int) {
 	for i := range f.tenants {
 		for k := f.held[i]; k < fleetShare(w, len(f.tenants), i); k++ {
-			if kind, ns := fleetWatchOf(k); kind == "configmaps" && ns == fleetWriteNamespace {
+			if kind, ns := fleetWatchOf(k); kind == fleetConfigMaps && ns == fleetWriteNamespace {
 				f.cmWatches[i]++
 			}
 		}

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // spreadSides are the two tenants of the scale workload's other axis: one
@@ -211,7 +213,7 @@ func runInformer(ctx context.Context, e *env, t *spreadTenant, n int) (time.Dura
 	}
 	ictx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	lw := cache.NewListWatchFromClient(t.cs.CoreV1().RESTClient(), "configmaps", t.ns, fields.Everything())
+	lw := cache.NewListWatchFromClient(t.cs.CoreV1().RESTClient(), translate.ResourceOf("", "ConfigMap"), t.ns, fields.Everything())
 	informer := cache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, cache.Indexers{})
 	start := time.Now()
 	go informer.RunWithContext(ictx)
