@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -15,10 +18,10 @@ import (
 const ClassFlowControl = "flow control"
 
 var (
-	gvrPV                = schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumes"}
-	gvrValidatingWebhook = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"}
-	gvrFlowSchema        = schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Resource: "flowschemas"}
-	gvrPriorityLevel     = schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Resource: "prioritylevelconfigurations"}
+	gvrPV                = translate.MustResourceFor(corev1.SchemeGroupVersion.WithKind("PersistentVolume"))
+	gvrValidatingWebhook = translate.MustResourceFor(admissionregistrationv1.SchemeGroupVersion.WithKind("ValidatingWebhookConfiguration"))
+	gvrFlowSchema        = translate.MustResourceFor(flowcontrolv1.SchemeGroupVersion.WithKind("FlowSchema"))
+	gvrPriorityLevel     = translate.MustResourceFor(flowcontrolv1.SchemeGroupVersion.WithKind("PriorityLevelConfiguration"))
 )
 
 // preboundVolumeCheck: a volume of the attacker's pre-bound (claimRef) to
@@ -26,7 +29,7 @@ var (
 // (twin: the volume unbound). Through the view the proxy maps the claim's
 // namespace into the attacker's (read back).
 func preboundVolumeCheck() Check {
-	base := refusedBases[schema.GroupResource{Resource: "persistentvolumes"}]
+	base := refusedBases[gvrPV.GroupResource()]
 	volume := func(t *Target, name string, claimNS string) *unstructured.Unstructured {
 		pv := base.object(t)
 		pv.SetName(t.Prefix + name)

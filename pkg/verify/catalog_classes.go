@@ -36,7 +36,7 @@ func Catalog() []Check {
 	return append(out, moreChecks()...)
 }
 
-var grServices = schema.GroupResource{Resource: "services"}
+var grServices = translate.KindResource("", "Service")
 
 // createService creates (dry run) a Service of the attacker's.
 func createService(ctx context.Context, t *Target, svc *corev1.Service) error {
@@ -97,11 +97,11 @@ type subresourceTarget struct {
 // attacker's own (its Service, claim and namespace, its policy's quota) and
 // a node of the platform's.
 var subresourceTargets = map[schema.GroupResource]subresourceTarget{
-	grServices:                           {name: func(t *Target) string { return t.Service }, scratch: true},
-	{Resource: "resourcequotas"}:         {name: func(*Target) string { return platformobj.PolicyObjectName }},
-	{Resource: "persistentvolumeclaims"}: {name: func(*Target) string { return ScratchObject }, scratch: true},
-	{Resource: "namespaces"}:             {name: func(t *Target) string { return t.Namespace }, clusterScoped: true},
-	{Resource: "nodes"}:                  {name: func(t *Target) string { return t.Node }, clusterScoped: true},
+	grServices: {name: func(t *Target) string { return t.Service }, scratch: true},
+	translate.KindResource("", "ResourceQuota"):         {name: func(*Target) string { return platformobj.PolicyObjectName }},
+	translate.KindResource("", "PersistentVolumeClaim"): {name: func(*Target) string { return ScratchObject }, scratch: true},
+	translate.KindResource("", "Namespace"):             {name: func(t *Target) string { return t.Namespace }, clusterScoped: true},
+	translate.KindResource("", "Node"):                  {name: func(t *Target) string { return t.Node }, clusterScoped: true},
 }
 
 // resource is the client of gvr for target: in the attacker's namespace, or

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	networkingv1 "k8s.io/api/networking/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -13,9 +16,8 @@ import (
 // defaultKind is a class whose one object may be the cluster's default
 // for every tenant: how an object of it is marked the default or not.
 type defaultKind struct {
-	gvr              schema.GroupVersionResource
-	apiVersion, kind string
-	fields           map[string]any
+	gvk    schema.GroupVersionKind
+	fields map[string]any
 	// mark marks obj the default, or explicitly not.
 	mark func(obj *unstructured.Unstructured, isDefault bool)
 	// confined says the proxy writes the mark as not the default rather
@@ -32,11 +34,11 @@ func annotationMark(key string) func(*unstructured.Unstructured, bool) {
 
 // defaultKinds are the classes with a cluster default.
 var defaultKinds = []defaultKind{
-	{gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses"}, apiVersion: "storage.k8s.io/v1", kind: "StorageClass",
+	{gvk: storagev1.SchemeGroupVersion.WithKind("StorageClass"),
 		fields: map[string]any{"provisioner": "zoo-verify.example.com/none"}, mark: annotationMark(translate.DefaultStorageClassAnnotation)},
-	{gvr: schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "ingressclasses"}, apiVersion: "networking.k8s.io/v1", kind: "IngressClass",
+	{gvk: networkingv1.SchemeGroupVersion.WithKind("IngressClass"),
 		fields: map[string]any{"spec": map[string]any{"controller": "zoo-verify.example.com/none"}}, mark: annotationMark(translate.DefaultIngressClassAnnotation)},
-	{gvr: schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"}, apiVersion: "scheduling.k8s.io/v1", kind: "PriorityClass",
+	{gvk: schedulingv1.SchemeGroupVersion.WithKind("PriorityClass"),
 		fields: map[string]any{"value": int64(0), "preemptionPolicy": "Never"}, confined: true,
 		mark: func(obj *unstructured.Unstructured, isDefault bool) { obj.Object["globalDefault"] = isDefault }},
 }
@@ -47,24 +49,25 @@ var defaultKinds = []defaultKind{
 func defaultChecks() []Check {
 	var out []Check
 	for _, k := range defaultKinds {
+		gvr := translate.MustResourceFor(k.gvk)
 		class := func(t *Target, name string, isDefault bool) *unstructured.Unstructured {
-			obj := object(k.apiVersion, k.kind, "", t.Prefix+name, t.Owner, cloneFields(k.fields))
+			obj := object(k.gvk.GroupVersion().String(), k.gvk.Kind, "", t.Prefix+name, t.Owner, cloneFields(k.fields))
 			k.mark(obj, isDefault)
 			return obj
 		}
-		c := Check{ID: "defaults/" + k.gvr.Resource, Class: ClassDefaults,
-			Title: "make a " + k.kind + " of the attacker's the cluster's default", Paths: []Path{PathServe, PathIdentity, PathServer},
+		c := Check{ID: "defaults/" + gvr.Resource, Class: ClassDefaults,
+			Title: "make a " + k.gvk.Kind + " of the attacker's the cluster's default", Paths: []Path{PathServe, PathIdentity, PathServer},
 			Twin: func(ctx context.Context, t *Target) error {
-				_, err := t.Dynamic.Resource(k.gvr).Create(ctx, class(t, "zoo-verify-default", false), dryRun)
+				_, err := t.Dynamic.Resource(gvr).Create(ctx, class(t, "zoo-verify-default", false), dryRun)
 				return err
 			},
 			Attempt: func(ctx context.Context, t *Target) error {
-				_, err := t.Dynamic.Resource(k.gvr).Create(ctx, class(t, t.name("zoo-verify-default"), true), t.Write)
+				_, err := t.Dynamic.Resource(gvr).Create(ctx, class(t, t.name("zoo-verify-default"), true), t.Write)
 				return err
 			}}
 		if k.confined {
 			c.Readback = func(ctx context.Context, t *Target) (string, string, error) {
-				stored, err := readObject(ctx, t, k.gvr, "", t.Attacker.Prefix()+"zoo-verify-default"+t.realSuffix())
+				stored, err := readObject(ctx, t, gvr, "", t.Attacker.Prefix()+"zoo-verify-default"+t.realSuffix())
 				if err != nil {
 					return "", "", err
 				}

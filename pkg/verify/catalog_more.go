@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -34,9 +35,9 @@ const LayerProxyConfined = "kubectl-zoo proxy (confined on the way upstream)"
 const LayerProxyCapped = "kubectl-zoo proxy (capped on the way upstream)"
 
 var (
-	gvrRoleBindings = schema.GroupVersionResource{Group: rbacv1.GroupName, Version: "v1", Resource: "rolebindings"}
-	gvrClaims       = schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}
-	gvrVAP          = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicies"}
+	gvrRoleBindings = translate.MustResourceFor(rbacv1.SchemeGroupVersion.WithKind("RoleBinding"))
+	gvrClaims       = translate.MustResourceFor(corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim"))
+	gvrVAP          = translate.MustResourceFor(admissionregistrationv1.SchemeGroupVersion.WithKind("ValidatingAdmissionPolicy"))
 )
 
 // moreChecks are the checks of references, selectors, defaults, storage
@@ -191,9 +192,8 @@ func admissionPolicy(t *Target) *unstructured.Unstructured {
 		"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
 		"metadata": map[string]any{"name": t.Prefix + t.name("zoo-verify")},
 		"spec": map[string]any{"failurePolicy": "Fail",
-			"matchConstraints": map[string]any{"resourceRules": []any{map[string]any{"apiGroups": []any{""}, "apiVersions": []any{"v1"},
-				"operations": []any{"CREATE"}, "resources": []any{"configmaps"}}}},
-			"validations": []any{map[string]any{"expression": "true"}}},
+			"matchConstraints": map[string]any{"resourceRules": []any{configMapRule()}},
+			"validations":      []any{map[string]any{"expression": "true"}}},
 	}}
 	if len(t.Owner) > 0 {
 		obj.SetLabels(t.Owner)

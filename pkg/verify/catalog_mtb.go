@@ -2,8 +2,10 @@ package verify
 
 import (
 	"context"
+	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // ClassMTB is the class of the Multi-Tenancy Benchmarks' checks.
@@ -20,9 +23,9 @@ const ClassMTB = "multi-tenancy benchmarks"
 const probeKey = "zoo-verify.example.com/probe"
 
 var (
-	gvrAPIService    = schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
-	gvrNetworkPolicy = schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies"}
-	gvrQuota         = schema.GroupVersionResource{Version: "v1", Resource: "resourcequotas"}
+	gvrAPIService    = translate.MustResourceFor(schema.GroupVersionKind{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService"})
+	gvrNetworkPolicy = translate.MustResourceFor(networkingv1.SchemeGroupVersion.WithKind("NetworkPolicy"))
+	gvrQuota         = translate.MustResourceFor(corev1.SchemeGroupVersion.WithKind("ResourceQuota"))
 )
 
 // annotateProbe is a merge patch that sets probeKey.
@@ -50,7 +53,7 @@ func mtbChecks() []Check {
 		{ID: "MTB-PL1-CC-TI-1", Class: ClassMTB, Title: "Block modification of resource quotas (raise the policy's quota)",
 			Attempt: func(ctx context.Context, t *Target) error {
 				_, err := t.Dynamic.Resource(gvrQuota).Namespace(t.Namespace).Patch(ctx, platformobj.PolicyObjectName, types.MergePatchType,
-					[]byte(`{"spec":{"hard":{"pods":"1000000"}}}`), patchDryRun)
+					[]byte(fmt.Sprintf(`{"spec":{"hard":{%q:"1000000"}}}`, corev1.ResourcePods)), patchDryRun)
 				return err
 			}},
 		{ID: "MTB-PL1-BC-CPI-2", Class: ClassMTB, Title: "Block multitenant resources (annotate the policy's NetworkPolicy)", Scratch: true,

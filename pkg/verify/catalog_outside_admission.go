@@ -20,7 +20,8 @@ func neverSelector() map[string]any {
 // configMapRule is an admission rule over ConfigMaps (only the
 // attacker's, by neverSelector none).
 func configMapRule() map[string]any {
-	return map[string]any{"apiGroups": []any{""}, "apiVersions": []any{"v1"}, "operations": []any{"CREATE"}, "resources": []any{"configmaps"}}
+	return map[string]any{"apiGroups": []any{""}, "apiVersions": []any{"v1"}, "operations": []any{"CREATE"},
+		"resources": []any{translate.ResourceOf("", "ConfigMap")}}
 }
 
 // matchedNothing are the match resources of verify's admission policies and

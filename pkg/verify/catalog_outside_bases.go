@@ -3,43 +3,38 @@ package verify
 import (
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"k8s.io/client-go/kubernetes/scheme"
+
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
-
-// podSpecKind is what a kind with a pod spec needs besides it: its
-// apiVersion and Kind, and the fields (dotted paths) that make it valid and
-// keep it from running anything when it is written for real (no replicas,
-// suspended).
-type podSpecKind struct {
-	apiVersion, kind string
-	fields           map[string]any
-}
 
 // verifyLabels are the labels of the pods of verify's workloads.
 var verifyLabels = map[string]any{"app": ScratchObject}
 
-// podSpecKinds are the kinds of the kinds table with a pod spec. Which
-// kinds have one, and where, is the table's (podSpecPaths); a kind of the
-// table with a pod spec missing here fails TestOutsideChecks.
-var podSpecKinds = map[schema.GroupResource]podSpecKind{
-	{Resource: "pods"}:         {apiVersion: "v1", kind: "Pod"},
-	{Resource: "podtemplates"}: {apiVersion: "v1", kind: "PodTemplate"},
-	{Resource: "replicationcontrollers"}: {apiVersion: "v1", kind: "ReplicationController", fields: map[string]any{
-		"spec.replicas": int64(0), "spec.selector": verifyLabels, "spec.template.metadata.labels": verifyLabels}},
-	{Group: "apps", Resource: "deployments"}: {apiVersion: "apps/v1", kind: "Deployment", fields: selectedWorkload},
-	{Group: "apps", Resource: "replicasets"}: {apiVersion: "apps/v1", kind: "ReplicaSet", fields: selectedWorkload},
-	{Group: "apps", Resource: "daemonsets"}: {apiVersion: "apps/v1", kind: "DaemonSet", fields: map[string]any{ // its pods select no node
-		"spec.selector.matchLabels": verifyLabels, "spec.template.metadata.labels": verifyLabels}},
-	{Group: "apps", Resource: "statefulsets"}: {apiVersion: "apps/v1", kind: "StatefulSet", fields: map[string]any{
-		"spec.replicas": int64(0), "spec.serviceName": ScratchObject, "spec.selector.matchLabels": verifyLabels, "spec.template.metadata.labels": verifyLabels}},
-	{Group: "batch", Resource: "jobs"}: {apiVersion: "batch/v1", kind: "Job", fields: map[string]any{
-		"spec.suspend": true, "spec.template.spec.restartPolicy": "Never"}},
-	{Group: "batch", Resource: "cronjobs"}: {apiVersion: "batch/v1", kind: "CronJob", fields: map[string]any{
-		"spec.suspend": true, "spec.schedule": "0 0 1 1 *", "spec.jobTemplate.spec.template.spec.restartPolicy": "Never"}},
+// podSpecFields are, by kind, the fields (dotted paths) besides its pod
+// spec that make an object of a kind with a pod spec valid and keep it from
+// running anything when it is written for real (no replicas, suspended).
+// Which kinds have a pod spec, and where, is the table's (podSpecPaths): a
+// kind that needs nothing more (a Pod, a PodTemplate: the harmless pod is
+// scheduled on no node) has no entry.
+var podSpecFields = map[schema.GroupKind]map[string]any{
+	{Kind: "ReplicationController"}: {
+		"spec.replicas": int64(0), "spec.selector": verifyLabels, "spec.template.metadata.labels": verifyLabels},
+	{Group: "apps", Kind: "Deployment"}: selectedWorkload,
+	{Group: "apps", Kind: "ReplicaSet"}: selectedWorkload,
+	{Group: "apps", Kind: "DaemonSet"}: { // its pods select no node
+		"spec.selector.matchLabels": verifyLabels, "spec.template.metadata.labels": verifyLabels},
+	{Group: "apps", Kind: "StatefulSet"}: {
+		"spec.replicas": int64(0), "spec.serviceName": ScratchObject, "spec.selector.matchLabels": verifyLabels, "spec.template.metadata.labels": verifyLabels},
+	{Group: "batch", Kind: "Job"}: {
+		"spec.suspend": true, "spec.template.spec.restartPolicy": "Never"},
+	{Group: "batch", Kind: "CronJob"}: {
+		"spec.suspend": true, "spec.schedule": "0 0 1 1 *", "spec.jobTemplate.spec.template.spec.restartPolicy": "Never"},
 }
 
 // selectedWorkload are the fields of a Deployment's or a ReplicaSet's.
@@ -60,26 +55,33 @@ func podSpecPaths() map[schema.GroupResource]string {
 	return out
 }
 
+// referenceBases are the harmless objects of the namespaced kinds whose
+// references verify attempts: a claim of no class, an ExternalName Service
+// of the attacker's own Service, a NetworkPolicy that denies everything.
+var referenceBases = map[schema.GroupKind]outsideBase{
+	{Kind: "PersistentVolumeClaim"}: func(t *Target, name string) *unstructured.Unstructured {
+		return object("v1", "PersistentVolumeClaim", t.Namespace, name, nil, map[string]any{"spec": map[string]any{
+			"accessModes": []any{"ReadWriteOnce"}, "resources": map[string]any{"requests": map[string]any{"storage": "1Gi"}}}})
+	},
+	{Kind: "Service"}: func(t *Target, name string) *unstructured.Unstructured { // an alias of the attacker's own Service
+		return object("v1", "Service", t.Namespace, name, nil, map[string]any{"spec": map[string]any{
+			"type": "ExternalName", "externalName": serviceDNSName(t.Namespace)}})
+	},
+	{Group: "networking.k8s.io", Kind: "NetworkPolicy"}: func(t *Target, name string) *unstructured.Unstructured {
+		return object("networking.k8s.io/v1", "NetworkPolicy", t.Namespace, name, nil, map[string]any{"spec": map[string]any{
+			"podSelector": map[string]any{"matchLabels": verifyLabels}, "policyTypes": []any{"Ingress", "Egress"}}})
+	},
+}
+
 // outsideBases are the harmless objects of the kinds whose references
-// verify attempts: a claim of no class, an ExternalName Service of the
-// attacker's own Service, a NetworkPolicy that denies everything, and every kind with a pod spec, the harmless pod (no node
-// matches its selector) at the table's path.
+// verify attempts, by the kinds table's resource: referenceBases,
+// classBases, admissionBases, endpointBases, and for every kind with a pod
+// spec (podSpecPaths) the harmless pod (no node matches its selector) at
+// the table's path, in the kind's version the client's scheme prefers,
+// with the kind's podSpecFields.
 func outsideBases() map[schema.GroupResource]outsideBase {
-	out := map[schema.GroupResource]outsideBase{
-		{Resource: "persistentvolumeclaims"}: func(t *Target, name string) *unstructured.Unstructured {
-			return object("v1", "PersistentVolumeClaim", t.Namespace, name, nil, map[string]any{"spec": map[string]any{
-				"accessModes": []any{"ReadWriteOnce"}, "resources": map[string]any{"requests": map[string]any{"storage": "1Gi"}}}})
-		},
-		{Resource: "services"}: func(t *Target, name string) *unstructured.Unstructured { // an alias of the attacker's own Service
-			return object("v1", "Service", t.Namespace, name, nil, map[string]any{"spec": map[string]any{
-				"type": "ExternalName", "externalName": serviceDNSName(t.Namespace)}})
-		},
-		{Group: "networking.k8s.io", Resource: "networkpolicies"}: func(t *Target, name string) *unstructured.Unstructured {
-			return object("networking.k8s.io/v1", "NetworkPolicy", t.Namespace, name, nil, map[string]any{"spec": map[string]any{
-				"podSelector": map[string]any{"matchLabels": verifyLabels}, "policyTypes": []any{"Ingress", "Egress"}}})
-		},
-	}
-	for _, bases := range []map[schema.GroupKind]outsideBase{classBases, admissionBases, endpointBases} {
+	out := map[schema.GroupResource]outsideBase{}
+	for _, bases := range []map[schema.GroupKind]outsideBase{referenceBases, classBases, admissionBases, endpointBases} {
 		for gk, base := range bases {
 			if rule, ok := translate.LookupKindByKind(gk); ok {
 				out[rule.Resource] = base
@@ -87,14 +89,17 @@ func outsideBases() map[schema.GroupResource]outsideBase {
 		}
 	}
 	for gr, path := range podSpecPaths() {
-		k, ok := podSpecKinds[gr]
-		if !ok {
-			continue
+		rule, _ := translate.LookupKind(gr)
+		versions := scheme.Scheme.PrioritizedVersionsForGroup(gr.Group)
+		if len(versions) == 0 {
+			continue // a kind the client does not know: TestOutsideChecks names it
 		}
+		apiVersion := versions[0].WithKind(rule.Kind)
+		fields := podSpecFields[apiVersion.GroupKind()]
 		out[gr] = func(t *Target, name string) *unstructured.Unstructured {
-			obj := object(k.apiVersion, k.kind, t.Namespace, name, nil, map[string]any{})
+			obj := object(apiVersion.GroupVersion().String(), apiVersion.Kind, t.Namespace, name, nil, map[string]any{})
 			setField(obj.Object, strings.Split(path, "."), harmlessPodSpec(), nil)
-			for field, v := range k.fields {
+			for field, v := range fields {
 				setField(obj.Object, strings.Split(field, "."), runtime.DeepCopyJSONValue(v), nil)
 			}
 			return obj
@@ -161,7 +166,7 @@ var storageSamples = map[string]map[string]any{
 	"fc":                   {"targetWWNs": []any{"500a0982991b8dc5"}, "lun": int64(0)},
 	"rbd":                  {"monitors": []any{"192.0.2.20:6789"}, "image": "zooverify2"},
 	"cephfs":               {"monitors": []any{"192.0.2.20:6789"}},
-	"glusterfs":            {"endpoints": "zooverify2", "path": "zooverify2"},
+	"glusterfs":            typedSample(&corev1.GlusterfsVolumeSource{EndpointsName: "zooverify2", Path: "zooverify2"}),
 	"quobyte":              {"registry": "192.0.2.20:7861", "volume": "zooverify2"},
 	"scaleIO":              {"gateway": "https://192.0.2.20", "system": "zooverify2", "volumeName": "zooverify2", "secretRef": map[string]any{"name": "s"}},
 	"storageos":            {"volumeName": "zooverify2"},
@@ -177,6 +182,16 @@ var storageSamples = map[string]map[string]any{
 	"flexVolume":           {"driver": "example.com/zooverify2"},
 	"gitRepo":              {"repository": "http://192.0.2.20/zooverify2.git"},
 	"csi":                  {"driver": "zoo-verify.example.com", "volumeHandle": "zooverify2"},
+}
+
+// typedSample is a sample written with its typed API (where a field's
+// name is a resource's).
+func typedSample(source any) map[string]any {
+	out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(source)
+	if err != nil {
+		panic(err) // a fixed source always converts
+	}
+	return out
 }
 
 // listSeed is the element an attempt adds to the empty list key of a field

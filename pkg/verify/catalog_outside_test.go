@@ -65,7 +65,7 @@ func TestOutsideChecks(t *testing.T) {
 		}
 	}
 	for gr := range podSpecPaths() {
-		assert.False(t, missing[gr.String()], "the kind %s has a pod spec in the kinds table but no harmless object in verify (podSpecKinds)", gr)
+		assert.False(t, missing[gr.String()], "the kind %s has a pod spec in the kinds table but no harmless object in verify (outsideBases)", gr)
 	}
 	var kinds []string
 	for k := range missing {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/platformobj"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/policy"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
 // The Multi-Tenancy Benchmarks' checks that are promises rather than
@@ -46,8 +47,9 @@ func computeQuota(name corev1.ResourceName) bool {
 // balancers, node ports, pods, ...).
 func objectQuota(name corev1.ResourceName) bool {
 	n := string(name)
-	return strings.HasPrefix(n, "count/") || slices.Contains([]string{"pods", "services", "services.loadbalancers", "services.nodeports",
-		"persistentvolumeclaims", "secrets", "configmaps", "replicationcontrollers", "resourcequotas"}, n)
+	return strings.HasPrefix(n, "count/") || slices.Contains([]corev1.ResourceName{corev1.ResourcePods, corev1.ResourceServices,
+		corev1.ResourceServicesLoadBalancers, corev1.ResourceServicesNodePorts, corev1.ResourcePersistentVolumeClaims,
+		corev1.ResourceSecrets, corev1.ResourceConfigMaps, corev1.ResourceReplicationControllers, corev1.ResourceQuotas}, name)
 }
 
 // quotaKeys are the names of q of category, sorted.
@@ -103,7 +105,7 @@ func promiseChecks() []Check {
 		{ID: "MTB-PL2-BC-OPS-3", Class: ClassMTB, Title: "Create role bindings (a Role and a RoleBinding to it, in the tenant's namespace)", Promise: true,
 			Attempt: func(ctx context.Context, t *Target) error {
 				role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "zoo-verify-ops"},
-					Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}}}}
+					Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{translate.ResourceOf("", "Pod")}, Verbs: []string{"get"}}}}
 				if _, err := t.Kube.RbacV1().Roles(t.Namespace).Create(ctx, role, dryRun); err != nil {
 					return err
 				}

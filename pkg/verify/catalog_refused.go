@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -34,11 +35,11 @@ type refusedBase struct {
 
 // refusedBases are the harmless objects of the kinds with refused fields.
 var refusedBases = map[schema.GroupResource]refusedBase{
-	{Resource: "services"}: {object: func(t *Target) *unstructured.Unstructured {
+	translate.KindResource("", "Service"): {object: func(t *Target) *unstructured.Unstructured {
 		return object("v1", "Service", t.Namespace, "zoo-verify-refused", nil, map[string]any{
 			"spec": map[string]any{"ports": []any{map[string]any{"port": int64(80)}}}})
 	}},
-	{Resource: "persistentvolumes"}: {object: func(t *Target) *unstructured.Unstructured {
+	translate.KindResource("", "PersistentVolume"): {object: func(t *Target) *unstructured.Unstructured {
 		return object("v1", "PersistentVolume", "", t.Prefix+"zoo-verify-refused", t.Owner, map[string]any{
 			"spec": map[string]any{"capacity": map[string]any{"storage": "1Gi"}, "accessModes": []any{"ReadWriteOnce"},
 				"storageClassName": t.Prefix + ScratchObject, "csi": map[string]any{"driver": "zoo-verify.example.com", "volumeHandle": "none"},
@@ -50,13 +51,13 @@ var refusedBases = map[schema.GroupResource]refusedBase{
 		}
 		return ""
 	}},
-	{Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations"}: {object: func(t *Target) *unstructured.Unstructured {
+	translate.KindResource(admissionregistrationv1.GroupName, "ValidatingWebhookConfiguration"): {object: func(t *Target) *unstructured.Unstructured {
 		return webhookConfiguration(t, "ValidatingWebhookConfiguration", "zoo-verify-refused")
 	}, oneOf: [][]string{{"service", "url"}}},
-	{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"}: {object: func(t *Target) *unstructured.Unstructured {
+	translate.KindResource(admissionregistrationv1.GroupName, "MutatingWebhookConfiguration"): {object: func(t *Target) *unstructured.Unstructured {
 		return webhookConfiguration(t, "MutatingWebhookConfiguration", "zoo-verify-refused")
 	}, oneOf: [][]string{{"service", "url"}}},
-	{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}: {object: conversionCRD, oneOf: [][]string{{"service", "url"}}},
+	translate.KindResource("apiextensions.k8s.io", "CustomResourceDefinition"): {object: conversionCRD, oneOf: [][]string{{"service", "url"}}},
 }
 
 // refusedValue is what an attempt sets a field of target, whose last key

@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
@@ -16,7 +15,7 @@ import (
 // ClassSelectors is the class of label selectors the cluster evaluates.
 const ClassSelectors = "selectors"
 
-var gvrPodTemplates = schema.GroupVersionResource{Version: "v1", Resource: "podtemplates"}
+var gvrPodTemplates = translate.MustResourceFor(corev1.SchemeGroupVersion.WithKind("PodTemplate"))
 
 // selectorCheck: a pod affinity term whose namespaceSelector selects every
 // namespace of the cluster (the scheduler would weigh the victim's pods),

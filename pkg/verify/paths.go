@@ -68,7 +68,7 @@ func setUpObjects(ctx context.Context, admin kubernetes.Interface, ns, victimNS 
 		return fmt.Errorf("create the attacker's Service: %w", err)
 	}
 	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: ScratchObject},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}}}
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{translate.ResourceOf("", "ConfigMap")}, Verbs: []string{"get"}}}}
 	if _, err := admin.RbacV1().Roles(ns).Create(ctx, role, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create the attacker's Role: %w", err)
 	}
