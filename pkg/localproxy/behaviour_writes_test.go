@@ -155,3 +155,25 @@ func TestBehaviourMissingNamespace(t *testing.T) {
 		})
 	}
 }
+
+// TestBehaviourForgetShared: a write of a shared kind drops what the cache
+// knows of the kind; a read keeps it.
+func TestBehaviourForgetShared(t *testing.T) {
+	classes := kindResource("storage.k8s.io", "StorageClass")
+	for _, tc := range []struct {
+		name, method string
+		kept         bool
+	}{
+		{"a write", http.MethodPut, false},
+		{"a delete", http.MethodDelete, false},
+		{"a read", http.MethodGet, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, _ := newTestProxy(t, jsonHandler(http.StatusInternalServerError, upstreamFailure))
+			p.shared.cache.get(classes, "acme-fast", func() sharedEntry { return sharedEntry{exists: true} })
+			x, _ := exchangeOf(t, p, tc.method, "/apis/storage.k8s.io/v1/storageclasses/fast", "")
+			forgetShared{}.after(p, x, answer(http.StatusOK, `{}`))
+			assert.Equal(t, tc.kept, len(p.shared.cache.entries) == 1)
+		})
+	}
+}

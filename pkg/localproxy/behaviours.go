@@ -54,5 +54,6 @@ var behaviours = []behaviour{
 	{name: "all-namespaces-review", resources: accessReviews, does: allNamespacesReviews{}},
 	{name: "aggregation", resources: []schema.GroupResource{clusterRoles}, does: aggregation{}},
 	{name: "crd-server-role", resources: []schema.GroupResource{crdsResource}, does: crdServerRole{}},
+	{name: "forget-shared", rows: isSharedRow, does: forgetShared{}},
 	{name: "missing-namespace", every: true, does: missingNamespace{}},
 }

@@ -106,7 +106,6 @@ func (p *Proxy) serve(x *exchange, upgrade bool, yw *yamlWriter, verb, resource 
 	default:
 		p.handle(x)
 	}
-	p.forgetSharedAfterWrite(u)
 }
 
 // readBody reads the tenant's request body into x, and answers the request
@@ -144,22 +143,9 @@ func (p *Proxy) handle(x *exchange) {
 	case translate.PlanSharedList:
 		p.sharedList(x.w, x.r, u)
 	case translate.PlanPatchInView:
-		p.patchInView(x.w, x.r, u, x.body) // patch_view.go
+		p.patchInView(x) // patch_view.go
 	default:
 		p.forward(x)
-	}
-}
-
-// forgetSharedAfterWrite drops the cached lookups of a shared kind that the
-// request wrote, so that the tenant's next request sees its own class.
-func (p *Proxy) forgetSharedAfterWrite(u *translate.UpstreamRequest) {
-	switch u.Info.Verb {
-	case "get", "list", "watch":
-		return
-	}
-	gr := u.Info.GroupResource()
-	if rule, ok := translate.LookupKind(gr); ok && rule.Treatment == translate.Shared {
-		p.shared.forget(gr)
 	}
 }
 

@@ -91,3 +91,36 @@ func TestPatchAppliedInView(t *testing.T) {
 		assert.Equal(t, http.MethodGet, up.requests()[0].Method)
 	})
 }
+
+// TestPatchInViewRunsTheBehaviours: a patch applied in the tenant's view
+// passes the row's refusal- and after-behaviours as a forwarded request
+// does: a refusal in a namespace of the tenant's that does not exist is the
+// 404 a real cluster answers; a successful write of a shared kind drops
+// the cached lookups of the kind.
+func TestPatchInViewRunsTheBehaviours(t *testing.T) {
+	t.Run("a namespace that does not exist", func(t *testing.T) {
+		p, _ := newRecordingProxy(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/api/v1/namespaces/acme-nope" {
+				jsonHandler(http.StatusNotFound, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`)(w, r)
+				return
+			}
+			jsonHandler(http.StatusForbidden, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403}`)(w, r)
+		})
+		rec := request(p, http.MethodPatch, "/api/v1/namespaces/nope/configmaps/c", map[string]string{"Content-Type": translate.MediaMergePatch}, `{}`)
+		assert.Equal(t, http.StatusNotFound, rec.Code, rec.Body.String())
+		assert.Contains(t, rec.Body.String(), `configmaps \"c\" not found`)
+	})
+	t.Run("a shared kind", func(t *testing.T) {
+		const class = `{"apiVersion":"storage.k8s.io/v1","kind":"StorageClass","metadata":{"name":"acme-fast","resourceVersion":"7","labels":{"kubectl-zoo.io/tenant":"acme"}},"provisioner":"x"}`
+		p, up := newRecordingProxy(t, jsonHandler(http.StatusOK, class))
+		rec := request(p, http.MethodPatch, "/apis/storage.k8s.io/v1/storageclasses/fast", map[string]string{"Content-Type": translate.MediaMergePatch},
+			`{"metadata":{"annotations":{"a":"b"}}}`)
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		var patched bool
+		for _, got := range up.requests() {
+			patched = patched || got.Method == http.MethodPatch
+		}
+		require.True(t, patched, "the patch went upstream")
+		assert.Empty(t, p.shared.cache.entries, "the lookups of the class the tenant wrote are forgotten")
+	})
+}

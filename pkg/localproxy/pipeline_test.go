@@ -73,6 +73,9 @@ func TestBehavioursAreRegisteredByKind(t *testing.T) {
 			if k.HasPodSpecs() {
 				want = append(want, "api-access", "wake")
 			}
+			if k.Treatment == translate.Shared {
+				want = append(want, "forget-shared")
+			}
 			switch {
 			case k.Treatment == translate.TenantGroup:
 				want = append(want, "tenant-group-identity")
@@ -124,6 +127,7 @@ func TestBehavioursOfRequests(t *testing.T) {
 		{http.MethodPost, "/apis/authentication.k8s.io/v1/tokenreviews", []string{"review-identity", "missing-namespace"}},
 		{http.MethodGet, "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies", []string{"confined-identity", "missing-namespace"}},
 		{http.MethodGet, "/apis/x.example.com/v1/things", []string{"tenant-group-identity", "missing-namespace"}},
+		{http.MethodPut, "/apis/storage.k8s.io/v1/storageclasses/fast", []string{"forget-shared", "missing-namespace"}},
 		{http.MethodGet, "/version", []string{"missing-namespace"}},
 	} {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {

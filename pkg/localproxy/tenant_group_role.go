@@ -32,7 +32,7 @@ import (
 // tenant's view, patch_view.go; a CRD's scope cannot change, and a role that
 // is missing is written again on the first refusal, ownIdentityForbidden.)
 func isCRDWrite(u *translate.UpstreamRequest) bool {
-	return isWriteOf(u, crdsResource)
+	return isWriteOf(u, crdsResource) && u.Plan != translate.PlanPatchInView
 }
 
 // isWriteOf reports whether u creates, replaces or patches an object of
