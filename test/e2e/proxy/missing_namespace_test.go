@@ -43,6 +43,13 @@ func TestMissingNamespace(t *testing.T) {
 			}
 		})
 	}
+	t.Run("patch", func(t *testing.T) { // applied in the tenant's view (patch_view.go)
+		code, body := do(t, c, "PATCH", host+"/api/v1/namespaces/nope/configmaps/x", map[string]string{"Content-Type": "application/merge-patch+json"},
+			`{"data":{"a":"b"}}`)
+		require.Equal(t, 404, code, body)
+		assert.Contains(t, body, `configmaps \"x\" not found`)
+		assert.NotContains(t, body, "acme-")
+	})
 	// What kubectl makes of it is what it prints against a real cluster.
 	for _, tc := range []struct {
 		name string
@@ -52,6 +59,7 @@ func TestMissingNamespace(t *testing.T) {
 		{"kubectl get", []string{"-n", "nope", "get", "configmap", "x"}, `Error from server (NotFound): namespaces "nope" not found`},
 		{"kubectl create", []string{"-n", "nope", "create", "configmap", "x"}, `error: failed to create configmap: namespaces "nope" not found`},
 		{"kubectl delete", []string{"-n", "nope", "delete", "configmap", "x"}, `Error from server (NotFound): configmaps "x" not found`},
+		{"kubectl patch", []string{"-n", "nope", "patch", "configmap", "x", "-p", `{"data":{"a":"b"}}`}, `Error from server (NotFound): namespaces "nope" not found`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := acme.run(t, "", tc.args...)
