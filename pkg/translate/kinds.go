@@ -165,6 +165,12 @@ type KindRule struct {
 	// namespace gate, the server's ClusterRole and zoo-tenant-propagated
 	// take these kinds from the rows (PolicyObjectResources).
 	PolicyObject bool
+	// Selectors classify the label selectors of the kind's objects (their
+	// Resource left out: the row's), who evaluates each and how far it
+	// reaches (selectors_local.go); SelectorTable gathers them, and
+	// TestSelectorTableCoversTheSchema fails on a selector of the kind's Go
+	// types that they leave out. A pod spec's are podSpecSelectors.
+	Selectors []SelectorRule
 	// cells are the cells of the kind's Table (what `kubectl get` prints)
 	// that show a reference, by lower-case column name (table_refs.go).
 	cells map[string]refCell

@@ -73,10 +73,34 @@ type SelectorRule struct {
 }
 
 // SelectorTable classifies every label selector of the kinds the tenants
-// write (TestSelectorTable holds the table against the kinds table, and
-// against every selector field of the kinds' Go types, so that a selector
-// it does not classify fails the test).
-var SelectorTable = append(confinedSelectors, localSelectors...)
+// write: those of every pod spec, then each row's Selectors, the confined
+// ones first (TestSelectorTable holds the table against the kinds table,
+// and against every selector field of the kinds' Go types, so that a
+// selector it does not classify fails the test).
+var SelectorTable = selectorTable()
+
+// selectorTable gathers podSpecSelectors and the rows' Selectors, with
+// the row's resource, the confined ones first.
+func selectorTable() []SelectorRule {
+	var confined, rest []SelectorRule
+	add := func(s SelectorRule) {
+		if s.Reach == ReachConfined {
+			confined = append(confined, s)
+		} else {
+			rest = append(rest, s)
+		}
+	}
+	for _, s := range podSpecSelectors {
+		add(s)
+	}
+	for i := range kindTable {
+		for _, s := range kindTable[i].Selectors {
+			s.Resource = kindTable[i].Resource
+			add(s)
+		}
+	}
+	return append(confined, rest...)
+}
 
 // affinityTerms are the fields key of the pod affinity terms of a pod
 // spec (PodAffinityTermPaths, which the proxy's reference and the
@@ -88,34 +112,3 @@ func affinityTerms(key string) []string {
 	}
 	return out
 }
-
-var confinedSelectors = []SelectorRule{
-	{Resource: grClusterRole, Fields: []string{"aggregationRule.clusterRoleSelectors[]"}, Ref: "aggregationRule.clusterRoleSelectors",
-		Evaluator: "the clusterrole-aggregation controller, over every ClusterRole of the cluster", Reach: ReachConfined,
-		Upstream: "zoo-tenant rule 5: every selector holds matchLabels " + TenantLabel + "=<tenant>"},
-	{Resource: PodSpecSelector, Fields: affinityTerms("namespaceSelector"), Ref: "affinity",
-		Evaluator: "the scheduler, over the pods of every namespace (and an existing pod's anti-affinity over every incoming pod); the terms' namespaces too",
-		Reach:     ReachConfined, Upstream: "zoo-tenant: every pod affinity term's namespaces start with <tenant>- and its namespaceSelector holds the tenant requirement"},
-	{Resource: grNetworkPolicy, Fields: []string{"spec.ingress[].from[].namespaceSelector"}, Ref: "spec.ingress[].from[].namespaceSelector",
-		Evaluator: "the network plugin, over every namespace", Reach: ReachConfined, Upstream: ownTraffic},
-	{Resource: grNetworkPolicy, Fields: []string{"spec.egress[].to[].namespaceSelector"}, Ref: "spec.egress[].to[].namespaceSelector",
-		Evaluator: "the network plugin, over every namespace", Reach: ReachConfined, Upstream: ownTraffic},
-	{Resource: grValidatingWebhooks, Fields: []string{"webhooks[].namespaceSelector"}, Ref: "webhooks[].namespaceSelector",
-		Evaluator: everyRequest, Reach: ReachConfined, Upstream: proxyWrites},
-	{Resource: grMutatingWebhooks, Fields: []string{"webhooks[].namespaceSelector"}, Ref: "webhooks[].namespaceSelector",
-		Evaluator: everyRequest, Reach: ReachConfined, Upstream: proxyWrites},
-	{Resource: grVAP, Fields: []string{"spec.matchConstraints.namespaceSelector"}, Ref: "spec.matchConstraints.namespaceSelector",
-		Evaluator: everyRequest, Reach: ReachConfined, Upstream: proxyWrites},
-	{Resource: grMAP, Fields: []string{"spec.matchConstraints.namespaceSelector"}, Ref: "spec.matchConstraints.namespaceSelector",
-		Evaluator: everyRequest, Reach: ReachConfined, Upstream: proxyWrites},
-	{Resource: grVAPB, Fields: []string{"spec.matchResources.namespaceSelector"}, Ref: "spec.matchResources.namespaceSelector",
-		Evaluator: everyRequest, Reach: ReachConfined, Upstream: proxyWrites},
-	{Resource: grMAPB, Fields: []string{"spec.matchResources.namespaceSelector"}, Ref: "spec.matchResources.namespaceSelector",
-		Evaluator: everyRequest, Reach: ReachConfined, Upstream: proxyWrites},
-}
-
-const (
-	ownTraffic   = "harmless: a NetworkPolicy opens or limits only the traffic of its own namespace's pods"
-	everyRequest = "the API server, over every namespaced request"
-	proxyWrites  = "no tenant identity may write admission configuration (the proxy writes it, AccessProxy)"
-)
