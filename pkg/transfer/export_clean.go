@@ -109,8 +109,8 @@ func CleanForExport(obj *unstructured.Unstructured) {
 		unstructured.RemoveNestedField(obj.Object, "metadata", f)
 	}
 	delete(obj.Object, "status")
-	if g := obj.GroupVersionKind().Group; g == "" || g == "batch" || g == "apps" {
-		cleanKind(obj) // before the annotations go: a claim's say who bound it
+	if clean, ok := kindCleaners[obj.GroupVersionKind().GroupKind()]; ok {
+		clean(obj) // before the annotations go: a claim's say who bound it
 	}
 	namespace := obj.GetKind() == "Namespace" && obj.GroupVersionKind().Group == ""
 	obj.SetLabels(withoutKeys(obj.GetLabels(), func(k string) bool {
@@ -127,73 +127,6 @@ func CleanForExport(obj *unstructured.Unstructured) {
 	}
 	obj.SetFinalizers(finalizers)
 	dropNullTimestamps(obj.Object)
-}
-
-// cleanKind removes what controllers and allocators fill in on built-in kinds.
-func cleanKind(obj *unstructured.Unstructured) {
-	o := obj.Object
-	switch obj.GetKind() {
-	case "Namespace":
-		unstructured.RemoveNestedField(o, "spec", "finalizers")
-	case "Service":
-		if ip, _, _ := unstructured.NestedString(o, "spec", "clusterIP"); ip != "None" {
-			unstructured.RemoveNestedField(o, "spec", "clusterIP")
-			unstructured.RemoveNestedField(o, "spec", "clusterIPs")
-		}
-	case "PersistentVolumeClaim":
-		if obj.GetAnnotations()["pv.kubernetes.io/bound-by-controller"] == "yes" {
-			unstructured.RemoveNestedField(o, "spec", "volumeName")
-		}
-	case "PersistentVolume":
-		for _, f := range []string{"uid", "resourceVersion"} {
-			unstructured.RemoveNestedField(o, "spec", "claimRef", f)
-		}
-	case "Pod":
-		unstructured.RemoveNestedField(o, "spec", "nodeName")
-	case "Secret":
-		if obj.Object["type"] == "kubernetes.io/service-account-token" {
-			// The token controller fills it in for the account of this
-			// cluster, and deletes a token naming another account's uid.
-			delete(o, "data")
-			unstructured.RemoveNestedField(o, "metadata", "annotations", "kubernetes.io/service-account.uid")
-		}
-	case "Job":
-		cleanJob(obj)
-	case "StatefulSet":
-		cleanClaimTemplates(o)
-	}
-}
-
-// cleanJob removes the selector and labels the Job controller generated
-// (unless the Job chose its own selector).
-func cleanJob(obj *unstructured.Unstructured) {
-	if manual, _, _ := unstructured.NestedBool(obj.Object, "spec", "manualSelector"); manual {
-		return
-	}
-	unstructured.RemoveNestedField(obj.Object, "spec", "selector")
-	labels, _, _ := unstructured.NestedStringMap(obj.Object, "spec", "template", "metadata", "labels")
-	for _, k := range jobLabels {
-		delete(labels, k)
-	}
-	if len(labels) == 0 {
-		unstructured.RemoveNestedField(obj.Object, "spec", "template", "metadata", "labels")
-		return
-	}
-	_ = unstructured.SetNestedStringMap(obj.Object, labels, "spec", "template", "metadata", "labels")
-}
-
-// cleanClaimTemplates removes the status the API server shows on a
-// StatefulSet's claim templates.
-func cleanClaimTemplates(o map[string]any) {
-	templates, _, _ := unstructured.NestedSlice(o, "spec", "volumeClaimTemplates")
-	for _, t := range templates {
-		if m, ok := t.(map[string]any); ok {
-			delete(m, "status")
-		}
-	}
-	if templates != nil {
-		_ = unstructured.SetNestedSlice(o, templates, "spec", "volumeClaimTemplates")
-	}
 }
 
 // dropNullTimestamps removes "creationTimestamp: null" from the metadata of
