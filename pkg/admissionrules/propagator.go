@@ -30,8 +30,8 @@ func PropagatorClusterRole() *rbacv1.ClusterRole {
 		ObjectMeta: metav1.ObjectMeta{Name: PropagatorName, Labels: tenantapi.ManagedLabels()},
 		Rules: []rbacv1.PolicyRule{
 			{APIGroups: []string{""}, Resources: tenantprop.Kinds, Verbs: []string{"get", "list", "watch", "create", "update", "delete"}},
-			{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "list", "watch"}},
-			{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create"}},
+			{APIGroups: []string{""}, Resources: []string{translate.ResourceOf("", "Namespace")}, Verbs: []string{"get", "list", "watch"}},
+			{APIGroups: []string{""}, Resources: []string{translate.ResourceOf("", "Event")}, Verbs: []string{"create"}},
 		},
 	}
 }
@@ -84,7 +84,7 @@ func propagatorPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				v("reqGroup", "has(request.resource.group) ? request.resource.group : ''"),
 				v("subres", "has(request.subResource) ? request.subResource : ''"),
 				v("isCopyKind", "variables.reqGroup == '' && variables.subres == '' && request.resource.resource in ["+strings.Join(kinds, ", ")+"]"),
-				v("isEvent", "variables.reqGroup == '' && variables.subres == '' && request.resource.resource == 'events'"),
+				v("isEvent", cel("variables.reqGroup == '' && variables.subres == '' && request.resource.resource == '$RESOURCE(core/Event)'")),
 				v("nsLabels", "namespaceObject != null && has(namespaceObject.metadata.labels) ? namespaceObject.metadata.labels : {}"),
 				v("labels", "object != null && has(object.metadata) && has(object.metadata.labels) ? object.metadata.labels : {}"),
 				v("oldLabels", "oldObject != null && has(oldObject.metadata) && has(oldObject.metadata.labels) ? oldObject.metadata.labels : {}"),
@@ -107,7 +107,7 @@ func propagatorPolicy() *admissionv1.ValidatingAdmissionPolicy {
 				Message:    "the propagator never writes what the cluster or kubectl-zoo keeps in every namespace",
 				Reason:     forbidden,
 			}, {
-				Expression: "request.resource.resource != 'secrets' || object == null || !has(object.type) || object.type != 'kubernetes.io/service-account-token'",
+				Expression: cel("request.resource.resource != '$RESOURCE(core/Secret)' || object == null || !has(object.type) || object.type != 'kubernetes.io/service-account-token'"),
 				Message:    "the propagator never writes a ServiceAccount token Secret",
 				Reason:     forbidden,
 			}},

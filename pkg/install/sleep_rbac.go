@@ -1,6 +1,8 @@
 package install
 
 import (
+	"slices"
+
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -23,16 +25,45 @@ func SleepClusterRoleObject() *rbacv1.ClusterRole {
 	return &rbacv1.ClusterRole{
 		TypeMeta:   platformobj.ClusterRoleType,
 		ObjectMeta: metav1.ObjectMeta{Name: SleepClusterRole, Labels: tenantapi.ManagedLabels()},
-		Rules: []rbacv1.PolicyRule{
+		Rules: append([]rbacv1.PolicyRule{
 			{APIGroups: []string{translate.APIGroup}, Resources: []string{tenantapi.TenantResource}, Verbs: []string{"get"}},
 			{APIGroups: []string{translate.APIGroup}, Resources: []string{tenantapi.TenantResource + "/status"}, Verbs: []string{"get", "update"}},
-			{APIGroups: []string{"apps"}, Resources: []string{"deployments", "statefulsets", "replicasets"}, Verbs: []string{"list"}},
-			{APIGroups: []string{"apps"}, Resources: []string{"deployments/scale", "statefulsets/scale", "replicasets/scale"}, Verbs: []string{"patch"}},
-			{APIGroups: []string{""}, Resources: []string{"replicationcontrollers"}, Verbs: []string{"list"}},
-			{APIGroups: []string{""}, Resources: []string{"replicationcontrollers/scale"}, Verbs: []string{"patch"}},
-			{APIGroups: []string{"batch"}, Resources: []string{"cronjobs"}, Verbs: []string{"list", "patch"}},
-		},
+		}, sleepKindRules()...),
 	}
+}
+
+// sleepKindRules are the rights sleep needs on the kinds it puts to sleep
+// (translate.SleepKinds), per group in table order: list those it scales
+// and patch their scale subresource; list and patch those it suspends.
+func sleepKindRules() []rbacv1.PolicyRule {
+	var groups []string
+	scaled, suspended := map[string][]string{}, map[string][]string{}
+	for _, row := range translate.SleepKinds() {
+		g := row.Resource.Group
+		if !slices.Contains(groups, g) {
+			groups = append(groups, g)
+		}
+		if row.Sleep == translate.SleepScale {
+			scaled[g] = append(scaled[g], row.Resource.Resource)
+		} else {
+			suspended[g] = append(suspended[g], row.Resource.Resource)
+		}
+	}
+	var rules []rbacv1.PolicyRule
+	for _, g := range groups {
+		if res := scaled[g]; len(res) > 0 {
+			scales := make([]string, len(res))
+			for i, r := range res {
+				scales[i] = r + "/scale"
+			}
+			rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: res, Verbs: []string{"list"}},
+				rbacv1.PolicyRule{APIGroups: []string{g}, Resources: scales, Verbs: []string{"patch"}})
+		}
+		if res := suspended[g]; len(res) > 0 {
+			rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: res, Verbs: []string{"list", "patch"}})
+		}
+	}
+	return rules
 }
 
 // SleepClusterRoleBinding binds SleepClusterRoleObject to

@@ -243,7 +243,7 @@ func (c *Client) setWorkload(ctx context.Context, w tenantapi.SleptWorkload) err
 	if w.Replicas != nil {
 		sub = []string{"scale"}
 	}
-	_, err := c.Dynamic.Resource(sleepResources[w.Resource]).Namespace(w.Namespace).Patch(ctx, w.Name, types.MergePatchType,
+	_, err := c.Dynamic.Resource(sleepResources[w.Resource].gvr).Namespace(w.Namespace).Patch(ctx, w.Name, types.MergePatchType,
 		[]byte(w.Patch()), metav1.PatchOptions{FieldManager: SleepFieldManager}, sub...)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("set %s %s/%s to %s: %w", w.Resource, w.Namespace, w.Name, strings.TrimPrefix(w.Patch(), `{"spec":`), err)

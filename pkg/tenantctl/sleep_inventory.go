@@ -4,31 +4,45 @@ import (
 	"context"
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
-// sleepResources are the resources sleep scales down (through their scale
-// subresource) or suspends (CronJobs), by plural name.
-var sleepResources = map[string]schema.GroupVersionResource{
-	"deployments":            {Group: "apps", Version: "v1", Resource: "deployments"},
-	"statefulsets":           {Group: "apps", Version: "v1", Resource: "statefulsets"},
-	"replicasets":            {Group: "apps", Version: "v1", Resource: "replicasets"},
-	"replicationcontrollers": {Version: "v1", Resource: "replicationcontrollers"},
-	"cronjobs":               {Group: "batch", Version: "v1", Resource: "cronjobs"},
+// sleepKind is a row of translate.SleepKinds, with the version client-go
+// prefers for its group.
+type sleepKind struct {
+	gvr    schema.GroupVersionResource
+	action translate.SleepAction
 }
 
-// sleepOrder lists sleepResources in the order sleep and wake visit them.
-var sleepOrder = []string{"deployments", "statefulsets", "replicasets", "replicationcontrollers", "cronjobs"}
+// sleepResources are the resources sleep scales down (through their scale
+// subresource) or suspends, by plural name (SleptWorkload.Resource), and
+// sleepOrder the order sleep and wake visit them: the kinds table's rows
+// with a Sleep action, in table order.
+var sleepResources, sleepOrder = func() (map[string]sleepKind, []string) {
+	byName := map[string]sleepKind{}
+	var order []string
+	for _, row := range translate.SleepKinds() {
+		gvr := row.Resource.WithVersion(scheme.Scheme.PrioritizedVersionsForGroup(row.Resource.Group)[0].Version)
+		byName[row.Resource.Resource] = sleepKind{gvr: gvr, action: row.Sleep}
+		order = append(order, row.Resource.Resource)
+	}
+	return byName, order
+}()
 
 var (
-	podsGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
-	jobsGVR = schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
+	podsGVR = translate.MustResourceFor(corev1.SchemeGroupVersion.WithKind("Pod"))
+	jobsGVR = translate.MustResourceFor(batchv1.SchemeGroupVersion.WithKind("Job"))
 )
 
 // inventory is what a tenant runs now, namespace by namespace.
@@ -61,7 +75,7 @@ func (c *Client) takeInventory(ctx context.Context, t translate.Tenant, withPods
 	}
 	for _, ns := range namespaces {
 		for _, res := range sleepOrder {
-			items, err := c.listIn(ctx, sleepResources[res], ns.Name)
+			items, err := c.listIn(ctx, sleepResources[res].gvr, ns.Name)
 			if err != nil {
 				return inv, err
 			}
@@ -117,12 +131,12 @@ func (c *Client) listIn(ctx context.Context, gvr schema.GroupVersionResource, ns
 // for a ReplicaSet a Deployment controls.
 func sleptWorkload(res string, u *unstructured.Unstructured) (tenantapi.SleptWorkload, bool) {
 	w := tenantapi.SleptWorkload{Resource: res, Namespace: u.GetNamespace(), Name: u.GetName(), UID: u.GetUID()}
-	if res == "cronjobs" {
+	if sleepResources[res].action == translate.SleepSuspend {
 		suspend, _, _ := unstructured.NestedBool(u.Object, "spec", "suspend")
 		w.Suspend = ptr.To(suspend)
 		return w, true
 	}
-	if owner := metav1.GetControllerOf(u); res == "replicasets" && owner != nil && owner.Kind == "Deployment" {
+	if controlledByDeployment(res, u) {
 		return w, false
 	}
 	replicas, found, _ := unstructured.NestedInt64(u.Object, "spec", "replicas")
@@ -131,6 +145,18 @@ func sleptWorkload(res string, u *unstructured.Unstructured) (tenantapi.SleptWor
 	}
 	w.Replicas = ptr.To(int32(replicas))
 	return w, true
+}
+
+// replicaSets is the resource of ReplicaSets, which a Deployment scales.
+var replicaSets = translate.ResourceOf(appsv1.GroupName, "ReplicaSet")
+
+// controlledByDeployment reports whether u is a ReplicaSet a Deployment
+// controls, which sleep leaves to its Deployment. Only this pair: an
+// object that names another kind's object its controller (which a tenant
+// may write) still sleeps.
+func controlledByDeployment(res string, u *unstructured.Unstructured) bool {
+	owner := metav1.GetControllerOf(u)
+	return res == replicaSets && owner != nil && owner.Kind == "Deployment"
 }
 
 // jobFinished reports whether a Job has a Complete or Failed condition.

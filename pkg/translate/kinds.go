@@ -165,6 +165,11 @@ type KindRule struct {
 	// namespace gate, the server's ClusterRole and zoo-tenant-propagated
 	// take these kinds from the rows (PolicyObjectResources).
 	PolicyObject bool
+	// Sleep is what `kubectl zoo tenant sleep` does to the kind's objects
+	// so that they run no pods, and wake undoes (tenantctl's
+	// sleep*.go; the zoo-sleep ClusterRole is derived from it): SleepNone
+	// leaves them alone (SleepKinds).
+	Sleep SleepAction
 	// Selectors classify the label selectors of the kind's objects (their
 	// Resource left out: the row's), who evaluates each and how far it
 	// reaches (selectors_local.go); SelectorTable gathers them, and
