@@ -10,7 +10,9 @@
 // are not copies.
 //
 // plan.go is pure: from the tenant's namespaces, sources and copies it
-// computes what to create, update and delete.
+// computes what to create, update and delete, with the builder (wants) and
+// the rules of the one core for objects in every tenant namespace,
+// pkg/nsobjects.
 package tenantprop
 
 import (
@@ -24,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/nsobjects"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -62,72 +65,62 @@ func ReservedNames() []string {
 }
 
 // Kinds are the resources whose objects may be propagated.
-var Kinds = []string{"configmaps", "secrets"}
+var Kinds = []string{configMaps, secrets}
+
+var (
+	configMaps = translate.ResourceOf("", "ConfigMap")
+	secrets    = translate.ResourceOf("", "Secret")
+)
 
 // Object is a source or copy: an upstream Secret or ConfigMap.
-type Object struct {
-	Resource string // "configmaps" or "secrets"
-	*unstructured.Unstructured
-}
-
-// key names an object upstream.
-type key struct{ resource, namespace, name string }
-
-func keyOf(o Object) key { return key{o.Resource, o.GetNamespace(), o.GetName()} }
+type Object = nsobjects.Object
 
 // Namespace is an upstream namespace of the tenant.
-type Namespace struct {
-	Name        string
-	Labels      map[string]string
-	Terminating bool
-}
+type Namespace = nsobjects.Namespace
 
 // Skip is a marked object that is not propagated (or not everywhere), and why.
-type Skip struct {
-	Source Object
-	Reason string
-}
+type Skip = nsobjects.Skip
 
-// Plan is what a reconcile writes.
-type Plan struct {
-	Create []Object // new copies
-	Update []Object // copies whose content follows the source (resourceVersion set)
-	Delete []Object // copies without a source
-	Skips  []Skip
-}
+// Plan is what a reconcile writes: new copies, copies whose content
+// follows the source (resourceVersion set), copies without a source, and
+// the skips.
+type Plan = nsobjects.Plan
 
-// Compute plans the copies of tenant t. existing holds every object of the
-// propagated kinds in the tenant's namespaces that compute must not clobber:
-// the copies (with translate.PropagatedFromLabel) and the sources; an
-// object absent from it is created, and the API server refuses the create
-// if an object of that name exists, which the caller reports (never
-// overwrites). namespaces are the tenant's (labeled and prefixed).
+// Compute plans the copies of tenant t. copies are the copies in the
+// tenant's namespaces (with translate.PropagatedFromLabel), sources the
+// objects the tenant marked; a copy absent from copies is created, and the
+// API server refuses the create if an object of that name exists, which
+// the caller reports (never overwrites). namespaces are the tenant's
+// (labeled and prefixed).
 func Compute(t translate.Tenant, namespaces []Namespace, sources, copies []Object) Plan {
-	var p Plan
-	sort.Slice(sources, func(i, j int) bool { return less(keyOf(sources[i]), keyOf(sources[j])) })
+	return nsobjects.Diff(wants(t, namespaces, sources), copies, rules(t))
+}
+
+// wants is the builder: a copy of each source (sorted) in every live
+// namespace its selector admits, but its own and those where the tenant
+// marked an object of that name; a refusal for each source that is not
+// propagated.
+func wants(t translate.Tenant, namespaces []Namespace, sources []Object) []nsobjects.Want {
+	var out []nsobjects.Want
+	sort.Slice(sources, func(i, j int) bool { return less(nsobjects.KeyOf(sources[i]), nsobjects.KeyOf(sources[j])) })
 	if len(sources) > MaxSources {
 		for _, s := range sources[MaxSources:] {
-			p.Skips = append(p.Skips, Skip{s, fmt.Sprintf("tenant %s marks more than %d objects for propagation; this one is not propagated", t, MaxSources)})
+			out = append(out, nsobjects.Want{Origin: s, Refused: fmt.Sprintf("tenant %s marks more than %d objects for propagation; this one is not propagated", t, MaxSources)})
 		}
 		sources = sources[:MaxSources]
 	}
-	isSource := map[key]bool{}
+	isSource := map[nsobjects.Key]bool{}
 	for _, s := range sources {
-		isSource[keyOf(s)] = true
+		isSource[nsobjects.KeyOf(s)] = true
 	}
-	have := map[key]Object{}
-	for _, c := range copies {
-		have[keyOf(c)] = c
-	}
-	want := map[key]Object{}
 	for _, s := range sources {
 		if reason := refuse(s); reason != "" {
-			p.Skips = append(p.Skips, Skip{s, reason})
+			out = append(out, nsobjects.Want{Origin: s, Refused: reason})
 			continue
 		}
 		sel, err := selectorOf(s)
 		if err != nil {
-			p.Skips = append(p.Skips, Skip{s, err.Error()})
+			out = append(out, nsobjects.Want{Origin: s, Refused: err.Error()})
 			continue
 		}
 		from, _ := t.TenantNamespace(s.GetNamespace())
@@ -135,38 +128,33 @@ func Compute(t translate.Tenant, namespaces []Namespace, sources, copies []Objec
 			if ns.Name == s.GetNamespace() || ns.Terminating || !sel.Matches(labels.Set(tenantLabels(t, ns))) {
 				continue
 			}
-			k := key{s.Resource, ns.Name, s.GetName()}
-			if isSource[k] {
+			if isSource[nsobjects.Key{Resource: s.Resource, Namespace: ns.Name, Name: s.GetName()}] {
 				continue // an object the tenant marked itself: never a copy's place
 			}
-			if other, taken := want[k]; taken {
-				p.Skips = append(p.Skips, Skip{s, fmt.Sprintf("not copied into namespace %s: the marked object of namespace %s has the same name", tenantNS(t, ns.Name), other.GetLabels()[translate.PropagatedFromLabel])})
-				continue
-			}
-			c, ok := have[k]
-			if ok && c.GetLabels()[translate.PropagatedFromLabel] != from {
-				p.Skips = append(p.Skips, Skip{s, fmt.Sprintf("not copied into namespace %s: a copy from namespace %s is there", tenantNS(t, ns.Name), c.GetLabels()[translate.PropagatedFromLabel])})
-				continue
-			}
-			desired := copyOf(s, ns.Name, from)
-			want[k] = desired
-			switch {
-			case !ok:
-				p.Create = append(p.Create, desired)
-			case !sameContent(c, desired):
-				desired.SetResourceVersion(c.GetResourceVersion())
-				desired.SetUID(c.GetUID())
-				p.Update = append(p.Update, desired)
-			}
+			out = append(out, nsobjects.Want{Object: copyOf(s, ns.Name, from), Origin: s})
 		}
 	}
-	for _, c := range copies {
-		if w, ok := want[keyOf(c)]; ok && w.GetLabels()[translate.PropagatedFromLabel] == c.GetLabels()[translate.PropagatedFromLabel] {
-			continue
-		}
-		p.Delete = append(p.Delete, c)
+	return out
+}
+
+// rules are propagation's: a copy is the same when its content is; a copy
+// from another source is never taken over (it goes, and the next reconcile
+// creates this source's); of two sources of one name, the first (by
+// namespace) keeps the place.
+func rules(t translate.Tenant) nsobjects.Rules {
+	from := func(o Object) string { return o.GetLabels()[translate.PropagatedFromLabel] }
+	return nsobjects.Rules{
+		Same: func(have Object, want nsobjects.Want) bool { return sameContent(have, want.Object) },
+		Conflict: func(have Object, want nsobjects.Want) string {
+			if from(have) == from(want.Object) {
+				return ""
+			}
+			return fmt.Sprintf("not copied into namespace %s: a copy from namespace %s is there", tenantNS(t, want.GetNamespace()), from(have))
+		},
+		Taken: func(first, want nsobjects.Want) string {
+			return fmt.Sprintf("not copied into namespace %s: the marked object of namespace %s has the same name", tenantNS(t, want.GetNamespace()), from(first.Object))
+		},
 	}
-	return p
 }
 
 // refuse says why a marked object is never propagated ("" if it may be).
@@ -177,7 +165,7 @@ func refuse(s Object) string {
 	if reservedNames[s.GetName()] {
 		return fmt.Sprintf("%s is kept in every namespace by the cluster or kubectl-zoo; it is never propagated", s.GetName())
 	}
-	if s.Resource == "secrets" {
+	if s.Resource == secrets {
 		if typ, _, _ := unstructured.NestedString(s.Object, "type"); typ == string(corev1.SecretTypeServiceAccountToken) {
 			return "a ServiceAccount token Secret is never propagated (the token controller would fill its copies)"
 		}
@@ -229,7 +217,7 @@ func copyOf(s Object, ns, from string) Object {
 	c.SetNamespace(ns)
 	c.SetName(s.GetName())
 	fields := []string{"data", "binaryData", "immutable"}
-	if s.Resource == "secrets" {
+	if s.Resource == secrets {
 		fields = []string{"data", "type", "immutable"}
 	}
 	for _, f := range fields {
@@ -297,12 +285,12 @@ func runtimeDeepCopy(v any) any {
 	return (&unstructured.Unstructured{Object: map[string]any{"v": v}}).DeepCopy().Object["v"]
 }
 
-func less(a, b key) bool {
-	if a.namespace != b.namespace {
-		return a.namespace < b.namespace
+func less(a, b nsobjects.Key) bool {
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
 	}
-	if a.resource != b.resource {
-		return a.resource < b.resource
+	if a.Resource != b.Resource {
+		return a.Resource < b.Resource
 	}
-	return a.name < b.name
+	return a.Name < b.Name
 }

@@ -2,11 +2,9 @@ package tenantprop
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
-	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +14,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/nsobjects"
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/tenantapi"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -44,7 +44,7 @@ type Propagator struct {
 	// Namespaces, when set, lists a tenant's namespaces from an index
 	// instead of a LIST by label (as tenantctl.Client.Namespaces; ok false
 	// falls back to the LIST).
-	Namespaces func(ctx context.Context, t translate.Tenant) (nss []corev1.Namespace, ok bool)
+	Namespaces tenantapi.NamespaceSource
 }
 
 // New returns a Propagator acting upstream as PropagatorUser through cfg,
@@ -84,22 +84,8 @@ func (p *Propagator) IsMarked(ctx context.Context, resource, namespace, name str
 	return u.GetLabels()[MarkerLabel] != "", nil
 }
 
-// tenantNamespaces lists the namespaces labeled for t, from p.Namespaces
-// when it can answer.
-func (p *Propagator) tenantNamespaces(ctx context.Context, t translate.Tenant) ([]corev1.Namespace, error) {
-	if p.Namespaces != nil {
-		if nss, ok := p.Namespaces(ctx, t); ok {
-			return nss, nil
-		}
-	}
-	list, err := p.kub.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: translate.TenantLabel + "=" + t.Name()})
-	if err != nil {
-		return nil, fmt.Errorf("list the namespaces of tenant %s: %w", t, err)
-	}
-	return list.Items, nil
-}
-
-// listLimit bounds the namespaces a reconcile lists at once.
+// listLimit bounds the namespaces a reconcile lists at once, and the
+// writes it has in flight.
 const listLimit = 8
 
 // Result counts what a reconcile wrote.
@@ -107,61 +93,60 @@ type Result struct {
 	Created, Updated, Deleted, Skipped int
 }
 
+// found are the objects of one namespace a reconcile reads.
+type found struct{ sources, copies []Object }
+
 // Reconcile makes the copies of tenant t agree with its marked objects and
 // its namespaces: its namespaces (from Namespaces, else a LIST), 4 lists
 // per namespace (listLimit namespaces at once), then the writes.
 func (p *Propagator) Reconcile(ctx context.Context, t translate.Tenant) (Result, error) {
-	items, err := p.tenantNamespaces(ctx, t)
+	namespaces, err := nsobjects.TenantNamespaces(ctx, p.kub, p.Namespaces, t)
 	if err != nil {
 		return Result{}, err
 	}
-	var namespaces []Namespace
-	for _, ns := range items {
-		if !t.Owns(ns.Name) || ns.Labels[translate.TenantLabel] != t.Name() {
-			continue
-		}
-		namespaces = append(namespaces, Namespace{Name: ns.Name, Labels: ns.Labels, Terminating: ns.Status.Phase == corev1.NamespaceTerminating || ns.DeletionTimestamp != nil})
-	}
-	// Each namespace's marked objects and copies, listLimit namespaces at
-	// once: one after the other, a tenant with 200 namespaces waited 800
-	// round trips (and the client's rate limit) for every namespace it
-	// created.
-	found := make([]struct{ sources, copies []Object }, len(namespaces))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(listLimit)
+	names := make([]string, len(namespaces))
 	for i, ns := range namespaces {
-		g.Go(func() error {
-			for _, res := range Kinds {
-				marked, err := p.list(gctx, res, ns.Name, MarkerLabel)
-				if err != nil {
-					return err
-				}
-				for _, o := range marked {
-					if _, isCopy := o.GetLabels()[translate.PropagatedFromLabel]; !isCopy {
-						found[i].sources = append(found[i].sources, o)
-					}
-				}
-				cs, err := p.list(gctx, res, ns.Name, translate.PropagatedFromLabel)
-				if err != nil {
-					return err
-				}
-				for _, c := range cs {
-					if c.GetLabels()[translate.PropagatedFromLabel] != translate.PropagatedFromPolicy {
-						found[i].copies = append(found[i].copies, c)
-					}
-				}
-			}
-			return nil
-		})
+		names[i] = ns.Name
 	}
-	if err := g.Wait(); err != nil {
+	// Listed listLimit namespaces at once: one after the other, a tenant
+	// with 200 namespaces waited 800 round trips (and the client's rate
+	// limit) for every namespace it created.
+	each, err := nsobjects.PerNamespace(ctx, names, listLimit, p.listIn)
+	if err != nil {
 		return Result{}, err
 	}
 	var sources, copies []Object
-	for _, f := range found {
+	for _, f := range each {
 		sources, copies = append(sources, f.sources...), append(copies, f.copies...)
 	}
 	return p.apply(ctx, t, Compute(t, namespaces, sources, copies))
+}
+
+// listIn lists the marked objects and the copies of namespace ns, 2 lists
+// per kind.
+func (p *Propagator) listIn(ctx context.Context, ns string) (found, error) {
+	var f found
+	for _, res := range Kinds {
+		marked, err := p.list(ctx, res, ns, MarkerLabel)
+		if err != nil {
+			return f, err
+		}
+		for _, o := range marked {
+			if _, isCopy := o.GetLabels()[translate.PropagatedFromLabel]; !isCopy {
+				f.sources = append(f.sources, o)
+			}
+		}
+		cs, err := p.list(ctx, res, ns, translate.PropagatedFromLabel)
+		if err != nil {
+			return f, err
+		}
+		for _, c := range cs {
+			if c.GetLabels()[translate.PropagatedFromLabel] != translate.PropagatedFromPolicy {
+				f.copies = append(f.copies, c)
+			}
+		}
+	}
+	return f, nil
 }
 
 func (p *Propagator) list(ctx context.Context, resource, ns, selector string) ([]Object, error) {
@@ -176,83 +161,39 @@ func (p *Propagator) list(ctx context.Context, resource, ns, selector string) ([
 	return out, nil
 }
 
-// apply carries a plan out. An object in a copy's place that is no copy is
-// left alone (the create fails with AlreadyExists and the source gets an
-// event); a copy changed or deleted meanwhile is left to the next
-// reconcile (preconditions on UID and resourceVersion).
+// apply carries a plan out (copyWriter, listLimit writes at once). An
+// object in a copy's place that is no copy is left alone (the create fails
+// with AlreadyExists and the source gets an event); a copy changed or
+// deleted meanwhile is left to the next reconcile (preconditions on UID
+// and resourceVersion). The events of the skips are recorded before the
+// writes, those of the refused creates after, maxEvents in all.
 func (p *Propagator) apply(ctx context.Context, t translate.Tenant, plan Plan) (Result, error) {
-	var res Result
-	var errs []error
 	budget := maxEvents
-	event := func(resource, ns, name, msg string) {
+	event := func(o Object, ns, msg string) {
 		if budget > 0 {
 			budget--
-			p.eventFor(ctx, resource, ns, name, msg)
+			p.eventFor(ctx, o.Resource, ns, o.GetName(), msg)
 		}
 	}
 	for _, s := range plan.Skips {
-		res.Skipped++
-		event(s.Source.Resource, s.Source.GetNamespace(), s.Source.GetName(), s.Reason)
+		event(s.Source, s.Source.GetNamespace(), s.Reason)
 	}
-	for _, c := range plan.Create {
-		_, err := p.dyn.Resource(gvr(c.Resource)).Namespace(c.GetNamespace()).Create(ctx, c.Unstructured, metav1.CreateOptions{FieldManager: FieldManager})
-		switch {
-		case apierrors.IsAlreadyExists(err):
-			res.Skipped++
-			from := c.GetLabels()[translate.PropagatedFromLabel]
-			event(c.Resource, t.Prefix()+from, c.GetName(), fmt.Sprintf("not copied into namespace %s: an object of that name is there, and propagation never overwrites one", tenantNS(t, c.GetNamespace())))
-		case err != nil:
-			errs = append(errs, fmt.Errorf("create %s %s/%s: %w", c.Resource, c.GetNamespace(), c.GetName(), err))
-		default:
-			res.Created++
-		}
+	done, err := nsobjects.Apply(ctx, plan, copyWriter{p}, listLimit)
+	for _, c := range done.Taken {
+		from := c.GetLabels()[translate.PropagatedFromLabel]
+		event(c, t.Prefix()+from, fmt.Sprintf("not copied into namespace %s: an object of that name is there, and propagation never overwrites one", tenantNS(t, c.GetNamespace())))
 	}
-	for _, c := range plan.Update {
-		r := p.dyn.Resource(gvr(c.Resource)).Namespace(c.GetNamespace())
-		_, err := r.Update(ctx, c.Unstructured, metav1.UpdateOptions{FieldManager: FieldManager})
-		if apierrors.IsInvalid(err) { // an immutable copy: replace it
-			uid, rv := c.GetUID(), c.GetResourceVersion()
-			err = r.Delete(ctx, c.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv}})
-			if err == nil {
-				c.SetResourceVersion("")
-				c.SetUID("")
-				_, err = r.Create(ctx, c.Unstructured, metav1.CreateOptions{FieldManager: FieldManager})
-			}
-		}
-		switch {
-		case apierrors.IsConflict(err) || apierrors.IsNotFound(err) || apierrors.IsAlreadyExists(err):
-		case err != nil:
-			errs = append(errs, fmt.Errorf("update %s %s/%s: %w", c.Resource, c.GetNamespace(), c.GetName(), err))
-		default:
-			res.Updated++
-		}
-	}
-	for _, c := range plan.Delete {
-		uid, rv := c.GetUID(), c.GetResourceVersion()
-		err := p.dyn.Resource(gvr(c.Resource)).Namespace(c.GetNamespace()).Delete(ctx, c.GetName(),
-			metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv}})
-		switch {
-		case apierrors.IsConflict(err) || apierrors.IsNotFound(err):
-		case err != nil:
-			errs = append(errs, fmt.Errorf("delete %s %s/%s: %w", c.Resource, c.GetNamespace(), c.GetName(), err))
-		default:
-			res.Deleted++
-		}
-	}
-	return res, errors.Join(errs...)
+	return Result{Created: done.Created, Updated: done.Updated, Deleted: done.Deleted, Skipped: len(plan.Skips) + len(done.Taken)}, err
 }
 
 // eventFor tells the tenant, on its marked object, why it is not
 // propagated (or not everywhere). Events are best effort.
 func (p *Propagator) eventFor(ctx context.Context, resource, ns, name, msg string) {
-	kind := "ConfigMap"
-	if resource == "secrets" {
-		kind = "Secret"
-	}
+	row, _ := translate.LookupKind(schema.GroupResource{Resource: resource}) // one of Kinds: a row of the table
 	now := metav1.NewTime(time.Now())
 	ev := &corev1.Event{
 		ObjectMeta:     metav1.ObjectMeta{GenerateName: name + ".", Namespace: ns},
-		InvolvedObject: corev1.ObjectReference{APIVersion: "v1", Kind: kind, Namespace: ns, Name: name},
+		InvolvedObject: corev1.ObjectReference{APIVersion: "v1", Kind: row.Kind, Namespace: ns, Name: name},
 		Reason:         "NotPropagated", Message: msg, Type: corev1.EventTypeWarning,
 		Source:         corev1.EventSource{Component: "kubectl-zoo-propagator"},
 		FirstTimestamp: now, LastTimestamp: now, Count: 1,
