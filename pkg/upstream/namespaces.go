@@ -2,11 +2,10 @@ package upstream
 
 import (
 	"context"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-zoo/kubectl-zoo/pkg/nsobjects"
 	"github.com/kubectl-zoo/kubectl-zoo/pkg/translate"
 )
 
@@ -21,19 +20,16 @@ func (c *Client) TenantNamespaces(ctx context.Context, t translate.Tenant) ([]co
 
 // TenantNamespacesFrom is TenantNamespaces; with indexed false it always
 // lists upstream (a count that admits a create must be exact: an index
-// may be behind writes made elsewhere).
+// may be behind writes made elsewhere). The index-or-LIST is the one of
+// every reconcile of objects in a tenant's namespaces (nsobjects).
 func (c *Client) TenantNamespacesFrom(ctx context.Context, t translate.Tenant, indexed bool) ([]corev1.Namespace, error) {
-	var items []corev1.Namespace
-	ok := false
-	if indexed {
-		items, ok = c.indexedNamespaces(ctx, t)
+	index := c.Namespaces
+	if !indexed {
+		index = nil
 	}
-	if !ok {
-		list, err := c.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: OwnerSelector(t)})
-		if err != nil {
-			return nil, fmt.Errorf("list namespaces of tenant %q: %w", t, err)
-		}
-		items = list.Items
+	items, err := nsobjects.ListNamespaces(ctx, c.Kube, index, t)
+	if err != nil {
+		return nil, err
 	}
 	return OwnedNamespaces(t, items), nil
 }
@@ -48,12 +44,4 @@ func OwnedNamespaces(t translate.Tenant, items []corev1.Namespace) []corev1.Name
 		}
 	}
 	return out
-}
-
-// indexedNamespaces asks c.Namespaces, if set.
-func (c *Client) indexedNamespaces(ctx context.Context, t translate.Tenant) ([]corev1.Namespace, bool) {
-	if c.Namespaces == nil {
-		return nil, false
-	}
-	return c.Namespaces(ctx, t)
 }
