@@ -6,7 +6,6 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -141,80 +140,26 @@ func repoLiterals(t *testing.T) []literalHit {
 	return hits
 }
 
-// literalDebtFile counts, per literal, the resource literals outside the
-// table that are still to be derived from its rows: the debt shrinks and
-// never grows (-update rewrites it once a literal is gone).
-const literalDebtFile = goldenDir + "/literal-debt.txt"
-
-// readLiteralDebt parses "<count> <literal>" lines.
-func readLiteralDebt(t *testing.T) map[string]int {
-	data, err := os.ReadFile(literalDebtFile)
-	require.NoError(t, err)
-	debt := map[string]int{}
-	for _, line := range strings.Split(string(data), "\n") {
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		n, lit, ok := strings.Cut(line, " ")
-		count, err := strconv.Atoi(n)
-		require.True(t, ok && err == nil, "bad debt line %q", line)
-		debt[lit] = count
-	}
-	return debt
-}
-
-// writeLiteralDebt renders the debt, sorted by literal.
-func writeLiteralDebt(t *testing.T, debt map[string]int) {
-	lits := make([]string, 0, len(debt))
-	for lit := range debt {
-		lits = append(lits, lit)
-	}
-	sort.Strings(lits)
-	var b strings.Builder
-	b.WriteString("# Resource literals outside pkg/translate/kinds_table.go still to be derived from the rows (count literal).\n" +
-		"# TestNoResourceLiteralOutsideTheTable: a count may only fall; rewrite with -update.\n")
-	for _, lit := range lits {
-		fmt.Fprintf(&b, "%d %s\n", debt[lit], lit)
-	}
-	require.NoError(t, os.WriteFile(literalDebtFile, []byte(b.String()), 0o644))
-}
-
 // TestNoResourceLiteralOutsideTheTable: kind knowledge lives in the kinds
 // table. A string literal that names a resource the pinned API serves, in a
 // non-test file other than kinds_table.go, fails unless the short
-// allow-list names it with a reason, or it is counted in the debt that is
-// still to be derived from the rows: a literal added anywhere fails, named
+// allow-list names it with a reason: a literal added anywhere fails, named
 // with its file and line; derive it from the kind's row instead.
 func TestNoResourceLiteralOutsideTheTable(t *testing.T) {
 	require.LessOrEqual(t, len(literalAllowList), 10, "the allow-list is at most 10 entries")
 	used := map[string]bool{}
-	counts := map[string]int{}
-	where := map[string][]string{}
-	hits := repoLiterals(t)
-	for _, h := range hits {
+	for _, h := range repoLiterals(t) {
 		if key, ok := allowed(h); ok {
 			used[key] = true
 			continue
 		}
-		counts[h.literal]++
-		where[h.literal] = append(where[h.literal], fmt.Sprintf("%s:%d", h.file, h.line))
+		assert.Failf(t, "resource literal outside the kinds table", "%q at %s:%d: take it from the kind's row "+
+			"(LookupKind, LookupKindByKind, ResourceFor, ResourceOf, a column) instead of pkg/translate/kinds_table.go's literal",
+			h.literal, h.file, h.line)
 	}
 	for key, reason := range literalAllowList {
 		assert.True(t, used[key], "allow-list entry %q (%s) matches no literal: remove it", key, reason)
 		assert.NotEmpty(t, reason, "allow-list entry %q has no reason", key)
-	}
-	t.Logf("%d resource literals outside the table: %d allowed, %d in the debt", len(hits), len(hits)-sumCounts(counts), sumCounts(counts))
-	if *update {
-		writeLiteralDebt(t, counts)
-		return
-	}
-	debt := readLiteralDebt(t)
-	for lit, n := range counts {
-		assert.LessOrEqual(t, n, debt[lit], "resource literal %q outside the kinds table (pkg/translate/kinds_table.go), at %s: "+
-			"take it from the kind's row (LookupKind, LookupKindByKind, a column) instead", lit, strings.Join(where[lit], ", "))
-	}
-	for lit, n := range debt {
-		assert.LessOrEqual(t, n, counts[lit], "the debt of %q fell to %d: rewrite %s with -update", lit, counts[lit], literalDebtFile)
 	}
 }
 
@@ -227,14 +172,6 @@ func allowed(h literalHit) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func sumCounts(m map[string]int) int {
-	n := 0
-	for _, c := range m {
-		n += c
-	}
-	return n
 }
 
 // TestResourceLiterals: what counts as a resource literal.
